@@ -1,0 +1,45 @@
+"""The compiled, immutable model: element specs and one graph per scope."""
+
+from bpmn_engine.model.elements import (
+    Activity,
+    BoundaryEvent,
+    CallActivity,
+    EndEvent,
+    Event,
+    EventDefinition,
+    Expression,
+    FlowNode,
+    FormField,
+    Gateway,
+    IntermediateEvent,
+    IoMapping,
+    IoParameter,
+    SequenceFlow,
+    StartEvent,
+    SubProcess,
+    Task,
+)
+from bpmn_engine.model.process import Definitions, FlowScope, Process
+
+__all__ = [
+    "Activity",
+    "BoundaryEvent",
+    "CallActivity",
+    "Definitions",
+    "EndEvent",
+    "Event",
+    "EventDefinition",
+    "Expression",
+    "FlowNode",
+    "FlowScope",
+    "FormField",
+    "Gateway",
+    "IntermediateEvent",
+    "IoMapping",
+    "IoParameter",
+    "Process",
+    "SequenceFlow",
+    "StartEvent",
+    "SubProcess",
+    "Task",
+]

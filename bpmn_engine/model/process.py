@@ -1,0 +1,174 @@
+"""Compiled definitions: one networkx graph per process and per subprocess scope.
+
+The graph is a `networkx.MultiDiGraph` (a subclass of `DiGraph`): BPMN allows two sequence
+flows between the same pair of nodes, which a plain `DiGraph` would silently merge. Nodes are
+flow-node ids with the frozen spec under the `spec` attribute; edges are keyed by sequence-flow
+id with the `SequenceFlow` under `flow`. Graphs are frozen: instances share them and keep their
+own state elsewhere (see `runtime/instance.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Self
+
+import networkx as nx
+
+from bpmn_engine.model.elements import (
+    Activity,
+    BoundaryEvent,
+    FlowNode,
+    SequenceFlow,
+    StartEvent,
+    SubProcess,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class FlowScope:
+    """A process or subprocess body: the nodes and flows that share one token scope."""
+
+    id: str
+    line: int
+    nodes: Mapping[str, FlowNode]
+    flows: Mapping[str, SequenceFlow]
+    graph: nx.MultiDiGraph = field(repr=False)
+
+    @classmethod
+    def build(
+        cls,
+        id: str,
+        line: int,
+        nodes: dict[str, FlowNode],
+        flows: dict[str, SequenceFlow],
+        **details: object,
+    ) -> Self:
+        graph = nx.MultiDiGraph(scope=id)
+        for node in nodes.values():
+            graph.add_node(node.id, spec=node)
+        for flow in flows.values():
+            graph.add_edge(flow.source, flow.target, key=flow.id, flow=flow)
+        frozen = nx.freeze(graph)
+        return cls(id, line, MappingProxyType(nodes), MappingProxyType(flows), frozen, **details)
+
+    @cached_property
+    def start_nodes(self) -> tuple[str, ...]:
+        """Where a token starts: the none start events, else every node with no incoming flow.
+
+        Event subprocesses, boundary events and compensation handlers never start with the
+        scope (spec 10.5.2 and 13.2.1: implicit start of nodes without incoming flows).
+        """
+        none_starts = [
+            n.id
+            for n in self.nodes.values()
+            if isinstance(n, StartEvent) and not n.definitions and not self.is_event_subprocess(n)
+        ]
+        if none_starts:
+            return tuple(none_starts)
+        if any(isinstance(n, StartEvent) for n in self.nodes.values()):
+            return ()  # only triggered starts: nothing starts on its own
+        return tuple(
+            n.id
+            for n in self.nodes.values()
+            if not n.incoming
+            and not isinstance(n, BoundaryEvent)
+            and not self.is_event_subprocess(n)
+            and not (isinstance(n, Activity) and n.is_for_compensation)
+        )
+
+    @staticmethod
+    def is_event_subprocess(node: FlowNode) -> bool:
+        return isinstance(node, SubProcess) and node.triggered_by_event
+
+    def outgoing(self, node: FlowNode) -> list[SequenceFlow]:
+        return [self.flows[f] for f in node.outgoing]
+
+    @cached_property
+    def control_graph(self) -> nx.DiGraph:
+        """Flow graph plus host -> boundary-event edges: where a token at a node may go next."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.nodes)
+        graph.add_edges_from((f.source, f.target) for f in self.flows.values())
+        for node in self.nodes.values():
+            if isinstance(node, BoundaryEvent) and node.attached_to in self.nodes:
+                graph.add_edge(node.attached_to, node.id)
+        return nx.freeze(graph)
+
+    def reachable_avoiding(self, start: str, avoid: str) -> frozenset[str]:
+        """Nodes reachable from `start` on paths that do not pass through `avoid`."""
+        key = (start, avoid)
+        cache = self._reach_cache
+        if key not in cache:
+            view = nx.restricted_view(self.control_graph, [avoid], [])
+            cache[key] = frozenset(nx.descendants(view, start)) | {start}
+        return cache[key]
+
+    @cached_property
+    def _reach_cache(self) -> dict[tuple[str, str], frozenset[str]]:
+        return {}
+
+    def walk(self) -> list[tuple[FlowScope, FlowNode]]:
+        """Every node of this scope and of its nested subprocesses, with its scope."""
+        found: list[tuple[FlowScope, FlowNode]] = []
+        for node in self.nodes.values():
+            found.append((self, node))
+            if isinstance(node, SubProcess) and node.scope is not None:
+                found.extend(node.scope.walk())
+        return found
+
+
+@dataclass(frozen=True, eq=False)
+class Process(FlowScope):
+    name: str | None = None
+    is_executable: bool = True
+
+
+@dataclass(frozen=True, eq=False)
+class Definitions:
+    """One BPMN file, compiled. `version` is the content hash every instance is pinned to."""
+
+    path: str
+    version: str
+    source: bytes = field(repr=False)
+    processes: Mapping[str, Process]
+    messages: Mapping[str, str] = field(default_factory=dict)  # id -> name
+    signals: Mapping[str, str] = field(default_factory=dict)
+    errors: Mapping[str, str] = field(default_factory=dict)  # id -> errorCode
+
+    def process(self, process_id: str | None = None) -> Process:
+        """The process to run: the one asked for, else the only (or first executable) one."""
+        from bpmn_engine.errors import UsageError
+
+        if process_id is not None:
+            if process_id not in self.processes:
+                known = ", ".join(self.processes) or "none"
+                raise UsageError(f"{self.path}: no process {process_id!r} (processes: {known})")
+            return self.processes[process_id]
+        executable = [p for p in self.processes.values() if p.is_executable and p.nodes]
+        candidates = executable or [p for p in self.processes.values() if p.nodes]
+        if not candidates:
+            raise UsageError(f"{self.path}: the file has no process with flow nodes")
+        return candidates[0]
+
+    @cached_property
+    def scopes(self) -> Mapping[str, FlowScope]:
+        """Every scope by id: the processes and all their (nested) subprocess scopes."""
+        found: dict[str, FlowScope] = {}
+        for process in self.processes.values():
+            found[process.id] = process
+            for _, node in process.walk():
+                if isinstance(node, SubProcess) and node.scope is not None:
+                    found[node.id] = node.scope
+        return MappingProxyType(found)
+
+    @cached_property
+    def node_scopes(self) -> Mapping[str, FlowScope]:
+        """For every flow node id, the scope it lives in."""
+        found: dict[str, FlowScope] = {}
+        for process in self.processes.values():
+            for scope, node in process.walk():
+                found[node.id] = scope
+        return MappingProxyType(found)

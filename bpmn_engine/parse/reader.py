@@ -1,0 +1,412 @@
+"""Compile a BPMN XML document into `model.Definitions`.
+
+Each BPMN tag maps to one reader function (`_NODE_READERS`); the reader keeps the source line
+of every element so that later errors can say `file:line: element-id: message`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from bpmn_engine.errors import LoadError
+from bpmn_engine.model.elements import (
+    Activity,
+    BoundaryEvent,
+    CallActivity,
+    EndEvent,
+    EventDefinition,
+    Expression,
+    FlowNode,
+    Gateway,
+    IntermediateEvent,
+    SequenceFlow,
+    StartEvent,
+    SubProcess,
+    Task,
+)
+from bpmn_engine.model.process import Definitions, FlowScope, Process
+from bpmn_engine.parse import extensions
+from bpmn_engine.parse.xml import parse_xml, read_source
+
+BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
+XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
+
+TASKS = {
+    "task",
+    "manualTask",
+    "userTask",
+    "scriptTask",
+    "serviceTask",
+    "sendTask",
+    "receiveTask",
+    "businessRuleTask",
+}
+SUBPROCESSES = {"subProcess", "transaction", "adHocSubProcess"}
+GATEWAYS = {
+    "exclusiveGateway",
+    "parallelGateway",
+    "inclusiveGateway",
+    "eventBasedGateway",
+    "complexGateway",
+}
+TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")
+
+
+def load_file(path: str | Path) -> Definitions:
+    """Read and compile one BPMN file."""
+    return compile_definitions(read_source(path), str(path))
+
+
+def compile_definitions(source: bytes, file: str = "<input>") -> Definitions:
+    root = parse_xml(source, file)
+    return _Compiler(file).definitions(root, source)
+
+
+def _local(element: etree._Element) -> str:
+    return etree.QName(element).localname if isinstance(element.tag, str) else ""
+
+
+def _is_bpmn(element: etree._Element) -> bool:
+    return isinstance(element.tag, str) and element.tag.startswith(f"{{{BPMN}}}")
+
+
+def _ref(value: str | None) -> str | None:
+    """A QName reference without its prefix (`tns:Message_1` -> `Message_1`)."""
+    if not value:
+        return None
+    return value.split(":", 1)[1] if ":" in value and "://" not in value else value
+
+
+def _children(element: etree._Element, tag: str) -> list[etree._Element]:
+    return [c for c in element if _is_bpmn(c) and _local(c) == tag]
+
+
+def _text(element: etree._Element) -> str:
+    return "".join(element.itertext()).strip()
+
+
+class _Links:
+    """The sequence flows of one scope, indexed by the node they leave and enter."""
+
+    def __init__(self, flows: dict[str, SequenceFlow]) -> None:
+        self.incoming: dict[str, list[str]] = {}
+        self.outgoing: dict[str, list[str]] = {}
+        for flow in flows.values():
+            self.outgoing.setdefault(flow.source, []).append(flow.id)
+            self.incoming.setdefault(flow.target, []).append(flow.id)
+
+
+class _Compiler:
+    """Holds the file name and the id index while one document is compiled."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.ids: dict[str, int] = {}
+        self.root_definitions: dict[str, etree._Element] = {}
+
+    def error(self, message: str, element: etree._Element | None, element_id: str | None = None):
+        line = element.sourceline if element is not None else None
+        if element_id is None and element is not None:
+            element_id = element.get("id")
+        return LoadError(message, file=self.file, line=line, element_id=element_id)
+
+    def definitions(self, root: etree._Element, source: bytes) -> Definitions:
+        if not _is_bpmn(root) or _local(root) != "definitions":
+            raise self.error(
+                f"not a BPMN 2.0 file: the root element is {root.tag!r}, "
+                f"expected {{{BPMN}}}definitions",
+                root,
+            )
+        self._index_ids(root)
+        for child in root:
+            if _is_bpmn(child) and _local(child).endswith("EventDefinition") and child.get("id"):
+                self.root_definitions[child.get("id")] = child
+        processes: dict[str, Process] = {}
+        for element in _children(root, "process"):
+            process = self.process(element)
+            processes[process.id] = process
+        return Definitions(
+            path=self.file,
+            version=hashlib.sha256(source).hexdigest(),
+            source=source,
+            processes=processes,
+            messages=self._named(root, "message", "name"),
+            signals=self._named(root, "signal", "name"),
+            errors=self._named(root, "error", "errorCode"),
+        )
+
+    def _named(self, root: etree._Element, tag: str, attr: str) -> dict[str, str]:
+        return {e.get("id", ""): e.get(attr) or e.get("id", "") for e in _children(root, tag)}
+
+    def _index_ids(self, root: etree._Element) -> None:
+        """Duplicate ids among BPMN elements would make references ambiguous: refuse them."""
+        for element in root.iter(f"{{{BPMN}}}*"):
+            element_id = element.get("id")
+            if not element_id:
+                continue
+            if element_id in self.ids:
+                first = self.ids[element_id]
+                raise self.error(f"duplicate id (first used on line {first})", element)
+            self.ids[element_id] = element.sourceline or 0
+
+    def process(self, element: etree._Element) -> Process:
+        process_id = element.get("id") or ""
+        if not process_id:
+            raise self.error("process has no id", element)
+        nodes, flows = self.scope_contents(element)
+        return Process.build(
+            process_id,
+            element.sourceline or 0,
+            nodes,
+            flows,
+            name=element.get("name"),
+            is_executable=element.get("isExecutable", "true").strip().lower() != "false",
+        )
+
+    def scope_contents(
+        self, container: etree._Element
+    ) -> tuple[dict[str, FlowNode], dict[str, SequenceFlow]]:
+        """Read the nodes and flows directly inside a process or subprocess and check them."""
+        elements = [c for c in container if _is_bpmn(c)]
+        defaults = {
+            e.get("default"): e.get("id") for e in elements if e.get("default") is not None
+        }
+        flows: dict[str, SequenceFlow] = {}
+        for element in elements:
+            if _local(element) == "sequenceFlow":
+                flow = self.sequence_flow(element, defaults)
+                flows[flow.id] = flow
+        links = _Links(flows)
+        nodes: dict[str, FlowNode] = {}
+        for element in elements:
+            reader = _NODE_READERS.get(_local(element))
+            if reader is None:
+                continue
+            if not element.get("id"):
+                raise self.error(f"{_local(element)} has no id", element)
+            node = reader(self, element, links)
+            nodes[node.id] = node
+        self.check_scope(container, nodes, flows)
+        return _with_boundaries(nodes), flows
+
+    def check_scope(
+        self,
+        container: etree._Element,
+        nodes: dict[str, FlowNode],
+        flows: dict[str, SequenceFlow],
+    ) -> None:
+        by_id = {e.get("id"): e for e in container if _is_bpmn(e)}
+        for flow in flows.values():
+            for end, ref in (("sourceRef", flow.source), ("targetRef", flow.target)):
+                if ref not in nodes:
+                    where = "in another scope" if ref in self.ids else "unknown"
+                    raise self.error(
+                        f"sequence flow {end} {ref!r} is {where}: a sequence flow must connect "
+                        "two flow nodes of the same process or subprocess",
+                        by_id.get(flow.id),
+                    )
+        for node in nodes.values():
+            default = getattr(node, "default", None)
+            if default and (default not in flows or flows[default].source != node.id):
+                raise self.error(
+                    f"default flow {default!r} is not an outgoing sequence flow of this element",
+                    by_id.get(node.id),
+                )
+            if isinstance(node, BoundaryEvent) and node.attached_to not in nodes:
+                raise self.error(
+                    f"boundary event is attached to {node.attached_to!r}, "
+                    "which is not an activity of the same scope",
+                    by_id.get(node.id),
+                )
+
+    def sequence_flow(self, element: etree._Element, defaults: dict[str, str]) -> SequenceFlow:
+        flow_id = element.get("id") or ""
+        if not flow_id:
+            raise self.error("sequence flow has no id", element)
+        source, target = element.get("sourceRef"), element.get("targetRef")
+        if not source or not target:
+            raise self.error("sequence flow needs both sourceRef and targetRef", element)
+        condition = None
+        for expr in _children(element, "conditionExpression"):
+            condition = self.expression(expr)
+        return SequenceFlow(
+            id=flow_id,
+            source=source,
+            target=target,
+            line=element.sourceline or 0,
+            name=element.get("name"),
+            condition=condition,
+            is_default=defaults.get(flow_id) == source,
+        )
+
+    def expression(self, element: etree._Element) -> Expression | None:
+        text = _text(element)
+        if not text:
+            return None
+        return Expression(text, element.get("language"), element.sourceline)
+
+    def base(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
+        """Fields every flow node has; in/out flows come from the sequence flows themselves.
+
+        The `incoming`/`outgoing` children of the XML are ignored: some tools omit them, and
+        the flows' own `sourceRef`/`targetRef` are the truth. Order is document order.
+        """
+        node_id = element.get("id") or ""
+        return {
+            "id": node_id,
+            "kind": _local(element),
+            "line": element.sourceline or 0,
+            "name": element.get("name"),
+            "incoming": tuple(flows.incoming.get(node_id, ())),
+            "outgoing": tuple(flows.outgoing.get(node_id, ())),
+        }
+
+    def activity(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
+        fields = self.base(element, flows)
+        loop = None
+        if _children(element, "standardLoopCharacteristics"):
+            loop = "standard"
+        elif _children(element, "multiInstanceLoopCharacteristics"):
+            loop = "multiInstance"
+        fields.update(
+            default=element.get("default"),
+            io=extensions.io_mapping(element),
+            loop=loop,
+            is_for_compensation=element.get("isForCompensation", "false") == "true",
+        )
+        return fields
+
+    def event_definitions(self, element: etree._Element) -> tuple[EventDefinition, ...]:
+        found = [c for c in element if _is_bpmn(c) and _local(c).endswith("EventDefinition")]
+        for ref in _children(element, "eventDefinitionRef"):
+            target = self.root_definitions.get(_ref(_text(ref)) or "")
+            if target is not None:
+                found.append(target)
+        return tuple(self.event_definition(d) for d in found)
+
+    def event_definition(self, element: etree._Element) -> EventDefinition:
+        kind = _local(element).removesuffix("EventDefinition")
+        ref = None
+        for attr in ("messageRef", "signalRef", "errorRef", "escalationRef", "activityRef"):
+            ref = ref or _ref(element.get(attr))
+        if kind == "link":
+            ref = element.get("name")
+        timer = None
+        for timer_kind in TIMER_KINDS:
+            for child in _children(element, timer_kind):
+                timer = (timer_kind, _text(child))
+        condition = None
+        for child in _children(element, "condition"):
+            condition = self.expression(child)
+        return EventDefinition(
+            kind, element.sourceline or 0, element.get("id"), ref, timer, condition
+        )
+
+
+def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
+    script = None
+    for child in _children(element, "script"):
+        script = _text(child)
+    script_format = element.get("scriptFormat")
+    result_variable = extensions.vendor_attr(element, "resultVariable")
+    zeebe = extensions.zeebe_script(element)
+    if zeebe and script is None:
+        script, result_variable = zeebe
+        script_format = "feel"
+    return Task(
+        **c.activity(element, flows),
+        handler_names=extensions.handler_names(element),
+        script=script,
+        script_format=script_format,
+        result_variable=result_variable,
+        form_fields=extensions.form_fields(element),
+    )
+
+
+def _read_subprocess(c: _Compiler, element: etree._Element, flows: _Links) -> SubProcess:
+    nodes, inner_flows = c.scope_contents(element)
+    scope = FlowScope.build(element.get("id") or "", element.sourceline or 0, nodes, inner_flows)
+    return SubProcess(
+        **c.activity(element, flows),
+        scope=scope,
+        triggered_by_event=element.get("triggeredByEvent", "false") == "true",
+    )
+
+
+def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) -> CallActivity:
+    called = _ref(element.get("calledElement"))
+    for definition in extensions.extension_children(element, extensions.ZEEBE, "calledElement"):
+        called = called or definition.get("processId")
+    return CallActivity(**c.activity(element, flows), called_element=called)
+
+
+def _read_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> Gateway:
+    return Gateway(
+        **c.base(element, flows),
+        default=element.get("default"),
+        direction=element.get("gatewayDirection"),
+    )
+
+
+def _read_start(c: _Compiler, element: etree._Element, flows: _Links) -> StartEvent:
+    return StartEvent(
+        **c.base(element, flows),
+        definitions=c.event_definitions(element),
+        interrupting=element.get("isInterrupting", "true") != "false",
+    )
+
+
+def _read_end(c: _Compiler, element: etree._Element, flows: _Links) -> EndEvent:
+    return EndEvent(**c.base(element, flows), definitions=c.event_definitions(element))
+
+
+def _read_intermediate(c: _Compiler, element: etree._Element, flows: _Links) -> IntermediateEvent:
+    return IntermediateEvent(**c.base(element, flows), definitions=c.event_definitions(element))
+
+
+def _read_boundary(c: _Compiler, element: etree._Element, flows: _Links) -> BoundaryEvent:
+    return BoundaryEvent(
+        **c.base(element, flows),
+        definitions=c.event_definitions(element),
+        attached_to=_ref(element.get("attachedToRef")) or "",
+        cancel_activity=element.get("cancelActivity", "true") != "false",
+    )
+
+
+_Reader = Callable[[_Compiler, etree._Element, "_Links"], FlowNode]
+_NODE_READERS: dict[str, _Reader] = {
+    **dict.fromkeys(TASKS, _read_task),
+    **dict.fromkeys(SUBPROCESSES, _read_subprocess),
+    "callActivity": _read_call_activity,
+    **dict.fromkeys(GATEWAYS, _read_gateway),
+    "startEvent": _read_start,
+    "endEvent": _read_end,
+    "intermediateThrowEvent": _read_intermediate,
+    "intermediateCatchEvent": _read_intermediate,
+    "boundaryEvent": _read_boundary,
+}
+
+
+def _with_boundaries(nodes: dict[str, FlowNode]) -> dict[str, FlowNode]:
+    """Tell each activity which boundary events are attached to it."""
+    attached: dict[str, list[str]] = {}
+    for node in nodes.values():
+        if isinstance(node, BoundaryEvent):
+            attached.setdefault(node.attached_to, []).append(node.id)
+    result = dict(nodes)
+    for host_id, boundary_ids in attached.items():
+        host = nodes.get(host_id)
+        if isinstance(host, Activity):
+            result[host_id] = _replace(host, boundary_events=tuple(boundary_ids))
+    return result
+
+
+def _replace(node: Activity, **changes: Any) -> Activity:
+    from dataclasses import replace
+
+    return replace(node, **changes)
