@@ -1,0 +1,99 @@
+"""The one interface for conditions, mappings and scripts: compile once, evaluate many times.
+
+Languages: `${...}` / `#{...}` is JUEL (Camunda 7), `=...` is FEEL (Camunda 8), anything else is
+a sandboxed Python subset (see `sandbox.py`) unless the diagram names another language, which is
+refused at compile time. Scripts are sandboxed Python, or full Python when the user trusts them.
+Every failure, at compile or evaluation time, is an ExpressionError.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions import feel, juel
+from bpmn_engine.expressions.compiled import (
+    MAX_SOURCE_LENGTH,
+    CompiledExpression,
+    compile_tree,
+    parse_python,
+)
+from bpmn_engine.expressions.scripts import CompiledScript, compile_python_script
+
+__all__ = ["CompiledExpression", "CompiledScript", "compile_expression", "compile_script"]
+
+_PYTHON = frozenset(
+    {"", "python", "python3", "py", "http://www.python.org", "text/x-python"}
+    | {"http://www.w3.org/1999/xpath"}  # the BPMN default expressionLanguage
+)
+_LANGUAGES = {
+    **dict.fromkeys(_PYTHON, "python"),
+    "juel": "juel",
+    "feel": "feel",
+    "http://www.omg.org/spec/feel/20140401": "feel",
+}
+
+
+def _language(text: str, language: str | None) -> str:
+    stripped = text.strip()
+    if stripped[:2] in ("${", "#{") and stripped.endswith("}"):
+        return "juel"
+    if stripped.startswith("="):
+        return "feel"
+    name = (language or "").strip().lower()
+    if name not in _LANGUAGES:
+        raise ExpressionError(
+            f"expression language {language!r} is not supported; use python, ${{...}} or =FEEL"
+        )
+    return _LANGUAGES[name]
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile_expression(text: str, language: str | None) -> CompiledExpression:
+    chosen = _language(text, language)
+    if len(text) > MAX_SOURCE_LENGTH:
+        raise ExpressionError(f"the expression is longer than {MAX_SOURCE_LENGTH:,} characters")
+    try:
+        return _translate(text, chosen)
+    except RecursionError:
+        raise ExpressionError("the expression is too deeply nested") from None
+
+
+def _translate(text: str, chosen: str) -> CompiledExpression:
+    if chosen == "juel":
+        tree, defaults = juel.translate(text)
+        program = compile_tree(tree, "expression", juel.HELPERS)
+        return CompiledExpression(text, "juel", program, tuple(sorted(defaults.items())))
+    if chosen == "feel":
+        tree, defaults = feel.translate(text)
+        program = compile_tree(tree, "expression", feel.HELPERS)
+        return CompiledExpression(text, "feel", program, tuple(sorted(defaults.items())))
+    return CompiledExpression(
+        text, "python", compile_tree(parse_python(text, "expression"), "expression")
+    )
+
+
+def compile_expression(text: str, language: str | None = None) -> CompiledExpression:
+    """Compile a condition or mapping expression; cached, since the runtime asks repeatedly."""
+    if not isinstance(text, str):
+        raise ExpressionError(f"an expression must be text, not {type(text).__name__}")
+    return _compile_expression(text, language)
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_script(text: str, script_format: str | None, trusted: bool) -> CompiledScript:
+    name = (script_format or "").strip().lower()
+    if name not in _PYTHON:
+        raise ExpressionError(
+            f"script format {script_format!r} is not supported; scripts must be python"
+        )
+    return compile_python_script(text, trusted)
+
+
+def compile_script(
+    text: str, script_format: str | None = None, *, trusted: bool = False
+) -> CompiledScript:
+    """Compile a script task's script; sandboxed unless `trusted` (the user's explicit choice)."""
+    if not isinstance(text, str):
+        raise ExpressionError(f"a script must be text, not {type(text).__name__}")
+    return _compile_script(text, script_format, bool(trusted))

@@ -1,0 +1,221 @@
+"""Calls, methods and attribute reads in the sandbox: only allow-listed functions are reachable.
+
+`f(x)` may call only the functions in SAFE_BUILTINS (wrapped where the plain builtin could be
+abused: `str` of a huge nested value, `sum` concatenating lists, `round` to a billion digits);
+`v.m(x)` only allow-listed methods of str/list/tuple/dict/set, found by exact type, never by
+`getattr` on arbitrary names; `v.k` only reads key "k" of a dict. Mutating methods are offered
+to scripts only, so a condition cannot change the variables it reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions.guards import (
+    ITEMS_PER_STEP,
+    LAZY,
+    SIZED,
+    charge,
+    check_size,
+    check_text,
+    counted,
+    size,
+    too_big,
+)
+
+
+def guard_attr(value: Any, name: str) -> Any:
+    """`a.b` reads key "b" of a dict (dotted paths over JSON); nothing else has attributes."""
+    if isinstance(value, dict):
+        try:
+            return value[name]
+        except KeyError:
+            raise ExpressionError(f"unknown key {name!r}") from None
+    raise ExpressionError(f"{type(value).__name__!r} object has no attribute {name!r}")
+
+
+def guard_setattr(target: Any, name: str, value: Any) -> None:
+    """`a.b = v` in a script sets key "b" of the dict `a`."""
+    if not isinstance(target, dict):
+        raise ExpressionError(f"cannot set attribute {name!r} on a {type(target).__name__!r}")
+    target[name] = value
+
+
+def _sandbox_str(value: Any = "") -> str:
+    check_text(value)
+    text = str(value)
+    check_size(len(text), "a string")
+    return text
+
+
+def _sandbox_sum(items: Any, start: Any = 0) -> Any:
+    if isinstance(start, bool) or not isinstance(start, (int, float, complex)):
+        raise ExpressionError("sum() adds numbers only; use a comprehension to join lists")
+    return sum(items, start)
+
+
+def _sandbox_round(number: Any, ndigits: int | None = None) -> Any:
+    if ndigits is not None and isinstance(ndigits, int) and abs(ndigits) > 1_000:
+        raise too_big(f"round() to {ndigits:,} digits")
+    return round(number, ndigits)
+
+
+def _sandbox_reversed(items: Any) -> list[Any]:
+    return list(reversed(items))
+
+
+_sandbox_str.__name__ = _sandbox_str.__qualname__ = "str"
+_sandbox_sum.__name__ = _sandbox_sum.__qualname__ = "sum"
+_sandbox_round.__name__ = _sandbox_round.__qualname__ = "round"
+_sandbox_reversed.__name__ = _sandbox_reversed.__qualname__ = "reversed"
+
+SAFE_BUILTINS: dict[str, Any] = {
+    "len": len,
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "sum": _sandbox_sum,
+    "round": _sandbox_round,
+    "int": int,
+    "float": float,
+    "str": _sandbox_str,
+    "bool": bool,
+    "list": list,
+    "dict": dict,
+    "set": set,
+    "tuple": tuple,
+    "sorted": sorted,
+    "reversed": _sandbox_reversed,
+    "enumerate": enumerate,
+    "zip": zip,
+    "range": range,
+    "any": any,
+    "all": all,
+    "true": True,
+    "false": False,
+    "null": None,
+}
+_CALLABLE = {id(f): f for f in SAFE_BUILTINS.values() if callable(f)}
+_LAZY_CALLS = frozenset({id(zip), id(enumerate), id(range)})
+_SAFE_KEYS = {id(f): f for f in (len, abs, int, float, bool, _sandbox_str)}
+"""`key=` functions are run by C code, out of the budget's sight: only constant-time ones."""
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_READ = {
+    str: _names(
+        "upper lower strip lstrip rstrip split rsplit splitlines startswith endswith replace "
+        "join find rfind index rindex count capitalize title swapcase casefold isdigit isalpha "
+        "isalnum isspace isupper islower isnumeric isdecimal partition rpartition "
+        "removeprefix removesuffix"
+    ),
+    list: _names("count index copy"),
+    tuple: _names("count index"),
+    dict: _names("get keys values items copy"),
+    set: _names(
+        "union intersection difference symmetric_difference issubset issuperset isdisjoint copy"
+    ),
+}
+_READ[frozenset] = _READ[set]
+_WRITE = {
+    **_READ,
+    list: _READ[list] | _names("append extend insert pop remove sort reverse clear"),
+    dict: _READ[dict] | _names("pop popitem update setdefault clear"),
+    set: _READ[set]
+    | _names(
+        "add discard remove pop update clear intersection_update difference_update "
+        "symmetric_difference_update"
+    ),
+}
+
+
+def _prepare(args: tuple[Any, ...], kwargs: dict[str, Any], cost: int) -> tuple[Any, ...]:
+    """Charge for the arguments of a call; wrap lazy iterators so consumers pay per item."""
+    prepared = []
+    for arg in args:
+        count = size(arg)
+        if count:
+            check_size(count, "an argument")
+            cost += count
+        elif isinstance(arg, LAZY):
+            arg = counted(arg)
+        prepared.append(arg)
+    key = kwargs.get("key")
+    if key is not None and _SAFE_KEYS.get(id(key)) is not key:
+        raise ExpressionError("key= may only be len, abs, int, float, bool or str")
+    charge(1 + cost // ITEMS_PER_STEP)
+    return tuple(prepared)
+
+
+def guard_call(function: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """Call an allow-listed builtin; nothing else is callable in the sandbox."""
+    if _CALLABLE.get(id(function)) is not function:
+        kind = type(function).__name__
+        raise ExpressionError(f"{kind!r} object is not callable in a sandboxed expression")
+    if id(function) in _LAZY_CALLS:
+        charge(1)
+        return function(*args, **kwargs)
+    return function(*_prepare(args, kwargs, 0), **kwargs)
+
+
+def guard_method(value: Any, name: str, /, *args: Any, **kwargs: Any) -> Any:
+    """`value.name(...)` in an expression: read-only methods, or a callable dict entry."""
+    return _invoke(value, name, args, kwargs, _READ)
+
+
+def guard_method_w(value: Any, name: str, /, *args: Any, **kwargs: Any) -> Any:
+    """`value.name(...)` in a script: mutating methods (append, update...) are allowed too."""
+    return _invoke(value, name, args, kwargs, _WRITE)
+
+
+def _invoke(
+    value: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], table: dict
+) -> Any:
+    allowed = table.get(type(value))
+    if allowed is None:
+        allowed = next((table[t] for t in table if isinstance(value, t)), frozenset())
+    if name not in allowed:
+        if isinstance(value, dict) and name in value:
+            return guard_call(value[name], *args, **kwargs)
+        kind = type(value).__name__
+        if name in _WRITE.get(type(value), ()):
+            raise ExpressionError(f"{kind}.{name}() changes a value; only scripts may do that")
+        raise ExpressionError(f"{kind!r} object has no allowed method {name!r}")
+    if name == "join" and len(args) == 1 and not isinstance(args[0], (list, tuple)):
+        args = (list(counted(args[0])),)  # a generator of big strings must be measured first
+    args = _prepare(args, kwargs, size(value))
+    if name == "join":
+        _check_join(value, args)
+    elif name == "replace":
+        _check_replace(value, args)
+    result = getattr(value, name)(*args, **kwargs)
+    if type(value) in SIZED:
+        check_size(len(value))
+    return result
+
+
+def _check_join(separator: Any, args: tuple[Any, ...]) -> None:
+    if len(args) != 1 or not isinstance(separator, str):
+        return
+    items = args[0]
+    if not isinstance(items, (list, tuple)):
+        return
+    try:
+        total = sum(map(len, items)) + len(separator) * max(len(items) - 1, 0)
+    except TypeError:  # join itself reports the bad item
+        return
+    check_size(total, "the joined string")
+
+
+def _check_replace(text: Any, args: tuple[Any, ...]) -> None:
+    if len(args) < 2 or not all(isinstance(a, str) for a in (text, args[0], args[1])):
+        return
+    old, new = args[0], args[1]
+    found = len(text) + 1 if old == "" else text.count(old)
+    if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
+        found = min(found, args[2])
+    check_size(len(text) + found * (len(new) - len(old)), "the replaced string")

@@ -1,0 +1,271 @@
+"""FEEL (Camunda 8 `=...`) simple subset, translated to a Python tree for the sandbox.
+
+Covers what conditions and mappings usually hold: comparisons (`=` is equality), `and`/`or`,
+`not(...)`, arithmetic, `if c then a else b`, paths (`order.amount`), 1-based list indexes
+(`items[1]` is the first item, `items[-1]` the last, out of range is null), list literals and
+`true`/`false`/`null`. Anything else is refused at compile time. The tree goes through the same
+allow-list and guards as sandboxed Python. Unlike full FEEL, comparing null with a number fails
+instead of giving null.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from bpmn_engine.errors import ExpressionError
+
+
+def feel_index(items: Any, index: Any) -> Any:
+    """FEEL `list[i]`: 1-based, negative from the end, null when out of range."""
+    if isinstance(index, float) and index.is_integer():
+        index = int(index)
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise ExpressionError(f"a FEEL list index must be a whole number, not {index!r}")
+    if not isinstance(items, (list, tuple)):
+        raise ExpressionError(f"cannot index a {type(items).__name__!r} value with [...] in FEEL")
+    if 0 < index <= len(items):
+        return items[index - 1]
+    if index < 0 and -index <= len(items):
+        return items[index]
+    return None
+
+
+HELPERS = {"_feel_index": feel_index}
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
+      | (?P<str>"(?:[^"\\]|\\.)*")
+      | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<op>\*\*|!=|<=|>=|[-+*/<>=().\[\],])
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+_COMPARE = {
+    "=": ast.Eq, "!=": ast.NotEq, "<": ast.Lt, ">": ast.Gt, "<=": ast.LtE, ">=": ast.GtE,
+}  # fmt: skip
+_ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow}
+_CONSTANTS = {"true": True, "false": False, "null": None}
+_RESERVED = frozenset(
+    {"and", "or", "not", "if", "then", "else", "between", "in", "some", "every", "for"}
+    | {"return", "satisfies", "instance", "of", "function", "true", "false", "null"}
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
+
+
+def _tokens(body: str) -> list[tuple[str, str, int]]:
+    found: list[tuple[str, str, int]] = []
+    position = 0
+    while position < len(body):
+        if not body[position:].strip():
+            break
+        match = _TOKEN.match(body, position)
+        if match is None:
+            char = body[position:].lstrip()[:1]
+            raise ExpressionError(f"FEEL: cannot understand {char!r} at position {position + 1}")
+        kind = match.lastgroup or "op"
+        found.append((kind, match.group(kind), match.start(kind)))
+        position = match.end()
+    found.append(("end", "", len(body)))
+    return found
+
+
+def _unquote(literal: str) -> str:
+    def escape(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code.startswith("u"):
+            return chr(int(code[1:], 16))
+        if code in _ESCAPES:
+            return _ESCAPES[code]
+        raise ExpressionError(f"FEEL: unknown escape '\\{code}' in a string")
+
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", escape, literal[1:-1], flags=re.DOTALL)
+
+
+class _Parser:
+    """Recursive descent: if < or < and < comparison < + - < * / < ** < unary < path/index."""
+
+    def __init__(self, body: str) -> None:
+        self.tokens = _tokens(body)
+        self.index = 0
+        self.defaults: dict[str, Any] = {}
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.tokens[self.index]
+
+    def take(self) -> tuple[str, str, int]:
+        token = self.tokens[self.index]
+        self.index += 1
+        return token
+
+    def at(self, *values: str) -> bool:
+        kind, value, _ = self.peek()
+        return kind in ("op", "name") and value in values
+
+    def expect(self, value: str) -> None:
+        if not self.at(value):
+            self.unexpected(f"expected {value!r}")
+        self.take()
+
+    def unexpected(self, hint: str = "") -> None:
+        kind, value, position = self.peek()
+        what = "the end" if kind == "end" else repr(value)
+        suffix = f" ({hint})" if hint else ""
+        raise ExpressionError(f"FEEL: unexpected {what} at position {position + 1}{suffix}")
+
+    def parse(self) -> ast.expr:
+        if self.peek()[0] == "end":
+            raise ExpressionError("FEEL: the expression is empty")
+        tree = self.expression()
+        if self.peek()[0] != "end":
+            self.unexpected("this FEEL construct is not supported")
+        return tree
+
+    def expression(self) -> ast.expr:
+        if not self.at("if"):
+            return self.disjunction()
+        self.take()
+        test = self.expression()
+        self.expect("then")
+        body = self.expression()
+        self.expect("else")
+        return ast.IfExp(test=test, body=body, orelse=self.expression())
+
+    def disjunction(self) -> ast.expr:
+        values = [self.conjunction()]
+        while self.at("or"):
+            self.take()
+            values.append(self.conjunction())
+        return values[0] if len(values) == 1 else ast.BoolOp(op=ast.Or(), values=values)
+
+    def conjunction(self) -> ast.expr:
+        values = [self.comparison()]
+        while self.at("and"):
+            self.take()
+            values.append(self.comparison())
+        return values[0] if len(values) == 1 else ast.BoolOp(op=ast.And(), values=values)
+
+    def comparison(self) -> ast.expr:
+        left = self.additive()
+        if not self.at(*_COMPARE):
+            return left
+        symbol = self.take()[1]
+        right = self.additive()
+        op: ast.cmpop = _COMPARE[symbol]()
+        if symbol in ("=", "!=") and (_is_null(left) or _is_null(right)):
+            op = ast.Is() if symbol == "=" else ast.IsNot()
+            for side in (left, right):  # `x = null` also holds when x is not set at all
+                if isinstance(side, ast.Name):
+                    self.defaults[side.id] = None
+        return ast.Compare(left=left, ops=[op], comparators=[right])
+
+    def additive(self) -> ast.expr:
+        left = self.multiplicative()
+        while self.at("+", "-"):
+            op = _ARITHMETIC[self.take()[1]]()
+            left = ast.BinOp(left=left, op=op, right=self.multiplicative())
+        return left
+
+    def multiplicative(self) -> ast.expr:
+        left = self.power()
+        while self.at("*", "/"):
+            op = _ARITHMETIC[self.take()[1]]()
+            left = ast.BinOp(left=left, op=op, right=self.power())
+        return left
+
+    def power(self) -> ast.expr:
+        left = self.unary()
+        while self.at("**"):
+            self.take()
+            left = ast.BinOp(left=left, op=ast.Pow(), right=self.unary())
+        return left
+
+    def unary(self) -> ast.expr:
+        if self.at("-"):
+            self.take()
+            return ast.UnaryOp(op=ast.USub(), operand=self.unary())
+        return self.postfix()
+
+    def postfix(self) -> ast.expr:
+        node = self.primary()
+        while True:
+            if self.at("."):
+                self.take()
+                kind, name, _ = self.peek()
+                if kind != "name":
+                    self.unexpected("expected a name after '.'")
+                self.take()
+                node = ast.Attribute(value=node, attr=name, ctx=ast.Load())
+            elif self.at("["):
+                self.take()
+                index = self.expression()
+                if isinstance(index, (ast.Compare, ast.BoolOp)):
+                    raise ExpressionError(
+                        "FEEL: filter expressions like list[x > 1] are not supported"
+                    )
+                self.expect("]")
+                func = ast.Name(id="_feel_index", ctx=ast.Load())
+                node = ast.Call(func=func, args=[node, index], keywords=[])
+            else:
+                return node
+
+    def primary(self) -> ast.expr:
+        kind, value, _ = self.peek()
+        if kind == "num":
+            self.take()
+            number = float(value) if any(c in value for c in ".eE") else int(value)
+            return ast.Constant(value=number)
+        if kind == "str":
+            self.take()
+            return ast.Constant(value=_unquote(value))
+        if kind == "name" and value in _CONSTANTS:
+            self.take()
+            return ast.Constant(value=_CONSTANTS[value])
+        if self.at("if"):
+            return self.expression()
+        if self.at("not"):
+            self.take()
+            self.expect("(")
+            operand = self.expression()
+            self.expect(")")
+            return ast.UnaryOp(op=ast.Not(), operand=operand)
+        if kind == "name" and value.startswith("_"):
+            raise ExpressionError(f"FEEL: names starting with '_' are not allowed ({value!r})")
+        if kind == "name" and value not in _RESERVED:
+            self.take()
+            if self.at("("):
+                raise ExpressionError(f"FEEL: function {value!r} is not supported")
+            return ast.Name(id=value, ctx=ast.Load())
+        if self.at("("):
+            self.take()
+            inner = self.expression()
+            self.expect(")")
+            return inner
+        if self.at("["):
+            return self.list_literal()
+        self.unexpected("this FEEL construct is not supported")
+        raise AssertionError  # unreachable: unexpected() raises
+
+    def list_literal(self) -> ast.expr:
+        self.take()
+        items: list[ast.expr] = []
+        while not self.at("]"):
+            items.append(self.expression())
+            if not self.at("]"):
+                self.expect(",")
+        self.take()
+        return ast.List(elts=items, ctx=ast.Load())
+
+
+def _is_null(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def translate(text: str) -> tuple[ast.Expression, dict[str, Any]]:
+    """`=...` (or a bare FEEL text) to a Python tree, plus null defaults for `x = null` names."""
+    body = text.strip()
+    body = body[1:] if body.startswith("=") else body  # language="feel" without the "="
+    parser = _Parser(body)
+    return ast.Expression(body=parser.parse()), parser.defaults

@@ -1,0 +1,247 @@
+"""JUEL (Camunda 7 `${...}` / `#{...}`) subset, translated to a Python tree for the sandbox.
+
+The text is tokenized properly (so `!=` and a `!` inside a string stay what they are) and
+parsed by recursive descent with EL precedence; the resulting `ast` tree then goes through the
+same allow-list and guards as sandboxed Python, so JUEL adds no way out of the sandbox.
+Semantics are Python's where EL would coerce types (`'5' == 5` is false here).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from bpmn_engine.errors import ExpressionError
+
+
+def juel_empty(value: Any) -> bool:
+    """EL `empty`: true for null, "" and empty collections (and false for 0)."""
+    if value is None:
+        return True
+    if isinstance(value, (str, list, tuple, dict, set, frozenset)):
+        return len(value) == 0
+    return False
+
+
+HELPERS = {"_juel_empty": juel_empty}
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
+      | (?P<str>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
+      | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<op>==|!=|<=|>=|&&|\|\||[-+*/%<>!?:().\[\],])
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+_COMPARE = {
+    "==": ast.Eq, "eq": ast.Eq, "!=": ast.NotEq, "ne": ast.NotEq,
+    "<": ast.Lt, "lt": ast.Lt, ">": ast.Gt, "gt": ast.Gt,
+    "<=": ast.LtE, "le": ast.LtE, ">=": ast.GtE, "ge": ast.GtE,
+}  # fmt: skip
+_EQUALITY = frozenset({"==", "eq", "!=", "ne"})
+_ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "div": ast.Div}
+_ARITHMETIC |= {"%": ast.Mod, "mod": ast.Mod}
+_CONSTANTS = {"true": True, "false": False, "null": None}
+_RESERVED = frozenset(
+    {"and", "or", "not", "eq", "ne", "lt", "gt", "le", "ge", "div", "mod", "empty"}
+    | {"instanceof", "true", "false", "null"}
+)
+
+
+def _tokens(body: str) -> list[tuple[str, str, int]]:
+    found: list[tuple[str, str, int]] = []
+    position = 0
+    while position < len(body):
+        if not body[position:].strip():
+            break
+        match = _TOKEN.match(body, position)
+        if match is None:
+            char = body[position:].lstrip()[:1]
+            raise ExpressionError(f"JUEL: cannot understand {char!r} at position {position + 1}")
+        kind = match.lastgroup or "op"
+        found.append((kind, match.group(kind), match.start(kind)))
+        position = match.end()
+    found.append(("end", "", len(body)))
+    return found
+
+
+class _Parser:
+    """Recursive descent over EL precedence: ?: < or < and < equality < relational < ..."""
+
+    def __init__(self, body: str) -> None:
+        self.tokens = _tokens(body)
+        self.index = 0
+        self.defaults: dict[str, Any] = {}
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.tokens[self.index]
+
+    def take(self) -> tuple[str, str, int]:
+        token = self.tokens[self.index]
+        self.index += 1
+        return token
+
+    def at(self, *values: str) -> bool:
+        kind, value, _ = self.peek()
+        return kind in ("op", "name") and value in values
+
+    def expect(self, value: str) -> None:
+        if not self.at(value):
+            self.unexpected(f"expected {value!r}")
+        self.take()
+
+    def unexpected(self, hint: str = "") -> None:
+        kind, value, position = self.peek()
+        what = "the end" if kind == "end" else repr(value)
+        suffix = f" ({hint})" if hint else ""
+        raise ExpressionError(f"JUEL: unexpected {what} at position {position + 1}{suffix}")
+
+    def parse(self) -> ast.expr:
+        tree = self.conditional()
+        if self.peek()[0] != "end":
+            self.unexpected()
+        return tree
+
+    def conditional(self) -> ast.expr:
+        test = self.disjunction()
+        if not self.at("?"):
+            return test
+        self.take()
+        body = self.conditional()
+        self.expect(":")
+        return ast.IfExp(test=test, body=body, orelse=self.conditional())
+
+    def disjunction(self) -> ast.expr:
+        values = [self.conjunction()]
+        while self.at("||", "or"):
+            self.take()
+            values.append(self.conjunction())
+        return values[0] if len(values) == 1 else ast.BoolOp(op=ast.Or(), values=values)
+
+    def conjunction(self) -> ast.expr:
+        values = [self.equality()]
+        while self.at("&&", "and"):
+            self.take()
+            values.append(self.equality())
+        return values[0] if len(values) == 1 else ast.BoolOp(op=ast.And(), values=values)
+
+    def equality(self) -> ast.expr:
+        left = self.relational()
+        while self.at(*_EQUALITY):
+            op = _COMPARE[self.take()[1]]()
+            left = ast.Compare(left=left, ops=[op], comparators=[self.relational()])
+        return left
+
+    def relational(self) -> ast.expr:
+        left = self.additive()
+        while self.at(*(set(_COMPARE) - _EQUALITY)):
+            op = _COMPARE[self.take()[1]]()
+            left = ast.Compare(left=left, ops=[op], comparators=[self.additive()])
+        return left
+
+    def additive(self) -> ast.expr:
+        left = self.multiplicative()
+        while self.at("+", "-"):
+            op = _ARITHMETIC[self.take()[1]]()
+            left = ast.BinOp(left=left, op=op, right=self.multiplicative())
+        return left
+
+    def multiplicative(self) -> ast.expr:
+        left = self.unary()
+        while self.at("*", "/", "div", "%", "mod"):
+            op = _ARITHMETIC[self.take()[1]]()
+            left = ast.BinOp(left=left, op=op, right=self.unary())
+        return left
+
+    def unary(self) -> ast.expr:
+        if self.at("-"):
+            self.take()
+            return ast.UnaryOp(op=ast.USub(), operand=self.unary())
+        if self.at("!", "not"):
+            self.take()
+            return ast.UnaryOp(op=ast.Not(), operand=self.unary())
+        if self.at("empty"):
+            self.take()
+            func = ast.Name(id="_juel_empty", ctx=ast.Load())
+            return ast.Call(func=func, args=[self.unary()], keywords=[])
+        return self.postfix()
+
+    def postfix(self) -> ast.expr:
+        node = self.primary()
+        while True:
+            if self.at("."):
+                self.take()
+                kind, name, _ = self.peek()
+                if kind != "name":
+                    self.unexpected("expected a property name")
+                self.take()
+                if self.at("("):
+                    node = self.method(node, name)
+                else:
+                    node = ast.Attribute(value=node, attr=name, ctx=ast.Load())
+            elif self.at("["):
+                self.take()
+                index = self.conditional()
+                self.expect("]")
+                node = ast.Subscript(value=node, slice=index, ctx=ast.Load())
+            elif self.at("("):
+                self.unexpected("function calls are not supported")
+            else:
+                return node
+
+    def method(self, target: ast.expr, name: str) -> ast.expr:
+        """Only `execution.getVariable('x')`: the variable x, or null if it is not set."""
+        is_execution = isinstance(target, ast.Name) and target.id == "execution"
+        if not (is_execution and name == "getVariable"):
+            self.unexpected(f"method call {name!r} is not supported in JUEL")
+        self.take()
+        kind, literal, _ = self.peek()
+        if kind != "str":
+            self.unexpected("expected a variable name in quotes")
+        self.take()
+        self.expect(")")
+        variable = _unquote(literal)
+        if not variable or variable.startswith("_"):
+            raise ExpressionError(f"JUEL: variable name {variable!r} is not allowed")
+        self.defaults[variable] = None
+        return ast.Name(id=variable, ctx=ast.Load())
+
+    def primary(self) -> ast.expr:
+        kind, value, _ = self.peek()
+        if kind == "num":
+            self.take()
+            number = float(value) if any(c in value for c in ".eE") else int(value)
+            return ast.Constant(value=number)
+        if kind == "str":
+            self.take()
+            return ast.Constant(value=_unquote(value))
+        if kind == "name" and value in _CONSTANTS:
+            self.take()
+            return ast.Constant(value=_CONSTANTS[value])
+        if kind == "name" and value.startswith("_"):
+            raise ExpressionError(f"JUEL: names starting with '_' are not allowed ({value!r})")
+        if kind == "name" and value not in _RESERVED:
+            self.take()
+            return ast.Name(id=value, ctx=ast.Load())
+        if self.at("("):
+            self.take()
+            inner = self.conditional()
+            self.expect(")")
+            return inner
+        self.unexpected()
+        raise AssertionError  # unreachable: unexpected() raises
+
+
+def _unquote(literal: str) -> str:
+    return re.sub(r"\\(.)", r"\1", literal[1:-1], flags=re.DOTALL)
+
+
+def translate(text: str) -> tuple[ast.Expression, dict[str, Any]]:
+    """`${...}` to a Python expression tree, plus defaults for `execution.getVariable` names."""
+    stripped = text.strip()
+    wrapped = stripped[:2] in ("${", "#{") and stripped.endswith("}")
+    parser = _Parser(stripped[2:-1] if wrapped else stripped)  # language="juel" without ${}
+    tree = ast.Expression(body=parser.parse())
+    return tree, parser.defaults
