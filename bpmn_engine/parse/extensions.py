@@ -1,4 +1,4 @@
-"""Execution facts that vendors keep in their own namespaces (Camunda 7/8, Activiti, Flowable, Spiff).
+"""Execution facts kept in vendor namespaces (Camunda 7/8, Activiti, Flowable, Spiff).
 
 Only facts that change how an element runs are read: service task types, I/O mappings, form
 fields and scripts. Everything else in `extensionElements` is ignored.

@@ -63,7 +63,11 @@ def load_file(path: str | Path) -> Definitions:
 
 
 def compile_definitions(source: bytes, file: str = "<input>") -> Definitions:
-    root = parse_xml(source, file)
+    return compile_tree(parse_xml(source, file), source, file)
+
+
+def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> Definitions:
+    """Compile an already parsed document (validation reads the tree once for every layer)."""
     return _Compiler(file).definitions(root, source)
 
 
@@ -173,9 +177,7 @@ class _Compiler:
     ) -> tuple[dict[str, FlowNode], dict[str, SequenceFlow]]:
         """Read the nodes and flows directly inside a process or subprocess and check them."""
         elements = [c for c in container if _is_bpmn(c)]
-        defaults = {
-            e.get("default"): e.get("id") for e in elements if e.get("default") is not None
-        }
+        defaults = {e.get("default"): e.get("id") for e in elements if e.get("default") is not None}
         flows: dict[str, SequenceFlow] = {}
         for element in elements:
             if _local(element) == "sequenceFlow":

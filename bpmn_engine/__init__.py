@@ -1,0 +1,33 @@
+"""bpmn-engine: run BPMN 2.0 diagrams locally, checkpointing every step in SQLite."""
+
+from bpmn_engine.errors import (
+    BpmnEngineError,
+    ConcurrentModification,
+    ExpressionError,
+    LoadError,
+    UsageError,
+)
+from bpmn_engine.model import Definitions
+from bpmn_engine.parse import load_file as load
+from bpmn_engine.runtime.engine import Engine
+from bpmn_engine.runtime.handlers import ServiceTaskContext, load_handlers
+from bpmn_engine.runtime.instance import Instance, Outcome
+from bpmn_engine.runtime.state import Event
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BpmnEngineError",
+    "ConcurrentModification",
+    "Definitions",
+    "Engine",
+    "Event",
+    "ExpressionError",
+    "Instance",
+    "LoadError",
+    "Outcome",
+    "ServiceTaskContext",
+    "UsageError",
+    "load",
+    "load_handlers",
+]

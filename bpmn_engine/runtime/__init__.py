@@ -1,0 +1,1 @@
+"""Instances, tracks, scopes and the behaviours that move tokens."""

@@ -1,0 +1,63 @@
+"""The behaviour registry: one entry per BPMN element kind, grouped by family."""
+
+from __future__ import annotations
+
+from bpmn_engine.model import FlowNode
+from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
+from bpmn_engine.runtime.behaviours.events import (
+    CatchEventBehaviour,
+    EndEventBehaviour,
+    NoneEventBehaviour,
+)
+from bpmn_engine.runtime.behaviours.gateways import (
+    ExclusiveGatewayBehaviour,
+    InclusiveGatewayBehaviour,
+    ParallelGatewayBehaviour,
+)
+from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
+from bpmn_engine.runtime.behaviours.tasks import (
+    PassThroughTaskBehaviour,
+    ScriptTaskBehaviour,
+    ServiceTaskBehaviour,
+    UserTaskBehaviour,
+)
+from bpmn_engine.runtime.behaviours.unsupported import UnsupportedBehaviour
+
+_service = ServiceTaskBehaviour()
+_subprocess = SubProcessBehaviour()
+
+BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
+    # tasks
+    "task": PassThroughTaskBehaviour(),
+    "manualTask": PassThroughTaskBehaviour(),
+    "userTask": UserTaskBehaviour(),
+    "scriptTask": ScriptTaskBehaviour(),
+    "serviceTask": _service,
+    "sendTask": _service,
+    "businessRuleTask": _service,
+    "receiveTask": UnsupportedBehaviour("receive tasks wait for messages, not supported yet"),
+    # gateways
+    "exclusiveGateway": ExclusiveGatewayBehaviour(),
+    "parallelGateway": ParallelGatewayBehaviour(),
+    "inclusiveGateway": InclusiveGatewayBehaviour(),
+    "eventBasedGateway": UnsupportedBehaviour("event-based gateways are not supported yet"),
+    "complexGateway": UnsupportedBehaviour("complex gateways are not supported yet"),
+    # events
+    "startEvent": NoneEventBehaviour(),
+    "endEvent": EndEventBehaviour(),
+    "intermediateThrowEvent": NoneEventBehaviour(),
+    "intermediateCatchEvent": CatchEventBehaviour(),
+    "boundaryEvent": CatchEventBehaviour(),
+    # containers
+    "subProcess": _subprocess,
+    "transaction": _subprocess,
+    "adHocSubProcess": _subprocess,
+    "callActivity": UnsupportedBehaviour("call activities are not supported yet"),
+}
+
+
+def behaviour_for(node: FlowNode) -> FlowNodeBehaviour:
+    return BEHAVIOURS[node.kind]
+
+
+__all__ = ["BEHAVIOURS", "FlowNodeBehaviour", "behaviour_for"]

@@ -1,0 +1,96 @@
+"""The behaviour contract: one class per BPMN element family, with no-op defaults.
+
+Hooks, in the order a token meets them:
+- `arrive`: a ready track enters the node. Joins decide here whether to wait; everyone else
+  calls `ctx.activated()` and goes on to `execute`.
+- `execute`: do the work (run a script, call a handler) or start waiting (`ctx.wait`).
+- `complete`: the work is done: choose the outgoing flows and `ctx.leave(flows)`.
+  Called directly after `execute` for immediate work, or later for waits (user task
+  completed, subprocess scope finished, external job done).
+- `terminate`: a scope, terminate end event or cancel ends the track here; release what the
+  node holds (a user task, a subprocess scope).
+Behaviours raise `Incident` to fail the step; they never write to the store themselves.
+"""
+
+from __future__ import annotations
+
+from bpmn_engine.model import Activity, SequenceFlow
+from bpmn_engine.runtime.context import Incident, StepContext
+
+
+class FlowNodeBehaviour:
+    def arrive(self, ctx: StepContext) -> None:
+        ctx.activated()
+        self.execute(ctx)
+
+    def execute(self, ctx: StepContext) -> None:
+        self.complete(ctx)
+
+    def complete(self, ctx: StepContext) -> None:
+        ctx.completed()
+        ctx.leave(ctx.chosen_flows() or self.outgoing(ctx))
+
+    def terminate(self, ctx: StepContext) -> None:
+        ctx.emit("element.terminated")
+
+    def outgoing(self, ctx: StepContext) -> list[SequenceFlow]:
+        """Uncontrolled flow (spec 13.2.1): every flow whose condition holds.
+
+        The default flow is taken only when no conditional flow holds; an element whose
+        conditional flows all fail and that has no default is stuck: an incident.
+        """
+        flows = ctx.scope_model.outgoing(ctx.node)
+        default = getattr(ctx.node, "default", None)
+        taken = [f for f in flows if f.id != default and ctx.condition_holds(f)]
+        if not taken and default:
+            return [ctx.scope_model.flows[default]]
+        if not taken and flows:
+            raise Incident(
+                "no outgoing sequence flow can be taken: every condition is false "
+                "and there is no default flow",
+                ctx.node.id,
+            )
+        return taken
+
+
+class ActivityBehaviour(FlowNodeBehaviour):
+    """Activities refuse what the engine cannot honour yet, before doing any work."""
+
+    def arrive(self, ctx: StepContext) -> None:
+        node = ctx.node
+        assert isinstance(node, Activity)
+        if node.loop:
+            raise Incident(
+                f"{node.loop} loop characteristics (line {node.line}) are not supported yet: "
+                "the engine would run the activity only once",
+                node.id,
+            )
+        ctx.activated()
+        for boundary_id in node.boundary_events:
+            boundary = ctx.scope_model.nodes[boundary_id]
+            kinds = ", ".join(getattr(boundary, "definition_kinds", ())) or "none"
+            ctx.warn(
+                f"boundary event {boundary_id!r} ({kinds}, line {boundary.line}) is not armed: "
+                "boundary events are not supported yet"
+            )
+        self.execute(ctx)
+
+    def inputs(self, ctx: StepContext) -> dict:
+        node = ctx.node
+        assert isinstance(node, Activity)
+        if node.io is None or not node.io.inputs:
+            return {}
+        return ctx.mapped(node.io.inputs, {})
+
+    def finish_with(self, ctx: StepContext, results: dict, inputs: dict) -> None:
+        """Apply what the work produced: through output mappings if any, else directly.
+
+        With output mappings only the mapped values leave the activity (Zeebe semantics);
+        input-mapped locals never leak out.
+        """
+        node = ctx.node
+        assert isinstance(node, Activity)
+        if node.io is not None and node.io.outputs:
+            ctx.set_variables(ctx.mapped(node.io.outputs, {**inputs, **results}))
+        else:
+            ctx.set_variables({k: v for k, v in results.items() if k not in inputs})

@@ -1,0 +1,53 @@
+"""Events without triggers: none start, none/terminate end, none intermediate throw.
+
+Events that need a trigger (timers, messages, signals, errors...) are incidents when a token
+reaches them, until event support lands.
+"""
+
+from __future__ import annotations
+
+from bpmn_engine.model import Event
+from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
+from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.lifecycle import TrackState
+
+
+def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
+    node = ctx.node
+    assert isinstance(node, Event)
+    for definition in node.definitions:
+        if definition.kind not in allowed:
+            raise Incident(
+                f"{definition.kind} {node.kind} (line {node.line}) is not supported yet",
+                node.id,
+            )
+
+
+class NoneEventBehaviour(FlowNodeBehaviour):
+    """None start events and none intermediate throw events: the token passes through."""
+
+    def arrive(self, ctx: StepContext) -> None:
+        refuse_definitions(ctx)
+        super().arrive(ctx)
+
+
+class EndEventBehaviour(FlowNodeBehaviour):
+    """Ends the track; a terminate end event first ends every other track of its scope.
+
+    In the process scope that ends the instance (completed, as in Camunda and Zeebe); in a
+    subprocess only the subprocess ends and its parent goes on (spec 10.5.3).
+    """
+
+    def arrive(self, ctx: StepContext) -> None:
+        refuse_definitions(ctx, ("terminate",))
+        ctx.activated()
+        ctx.completed()
+        node = ctx.node
+        assert isinstance(node, Event)
+        if "terminate" in node.definition_kinds:
+            ctx.terminate_scope(ctx.track.scope, keep=ctx.track)
+        ctx.end_track(TrackState.COMPLETED)
+
+
+class CatchEventBehaviour(NoneEventBehaviour):
+    """Intermediate catch and boundary events: every one needs a trigger."""

@@ -1,0 +1,82 @@
+"""Gateways: they only choose flows. Joins live in `runtime/joins.py`."""
+
+from __future__ import annotations
+
+from bpmn_engine.model import Gateway, SequenceFlow
+from bpmn_engine.runtime import joins
+from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
+from bpmn_engine.runtime.context import Incident, StepContext
+
+
+class ExclusiveGatewayBehaviour(FlowNodeBehaviour):
+    """Takes the first flow (document order) whose condition holds, else the default."""
+
+    def outgoing(self, ctx: StepContext) -> list[SequenceFlow]:
+        flows = ctx.scope_model.outgoing(ctx.node)
+        default = getattr(ctx.node, "default", None)
+        if len(flows) > 1 and not default and all(f.condition is None for f in flows):
+            raise Incident(
+                f"exclusive gateway with {len(flows)} outgoing flows and no conditions: the "
+                "diagram does not say which way to go (add conditions or a default flow, "
+                "or pick one with `bpmn step` and `choose`)",
+                ctx.node.id,
+            )
+        for flow in flows:
+            if flow.id != default and ctx.condition_holds(flow):
+                return [flow]
+        if default:
+            return [ctx.scope_model.flows[default]]
+        if not flows:
+            return []
+        raise Incident(
+            "exclusive gateway: no outgoing condition is true and there is no default flow",
+            ctx.node.id,
+        )
+
+
+class ParallelGatewayBehaviour(FlowNodeBehaviour):
+    """Forks on every outgoing flow (conditions are ignored, spec 13.3.3)."""
+
+    def arrive(self, ctx: StepContext) -> None:
+        if len(ctx.node.incoming) > 1:
+            if joins.parallel_arrival(ctx):
+                self.execute(ctx)
+            return
+        super().arrive(ctx)
+
+    def outgoing(self, ctx: StepContext) -> list[SequenceFlow]:
+        return ctx.scope_model.outgoing(ctx.node)
+
+
+class InclusiveGatewayBehaviour(FlowNodeBehaviour):
+    """Forks on every true condition (default if none); joins by the spec's OR-join rule.
+
+    A token arriving at a joining inclusive gateway waits; the instance's scheduler fires
+    the join (`fire_join`) once `joins.inclusive_enabled` says no other token can arrive.
+    """
+
+    def arrive(self, ctx: StepContext) -> None:
+        if len(ctx.node.incoming) > 1:
+            ctx.wait("join", flow=ctx.track.via)
+            return
+        super().arrive(ctx)
+
+    def fire_join(self, ctx: StepContext, chosen: list) -> None:
+        joins.fire(ctx, chosen)
+        self.execute(ctx)
+
+    def outgoing(self, ctx: StepContext) -> list[SequenceFlow]:
+        node = ctx.node
+        assert isinstance(node, Gateway)
+        flows = ctx.scope_model.outgoing(node)
+        taken = [f for f in flows if f.id != node.default and ctx.condition_holds(f)]
+        if taken:
+            return taken
+        if node.default:
+            return [ctx.scope_model.flows[node.default]]
+        if not flows:
+            return []
+        raise Incident(
+            "inclusive gateway: no outgoing condition is true and there is no default flow",
+            node.id,
+        )

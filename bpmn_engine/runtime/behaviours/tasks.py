@@ -1,0 +1,94 @@
+"""Tasks: pass-through, user (waits), script (sandboxed), service/send/business rule (handlers)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from bpmn_engine.model import Expression, Task
+from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
+from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.handlers import ServiceTaskContext
+
+
+class PassThroughTaskBehaviour(ActivityBehaviour):
+    """`task` and `manualTask`: nothing for the engine to do."""
+
+
+class UserTaskBehaviour(ActivityBehaviour):
+    def execute(self, ctx: StepContext) -> None:
+        task = ctx.step.new_task(ctx.track, ctx.node.name, self.inputs(ctx))
+        ctx.wait("user task", task=task.id, name=ctx.node.name)
+
+    def complete_with(self, ctx: StepContext, variables: dict[str, Any]) -> None:
+        """A person (or an answers file) completed the task with these variables."""
+        task = next(
+            t for t in ctx.data.tasks.values() if t.track == ctx.track.id and t.status == "waiting"
+        )
+        ctx.step.touch_task(task).status = "completed"
+        self.finish_with(ctx, dict(variables), task.inputs)
+        self.complete(ctx)
+
+    def terminate(self, ctx: StepContext) -> None:
+        for task in ctx.data.tasks.values():
+            if task.track == ctx.track.id and task.status == "waiting":
+                ctx.step.touch_task(task).status = "cancelled"
+        super().terminate(ctx)
+
+
+class ScriptTaskBehaviour(ActivityBehaviour):
+    def execute(self, ctx: StepContext) -> None:
+        node = ctx.node
+        assert isinstance(node, Task)
+        inputs = self.inputs(ctx)
+        if not node.script:
+            ctx.warn("script task has no script: nothing to run")
+            results: dict[str, Any] = {}
+        elif node.result_variable:
+            expression = Expression(node.script, node.script_format, node.line)
+            results = {node.result_variable: ctx.evaluate(expression, inputs, "the script")}
+        else:
+            results = ctx.run_script(node.script, node.script_format, inputs)
+        self.finish_with(ctx, results, inputs)
+        self.complete(ctx)
+
+
+class ServiceTaskBehaviour(ActivityBehaviour):
+    """Calls the user's handler outside the step's transaction (it may be slow or remote).
+
+    The step that starts the call commits the claim (track `executing`, attempt + 1); the
+    result comes back in a second step through `finish_external`. A crash in between re-runs
+    the handler on resume: side effects are at least once, so handlers get an idempotency key.
+    """
+
+    def execute(self, ctx: StepContext) -> None:
+        node = ctx.node
+        assert isinstance(node, Task)
+        handler, name = ctx.engine.handler_for(node)
+        if handler is None:
+            looked = ", ".join(node.handler_names)
+            ctx.warn(
+                f"no handler for this {node.kind} (looked for: {looked}); completed as a no-op"
+            )
+            self.complete(ctx)
+            return
+        ctx.step.touch_track(ctx.track).attempt += 1
+        call = ServiceTaskContext(
+            variables=copy.deepcopy(ctx.variables(self.inputs(ctx))),
+            element_id=node.id,
+            element_name=node.name,
+            instance_id=ctx.data.head.id,
+            attempt=ctx.track.attempt,
+            idempotency_key=f"{ctx.data.head.id}-{ctx.track.id}-{ctx.track.seq}",
+        )
+        ctx.emit("job.started", handler=name, attempt=ctx.track.attempt)
+        ctx.external = lambda: handler(call)
+
+    def finish_external(self, ctx: StepContext, result: Any) -> None:
+        if result is not None and not isinstance(result, dict):
+            raise Incident(
+                f"handler returned {type(result).__name__}; expected a dict of variables or None",
+                ctx.node.id,
+            )
+        self.finish_with(ctx, result or {}, self.inputs(ctx))
+        self.complete(ctx)

@@ -1,0 +1,233 @@
+"""What a behaviour may do during a step: read variables, evaluate, wait, take flows, end.
+
+Flow taking lives here (not in the gateways): the track continues on the first flow and a new
+track starts on each other one (seed 001 4.4); a track with nowhere to go ends, and the last
+track of a scope completes the scope (implicit end, spec 13.2.1).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.model import Definitions, Expression, FlowNode, FlowScope, IoParameter
+from bpmn_engine.model import SequenceFlow as Flow
+from bpmn_engine.runtime.data import InstanceData, Step
+from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
+from bpmn_engine.runtime.state import Track
+from bpmn_engine.runtime.variables import storable_all
+
+if TYPE_CHECKING:
+    from bpmn_engine.runtime.engine import Engine
+
+
+class Incident(Exception):
+    """A behaviour cannot go on: the step is rolled back and the track fails with this."""
+
+    def __init__(self, message: str, element: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.element = element
+
+
+class StepContext:
+    """A track at a node, during one step."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        definitions: Definitions,
+        data: InstanceData,
+        step: Step,
+        track: Track,
+    ) -> None:
+        self.engine = engine
+        self.definitions = definitions
+        self.data = data
+        self.step = step
+        self.track = track
+        self.scope_model: FlowScope = definitions.node_scopes[track.element]
+        self.node: FlowNode = self.scope_model.nodes[track.element]
+        self.external: Callable[[], dict[str, Any] | None] | None = None
+
+    def for_track(self, track: Track) -> StepContext:
+        return StepContext(self.engine, self.definitions, self.data, self.step, track)
+
+    # --- events -----------------------------------------------------------------------------
+    def emit(self, event: str, **data: Any) -> None:
+        self.step.emit(event, self.node.id, self.track.id, **data)
+
+    def activated(self) -> None:
+        self.step.touch_track(self.track)
+        self.track.move(TrackState.EXECUTING)
+        self.emit("element.activated", type=self.node.kind, name=self.node.name)
+
+    def completed(self) -> None:
+        self.emit("element.completed", type=self.node.kind)
+
+    def warn(self, message: str) -> None:
+        self.emit("warning", message=message)
+
+    # --- variables and expressions ----------------------------------------------------------
+    def variables(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        values = self.data.variables.visible(self.track.scope)
+        if extra:
+            values.update(extra)
+        return values
+
+    def set_variables(self, values: Mapping[str, Any], scope: int | None = None) -> None:
+        """Write variables where they are defined (or in the process scope); one event."""
+        if not values:
+            return
+        target = self.track.scope if scope is None else scope
+        try:
+            values = storable_all(values)
+        except ValueError as error:
+            raise Incident(str(error), self.node.id) from None
+        for name, value in values.items():
+            self.step.set_value(self.data.variables.owner(target, name), name, value)
+        self.emit("variables.updated", variables=copy.deepcopy(values))
+
+    def set_local(self, scope: int, values: Mapping[str, Any]) -> None:
+        try:
+            values = storable_all(values)
+        except ValueError as error:
+            raise Incident(str(error), self.node.id) from None
+        for name, value in values.items():
+            self.step.set_value(scope, name, value)
+
+    def evaluate(
+        self, expression: Expression, extra: Mapping[str, Any] | None = None, what: str = ""
+    ) -> Any:
+        try:
+            compiled = compile_expression(expression.text, expression.language)
+            return compiled.evaluate(self.variables(extra))
+        except ExpressionError as error:
+            where = f" in {what}" if what else ""
+            raise Incident(
+                f"expression {expression.text!r}{where}: {error}", self.node.id
+            ) from None
+
+    def run_script(self, text: str, script_format: str | None, extra: Mapping[str, Any]) -> dict:
+        try:
+            script = compile_script(text, script_format, trusted=self.engine.trust_scripts)
+            return script.run(self.variables(extra))
+        except ExpressionError as error:
+            raise Incident(f"script failed: {error}", self.node.id) from None
+
+    def mapped(self, parameters: tuple[IoParameter, ...], extra: Mapping[str, Any]) -> dict:
+        """Evaluate I/O mapping parameters over the variables plus `extra`."""
+        values: dict[str, Any] = {}
+        for parameter in parameters:
+            if parameter.expression is None:
+                values[parameter.name] = parameter.value
+            else:
+                scope = {**extra, **values}
+                values[parameter.name] = self.evaluate(
+                    parameter.expression, scope, f"mapping {parameter.name!r}"
+                )
+        return values
+
+    # --- moving on --------------------------------------------------------------------------
+    def condition_holds(self, flow: Flow) -> bool:
+        if flow.condition is None:
+            return True
+        return bool(self.evaluate(flow.condition, what=f"the condition of flow {flow.id!r}"))
+
+    def chosen_flows(self) -> list[Flow]:
+        """Flows a person chose for this node's next decision (`bpmn step`'s `choose`)."""
+        chosen = self.data.choices.pop(self.node.id, ())
+        if chosen:
+            self.emit("flow.chosen", flows=list(chosen))
+        return [self.scope_model.flows[f] for f in chosen]
+
+    def leave(self, flows: list[Flow]) -> None:
+        """Take the given outgoing flows: continue on the first, fork for the others."""
+        if not flows:
+            self.end_track(TrackState.COMPLETED)
+            return
+        track = self.track
+        fork_group = track.id if len(flows) > 1 else track.fork_group
+        for flow in flows:
+            self.step.emit("flow.taken", flow.source, track.id, flow=flow.id, target=flow.target)
+        self.step.touch_track(track)
+        if track.status is not TrackState.EXECUTING:
+            track.move(TrackState.EXECUTING)
+        self.step.ready(track, flows[0].target, flows[0].id)
+        track.fork_group = fork_group
+        for flow in flows[1:]:
+            child = self.step.new_track(
+                element=flow.target,
+                scope=track.scope,
+                status=TrackState.READY,
+                parent=track.id,
+                fork_group=fork_group,
+                via=flow.id,
+            )
+            self.step.emit("track.created", flow.target, child.id, parent=track.id, flow=flow.id)
+
+    def wait(self, reason: str, **data: Any) -> None:
+        self.step.touch_track(self.track)
+        self.track.move(TrackState.WAITING)
+        self.track.wait = reason
+        self.emit("element.waiting", reason=reason, **data)
+
+    def end_track(self, status: TrackState) -> None:
+        """End this track; if it was the last one of its scope, the scope completes."""
+        self.step.touch_track(self.track)
+        if self.track.status is TrackState.READY:
+            self.track.move(TrackState.EXECUTING)
+        self.track.move(status)
+        if status is TrackState.COMPLETED:
+            self.emit("track.completed")
+        if not any(t.live for t in self.data.tracks.values() if t.scope == self.track.scope):
+            self.scope_completed(self.track.scope)
+
+    def scope_completed(self, scope_id: int) -> None:
+        scope = self.step.touch_scope(self.data.scopes[scope_id])
+        if scope.status != "active":
+            return
+        scope.status = "completed"
+        if scope.parent is None or scope.track is None:
+            self.complete_instance()
+            return
+        parent = self.for_track(self.data.tracks[scope.track])
+        from bpmn_engine.runtime.behaviours import behaviour_for
+
+        behaviour_for(parent.node).complete(parent)
+
+    def complete_instance(self) -> None:
+        head = self.data.head
+        if head.state is not InstanceState.ACTIVE:
+            return
+        self.step.set_state(InstanceState.COMPLETED)
+        head.end_event = self.node.id
+        root = self.data.root_scope
+        self.step.emit(
+            "instance.completed",
+            self.node.id,
+            end_event=self.node.id,
+            variables=dict(sorted(self.data.values.get(root, {}).items())),
+        )
+
+    def terminate_scope(self, scope_id: int, *, keep: Track | None = None) -> None:
+        """End every live track of a scope and its subscopes (the cancellation cascade)."""
+        from bpmn_engine.runtime.behaviours import behaviour_for
+
+        for track in sorted(self.data.live_tracks(scope_id), key=lambda t: t.id):
+            if keep is not None and track.id == keep.id:
+                continue
+            for child in [s for s in self.data.scopes.values() if s.track == track.id]:
+                if child.status == "active":
+                    self.terminate_scope(child.id)
+                    self.step.touch_scope(child).status = "terminated"
+            self.step.touch_track(track)
+            if track.status is TrackState.READY:  # never entered its element: only the token goes
+                self.step.emit("track.terminated", track.element, track.id)
+            else:
+                other = self.for_track(track)
+                behaviour_for(other.node).terminate(other)
+            track.move(TrackState.TERMINATED)

@@ -1,0 +1,240 @@
+"""An instance's rows held in memory, and the unit of work that changes them.
+
+`InstanceData` mirrors the store's rows for one instance. Every change goes through a `Step`,
+which remembers what it touched: the store writes exactly that in one transaction, and a
+step that fails is rolled back in memory from the same record, so memory and rows never part.
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+from dataclasses import dataclass, field
+from typing import Any
+
+from bpmn_engine.runtime.lifecycle import InstanceState, TrackState, check_instance
+from bpmn_engine.runtime.state import Event, Scope, Track, UserTask
+from bpmn_engine.runtime.variables import VariableStore
+
+_MISSING = object()
+
+
+@dataclass(slots=True)
+class InstanceHead:
+    """The instance row: identity, state and the counters that hand out ids."""
+
+    id: str
+    definition: str  # the definition version (content hash) the instance is pinned to
+    process: str
+    state: InstanceState = InstanceState.CREATED
+    next_track: int = 1
+    next_scope: int = 1
+    next_task: int = 1
+    next_seq: int = 1
+    next_event: int = 1
+    end_event: str | None = None
+    incident: str | None = None
+    version: int = 0
+
+
+@dataclass(slots=True)
+class JoinRecord:
+    scope: int
+    gateway: str
+    activation: int
+    tracks: list[int]
+
+
+@dataclass
+class InstanceData:
+    head: InstanceHead
+    tracks: dict[int, Track] = field(default_factory=dict)
+    scopes: dict[int, Scope] = field(default_factory=dict)
+    values: dict[int, dict[str, Any]] = field(default_factory=dict)
+    tasks: dict[int, UserTask] = field(default_factory=dict)
+    joins: dict[tuple[int, str], int] = field(default_factory=dict)  # activations so far
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # forced, not stored
+    _ready: list[tuple[int, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.variables = VariableStore(self.scopes, self.values)
+        self.rebuild_queue()
+
+    @property
+    def root_scope(self) -> int:
+        return min(self.scopes)
+
+    def rebuild_queue(self) -> None:
+        self._ready = [(t.seq, t.id) for t in self.tracks.values() if t.status is TrackState.READY]
+        heapq.heapify(self._ready)
+
+    def next_ready(self) -> Track | None:
+        """The ready track that became ready first (the documented scheduling order)."""
+        while self._ready:
+            seq, track_id = self._ready[0]
+            track = self.tracks.get(track_id)
+            if track is not None and track.status is TrackState.READY and track.seq == seq:
+                return track
+            heapq.heappop(self._ready)
+        return None
+
+    def enqueue(self, track: Track) -> None:
+        heapq.heappush(self._ready, (track.seq, track.id))
+
+    def live_tracks(self, scope: int | None = None) -> list[Track]:
+        return [t for t in self.tracks.values() if t.live and (scope is None or t.scope == scope)]
+
+
+class Step:
+    """One unit of work: what it touched, the events it emitted, and how to undo it."""
+
+    def __init__(self, data: InstanceData) -> None:
+        self.data = data
+        self.head_before = copy.copy(data.head)
+        self.tracks: dict[int, Track | None] = {}  # id -> copy before the step (None: new)
+        self.scopes: dict[int, Scope | None] = {}
+        self.tasks: dict[int, UserTask | None] = {}
+        self.values: dict[tuple[int, str], Any] = {}
+        self.joins: list[JoinRecord] = []
+        self.events: list[Event] = []
+
+    # --- recording changes -------------------------------------------------------------
+    def touch_track(self, track: Track) -> Track:
+        if track.id not in self.tracks:
+            self.tracks[track.id] = copy.copy(track)
+            track.version += 1
+        return track
+
+    def new_track(self, **fields: Any) -> Track:
+        head = self.data.head
+        track = Track(id=head.next_track, seq=self.next_seq(), **fields)
+        head.next_track += 1
+        self.data.tracks[track.id] = track
+        self.tracks[track.id] = None
+        if track.status is TrackState.READY:
+            self.data.enqueue(track)
+        return track
+
+    def next_seq(self) -> int:
+        seq = self.data.head.next_seq
+        self.data.head.next_seq += 1
+        return seq
+
+    def requeue(self, track: Track) -> None:
+        """Make a failed track ready again at the same activation (same seq: the same
+        idempotency key for its handler; the attempt count goes on)."""
+        self.touch_track(track)
+        track.move(TrackState.READY)
+        track.wait = None
+        self.data.enqueue(track)
+
+    def ready(self, track: Track, element: str, via: str | None) -> None:
+        """Put a track at a node, ready to enter it."""
+        self.touch_track(track)
+        track.move(TrackState.READY)
+        track.element, track.via, track.wait = element, via, None
+        track.seq = self.next_seq()
+        track.attempt = 0
+        self.data.enqueue(track)
+
+    def new_scope(self, element: str, parent: int | None, track: int | None) -> Scope:
+        head = self.data.head
+        scope = Scope(head.next_scope, element, parent, track)
+        head.next_scope += 1
+        self.data.scopes[scope.id] = scope
+        self.scopes[scope.id] = None
+        return scope
+
+    def touch_scope(self, scope: Scope) -> Scope:
+        if scope.id not in self.scopes:
+            self.scopes[scope.id] = copy.copy(scope)
+            scope.version += 1
+        return scope
+
+    def new_task(self, track: Track, name: str | None, inputs: dict[str, Any]) -> UserTask:
+        head = self.data.head
+        task = UserTask(head.next_task, track.id, track.element, name, inputs=inputs)
+        head.next_task += 1
+        self.data.tasks[task.id] = task
+        self.tasks[task.id] = None
+        return task
+
+    def touch_task(self, task: UserTask) -> UserTask:
+        if task.id not in self.tasks:
+            self.tasks[task.id] = copy.copy(task)
+        return task
+
+    def set_value(self, scope: int, name: str, value: Any) -> None:
+        bucket = self.data.values.setdefault(scope, {})
+        self._remember(scope, name, bucket)
+        bucket[name] = value
+
+    def delete_value(self, scope: int, name: str) -> None:
+        bucket = self.data.values.setdefault(scope, {})
+        self._remember(scope, name, bucket)
+        bucket.pop(name, None)
+
+    def _remember(self, scope: int, name: str, bucket: dict[str, Any]) -> None:
+        """Keep a variable's value from before the step (values are never changed in place:
+        every write stores a fresh JSON-decoded value, so a reference is a faithful copy)."""
+        key = (scope, name)
+        if key not in self.values:
+            self.values[key] = bucket.get(name, _MISSING)
+
+    def add_join(self, scope: int, gateway: str, tracks: list[int]) -> None:
+        key = (scope, gateway)
+        activation = self.data.joins.get(key, 0) + 1
+        self.data.joins[key] = activation
+        self.joins.append(JoinRecord(scope, gateway, activation, tracks))
+
+    def set_state(self, state: InstanceState) -> None:
+        check_instance(self.data.head.state, state)
+        self.data.head.state = state
+
+    def emit(
+        self, event: str, element: str | None = None, track: int | None = None, **data: Any
+    ) -> Event:
+        head = self.data.head
+        record = Event(head.next_event, event, head.id, element, track, data)
+        head.next_event += 1
+        self.events.append(record)
+        return record
+
+    # --- what the store writes ------------------------------------------------------------
+    def changed_values(self) -> list[tuple[int, str, Any]]:
+        """(scope, name, value) for each variable touched; value is _MISSING when deleted."""
+        return [
+            (scope, name, self.data.values.get(scope, {}).get(name, _MISSING))
+            for scope, name in self.values
+        ]
+
+    # --- undo -------------------------------------------------------------------------------
+    def rollback(self) -> None:
+        """Put memory back exactly as it was before the step."""
+        data = self.data
+        data.head = self.head_before
+        for store, before in (
+            (data.tracks, self.tracks),
+            (data.scopes, self.scopes),
+            (data.tasks, self.tasks),
+        ):
+            for key, old in before.items():
+                if old is None:
+                    store.pop(key, None)
+                else:
+                    store[key] = old  # type: ignore[assignment]
+        for (scope, name), old in self.values.items():
+            bucket = data.values.setdefault(scope, {})
+            if old is _MISSING:
+                bucket.pop(name, None)
+            else:
+                bucket[name] = old
+        for join in self.joins:
+            key = (join.scope, join.gateway)
+            data.joins[key] = join.activation - 1
+        data.variables = VariableStore(data.scopes, data.values)
+        data.rebuild_queue()
+
+
+def is_missing(value: Any) -> bool:
+    return value is _MISSING

@@ -1,0 +1,139 @@
+"""The engine: a store, the user's handlers and options; it starts and reopens instances."""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bpmn_engine.errors import UsageError
+from bpmn_engine.model import Definitions, Task
+from bpmn_engine.parse import compile_definitions, load_file
+from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
+from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
+from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
+from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
+from bpmn_engine.runtime.precheck import check_process
+from bpmn_engine.runtime.state import UserTask
+from bpmn_engine.store.sqlite import SqliteStore
+
+UserTaskAnswer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
+
+
+class Engine:
+    """Runs instances of BPMN processes, checkpointing every step in a SQLite store.
+
+    `handlers` maps service-task types (or element ids) to functions, or is a path to a
+    Python file of such functions. `on_user_task` may answer a user task as soon as it
+    waits (return its variables) or leave it waiting (return None).
+    """
+
+    def __init__(
+        self,
+        db: str | Path | SqliteStore = ":memory:",
+        *,
+        handlers: Mapping[str, Handler] | str | Path | None = None,
+        trust_scripts: bool = False,
+        on_user_task: UserTaskAnswer | None = None,
+    ) -> None:
+        self.store = db if isinstance(db, SqliteStore) else SqliteStore(db)
+        if isinstance(handlers, str | Path):
+            handlers = load_handlers(handlers)
+        self.handlers: Mapping[str, Handler] = handlers or {}
+        self.trust_scripts = trust_scripts
+        self.on_user_task = on_user_task
+        self._definitions: dict[str, Definitions] = {}
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- definitions --------------------------------------------------------------------------
+    def deploy(self, definitions: Definitions | str | Path) -> Definitions:
+        """Store the definitions (by content hash) so instances can be resumed from the store."""
+        if not isinstance(definitions, Definitions):
+            definitions = load_file(definitions)
+        self.store.save_definition(definitions.version, definitions.path, definitions.source)
+        self._definitions[definitions.version] = definitions
+        return definitions
+
+    def definitions(self, version: str) -> Definitions:
+        if version not in self._definitions:
+            path, source = self.store.definition_source(version)
+            self._definitions[version] = compile_definitions(source, path)
+        return self._definitions[version]
+
+    def handler_for(self, node: Task) -> tuple[Handler | None, str | None]:
+        return find_handler(self.handlers, node.handler_names)
+
+    # --- instances ----------------------------------------------------------------------------
+    def start(
+        self,
+        definitions: Definitions | str | Path,
+        process_id: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> Instance:
+        """Create an instance with a token on each start node; `run()` moves it."""
+        if not isinstance(definitions, Definitions):
+            definitions = load_file(definitions)
+        process = definitions.process(process_id)
+        check_process(definitions, process, self.trust_scripts)
+        self.deploy(definitions)
+        starts = process.start_nodes
+        if not starts:
+            kinds = sorted(
+                {d.kind for n in process.nodes.values() for d in getattr(n, "definitions", ())}
+            )
+            raise UsageError(
+                f"{definitions.path}:{process.line}: {process.id}: the process has no none "
+                "start event to start from"
+                + (f" (its start events are triggered: {', '.join(kinds)})" if kinds else "")
+            )
+        head = InstanceHead(id=self._new_id(), definition=definitions.version, process=process.id)
+        data = InstanceData(head)
+        step = Step(data)
+        step.set_state(InstanceState.ACTIVE)
+        scope = step.new_scope(process.id, None, None)
+        values = checked_variables(dict(variables or {}))
+        for name, value in values.items():
+            step.set_value(scope.id, name, value)
+        step.emit(
+            "instance.started",
+            process.id,
+            process=process.id,
+            definition=definitions.version,
+            variables=copy.deepcopy(values),
+        )
+        if not process.is_executable:
+            step.emit(
+                "warning",
+                process.id,
+                message='the process is marked isExecutable="false"; running it anyway',
+            )
+        for start in starts:
+            step.new_track(element=start, scope=scope.id, status=TrackState.READY)
+        instance = Instance(self, data, definitions)
+        instance._commit(step, on_event, new=True)
+        return instance
+
+    def instance(self, instance_id: str) -> Instance:
+        """Reopen an instance from its rows alone (a unique id prefix is enough)."""
+        data = self.store.load(self.store.resolve(instance_id))
+        return Instance(self, data, self.definitions(data.head.definition))
+
+    def instances(self) -> list[dict[str, Any]]:
+        return self.store.list_instances()
+
+    def _new_id(self) -> str:
+        while True:
+            candidate = secrets.token_hex(5)
+            if not self.store.instance_exists(candidate):
+                return candidate

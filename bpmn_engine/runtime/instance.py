@@ -1,0 +1,439 @@
+"""A process instance and its single-writer step loop.
+
+Scheduling order (documented and deterministic): the ready track that became ready first runs
+next (lowest `seq`); tracks orphaned mid-job by a crash are retried before anything else;
+when nothing is ready, a waiting inclusive join whose OR-join rule now holds fires (the one
+that has waited longest first). Each step runs one node's behaviour and commits one
+transaction. The loop is iterative: a loop in the diagram costs no stack depth.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
+from bpmn_engine.model import Definitions
+from bpmn_engine.runtime import joins
+from bpmn_engine.runtime.behaviours import behaviour_for
+from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
+from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
+from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.data import InstanceData, Step
+from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
+from bpmn_engine.runtime.state import Event, Track, UserTask
+from bpmn_engine.runtime.variables import storable_all
+
+if TYPE_CHECKING:
+    from bpmn_engine.runtime.engine import Engine
+
+Listener = Callable[[Event], None]
+StepWork = Callable[[StepContext], None]
+
+
+def checked_variables(values: dict[str, Any]) -> dict[str, Any]:
+    """Variables from a caller, as stored; a value that cannot be stored is the caller's error."""
+    try:
+        return storable_all(values)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something that can happen next (see `Instance.enabled`)."""
+
+    kind: str  # "resume-job", "enter", "join" or "complete-task"
+    track: int
+    element: str
+    task: int | None = None
+
+
+@dataclass
+class Outcome:
+    """Where a run stopped: completed, waiting, failed or terminated."""
+
+    instance: str
+    state: str
+    variables: dict[str, Any]
+    end_event: str | None = None
+    incident: str | None = None
+    waiting_for: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "event": f"instance.{self.state}",
+            "instance": self.instance,
+            "variables": self.variables,
+        }
+        if self.end_event:
+            out["end_event"] = self.end_event
+        if self.incident:
+            out["incident"] = self.incident
+        if self.state == "waiting":
+            out["waiting_for"] = self.waiting_for
+        return out
+
+
+class Instance:
+    """One running (or finished) process instance, backed by its rows in the store."""
+
+    def __init__(self, engine: Engine, data: InstanceData, definitions: Definitions) -> None:
+        self.engine = engine
+        self.data = data
+        self.definitions = definitions
+        self._orphans = [t.id for t in data.tracks.values() if t.status is TrackState.EXECUTING]
+
+    # --- reading ------------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.data.head.id
+
+    @property
+    def state(self) -> InstanceState:
+        return self.data.head.state
+
+    @property
+    def process_id(self) -> str:
+        return self.data.head.process
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        """The instance's view of its process graph.
+
+        A read-only view of the shared frozen template: nothing about a graph changes per
+        instance, so the clone costs nothing and isolation is enforced by networkx; the
+        instance's own state (tracks, scopes, variables, joins) lives in its rows.
+        """
+        return self.definitions.processes[self.process_id].graph.copy(as_view=True)
+
+    @property
+    def variables(self) -> dict[str, Any]:
+        # sorted by name: rows come back in key order, so memory must not depend on history
+        return copy.deepcopy(dict(sorted(self.data.values.get(self.data.root_scope, {}).items())))
+
+    def tokens(self) -> list[dict[str, Any]]:
+        """The tokens: a projection of the live tracks' positions (seed 001)."""
+        return [t.token() for t in sorted(self.data.tracks.values(), key=lambda t: t.id) if t.live]
+
+    def user_tasks(self) -> list[UserTask]:
+        return [t for t in self.data.tasks.values() if t.status == "waiting"]
+
+    def history(self) -> list[Event]:
+        return self.engine.store.history(self.id)
+
+    def outcome(self) -> Outcome:
+        head = self.data.head
+        state = str(head.state)
+        if head.state is InstanceState.ACTIVE:
+            movable = self._orphans or any(
+                t.status is TrackState.READY for t in self.data.tracks.values()
+            )
+            state = "active" if movable else "waiting"
+        return Outcome(
+            instance=head.id,
+            state=state,
+            variables=self.variables,
+            end_event=head.end_event,
+            incident=head.incident,
+            waiting_for=self._waiting_for(),
+        )
+
+    def _waiting_for(self) -> list[dict[str, Any]]:
+        waits = [
+            {
+                "task": task.id,
+                "element": task.element,
+                "name": task.name,
+                "track": task.track,
+                "fields": [
+                    f.id
+                    for f in getattr(
+                        self.definitions.node_scopes[task.element].nodes[task.element],
+                        "form_fields",
+                        (),
+                    )
+                ],
+            }
+            for task in self.user_tasks()
+        ]
+        seen = {w["track"] for w in waits}
+        for track in self.data.tracks.values():
+            if track.status is TrackState.WAITING and track.id not in seen:
+                if track.wait in ("subprocess",):
+                    continue
+                waits.append({"element": track.element, "reason": track.wait, "track": track.id})
+        return waits
+
+    # --- running ------------------------------------------------------------------------------
+    def run(self, on_event: Listener | None = None) -> Outcome:
+        """Run until the instance completes, fails, or every live track waits."""
+        while self.data.head.state is InstanceState.ACTIVE and self.step_once(on_event):
+            pass
+        return self.outcome()
+
+    def step_once(self, on_event: Listener | None = None) -> bool:
+        """Do the next thing in scheduling order; False when nothing can happen now."""
+        action = self._next_action()
+        if action is None:
+            return False
+        self.step(action, on_event=on_event)
+        return True
+
+    def enabled(self) -> list[Action]:
+        """Everything that can happen next, the engine's own choice first.
+
+        The automatic actions (`resume-job`, `enter`, `join`) come in scheduling order;
+        completing a waiting user task (`complete-task`) needs a person and comes last.
+        """
+        actions = [Action("resume-job", t, self.data.tracks[t].element) for t in self._orphans]
+        ready = [t for t in self.data.tracks.values() if t.status is TrackState.READY]
+        actions += [Action("enter", t.id, t.element) for t in sorted(ready, key=lambda t: t.seq)]
+        for track in self._waiting_joins():
+            if self._join_choice(track) is not None:
+                actions.append(Action("join", track.id, track.element))
+        for task in sorted(self.user_tasks(), key=lambda t: t.id):
+            actions.append(Action("complete-task", task.track, task.element, task.id))
+        return actions
+
+    def step(
+        self,
+        action: Action | None = None,
+        variables: dict[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> Action | None:
+        """Do one thing: `action` (one of `enabled()`), or the engine's next choice."""
+        action = action or self._next_action()
+        if action is None:
+            return None
+        track = self.data.tracks[action.track]
+        if action.kind == "resume-job":
+            self._orphans.remove(track.id)
+            self._external(track, on_event)
+        elif action.kind == "enter":
+            if track.status is not TrackState.READY:
+                raise UsageError(f"track {track.id} is not ready to enter {track.element}")
+            ctx = self._step(track, lambda c: behaviour_for(c.node).arrive(c), on_event)
+            if ctx is not None and ctx.external is not None:
+                self._run_job(ctx, on_event)
+        elif action.kind == "join":
+            chosen = self._join_choice(track)
+            if chosen is None:
+                raise UsageError(f"the inclusive join {track.element} cannot fire yet")
+            behaviour = InclusiveGatewayBehaviour()
+            self._step(chosen[0], lambda c: behaviour.fire_join(c, chosen), on_event)
+        elif action.kind == "complete-task":
+            self.complete_task(action.task or action.element, variables, on_event)
+        else:
+            raise UsageError(f"unknown action {action.kind!r}")
+        return action
+
+    def set_variables(
+        self,
+        values: dict[str, Any],
+        unset: tuple[str, ...] = (),
+        on_event: Listener | None = None,
+    ) -> None:
+        """Change process variables from outside (a person stepping, an operator fixing)."""
+        root = self.data.root_scope
+        values = checked_variables(values)
+        for name in unset:
+            if name not in self.data.values.get(root, {}):
+                raise UsageError(f"no variable {name!r} in the process scope")
+        step = Step(self.data)
+        for name, value in values.items():
+            step.set_value(self.data.variables.owner(root, name), name, value)
+        for name in unset:
+            step.delete_value(root, name)
+        step.emit("variables.updated", self.process_id, variables=dict(values), unset=list(unset))
+        self._commit(step, on_event)
+
+    def choose(self, gateway: str, flows: list[str]) -> None:
+        """Take these flows at the gateway's next decision, whatever its conditions say."""
+        scope = self.definitions.node_scopes.get(gateway)
+        if scope is None:
+            raise UsageError(f"no element {gateway!r} in {self.definitions.path}")
+        node = scope.nodes[gateway]
+        unknown = [f for f in flows if f not in node.outgoing]
+        if unknown or not flows:
+            known = ", ".join(node.outgoing) or "none"
+            raise UsageError(
+                f"{gateway} has no outgoing flow {', '.join(unknown) or '(none given)'}; "
+                f"its outgoing flows: {known}"
+            )
+        if node.kind == "exclusiveGateway" and len(flows) != 1:
+            raise UsageError(f"exclusive gateway {gateway} takes exactly one flow")
+        self.data.choices[gateway] = tuple(flows)
+
+    def _next_action(self) -> Action | None:
+        if self._orphans:
+            return Action(
+                "resume-job", self._orphans[0], self.data.tracks[self._orphans[0]].element
+            )
+        track = self.data.next_ready()
+        if track is not None:
+            return Action("enter", track.id, track.element)
+        for waiting in self._waiting_joins():
+            if self._join_choice(waiting) is not None:
+                return Action("join", waiting.id, waiting.element)
+        return None
+
+    def complete_task(
+        self,
+        task: str | int,
+        variables: dict[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> None:
+        """Complete a waiting user task (by task number, element id or name)."""
+        found = self.find_task(task)
+        variables = checked_variables(variables or {})
+        behaviour = behaviour_for(self.definitions.node_scopes[found.element].nodes[found.element])
+        assert isinstance(behaviour, UserTaskBehaviour)
+        track = self.data.tracks[found.track]
+        self._step(track, lambda c: behaviour.complete_with(c, variables or {}), on_event)
+
+    def find_task(self, task: str | int) -> UserTask:
+        waiting = sorted(self.user_tasks(), key=lambda t: t.id)
+        for candidate in waiting:
+            if str(task) in (str(candidate.id), candidate.element, candidate.name):
+                return candidate
+        names = ", ".join(f"{t.element}" + (f" ({t.name})" if t.name else "") for t in waiting)
+        raise UsageError(
+            f"instance {self.id} has no waiting user task {task!r}"
+            + (f"; waiting: {names}" if names else "; it waits for no user task")
+        )
+
+    def retry(self, on_event: Listener | None = None) -> int:
+        """Make a failed instance active again: its failed tracks re-enter their element."""
+        if self.data.head.state is not InstanceState.FAILED:
+            return 0
+        step = Step(self.data)
+        failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
+        step.set_state(InstanceState.ACTIVE)
+        self.data.head.incident = None
+        for track in sorted(failed, key=lambda t: t.id):
+            step.requeue(track)
+            step.emit("incident.retried", track.element, track.id)
+        self._commit(step, on_event)
+        return len(failed)
+
+    def cancel(self, on_event: Listener | None = None) -> Outcome:
+        """Terminate every live track (the cancellation cascade) and end the instance."""
+        if self.data.head.state in (InstanceState.COMPLETED, InstanceState.TERMINATED):
+            return self.outcome()
+        step = Step(self.data)
+        step.set_state(InstanceState.TERMINATING)
+        root = self.data.root_scope
+        anchor = StepContext(self.engine, self.definitions, self.data, step, self._any_track())
+        anchor.terminate_scope(root)
+        step.touch_scope(self.data.scopes[root]).status = "terminated"
+        step.set_state(InstanceState.TERMINATED)
+        step.emit("instance.terminated", variables=self.variables)
+        self._commit(step, on_event)
+        return self.outcome()
+
+    def _any_track(self) -> Track:
+        return min(self.data.tracks.values(), key=lambda t: (not t.live, t.id))
+
+    # --- the step machinery -------------------------------------------------------------------
+    def _step(self, track: Track, work: StepWork, on_event: Listener | None) -> StepContext | None:
+        step = Step(self.data)
+        ctx = StepContext(self.engine, self.definitions, self.data, step, track)
+        try:
+            work(ctx)
+        except Incident as incident:
+            step.rollback()
+            self._fail(track.id, incident.element or track.element, incident.message, on_event)
+            return None
+        except BpmnEngineError:
+            step.rollback()
+            raise
+        except Exception as error:  # a bug must not leave memory and rows apart
+            step.rollback()
+            message = f"internal error: {type(error).__name__}: {error}"
+            self._fail(track.id, track.element, message, on_event)
+            return None
+        self._commit(step, on_event)
+        self._answer_new_tasks(step, on_event)
+        return ctx
+
+    def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
+        try:
+            self.engine.store.commit(step, new_instance=new)
+        except ConcurrentModification:
+            step.rollback()
+            raise
+        if on_event is not None:
+            for event in step.events:
+                on_event(event)
+
+    def _fail(self, track_id: int, element: str, message: str, on_event: Listener | None) -> None:
+        step = Step(self.data)
+        track = step.touch_track(self.data.tracks[track_id])
+        track.move(TrackState.FAILED)
+        for task in self.data.tasks.values():  # a retry re-enters the element: a new task
+            if task.track == track_id and task.status == "waiting":
+                step.touch_task(task).status = "cancelled"
+        self.data.head.incident = f"{element}: {message}"
+        if self.data.head.state is InstanceState.ACTIVE:
+            step.set_state(InstanceState.FAILED)
+        step.emit("incident.created", element, track_id, message=message)
+        step.emit(
+            "instance.failed",
+            element,
+            incident=self.data.head.incident,
+            variables=self.variables,
+        )
+        self._commit(step, on_event)
+
+    def _run_job(self, ctx: StepContext, on_event: Listener | None) -> None:
+        """Call the handler outside any transaction, then commit its result as a step."""
+        assert ctx.external is not None
+        track_id = ctx.track.id
+        try:
+            result = ctx.external()
+        except Exception as error:  # the user's handler failed: an incident, not a crash
+            message = f"handler raised {type(error).__name__}: {error}"
+            self._fail(track_id, ctx.node.id, message, on_event)
+            return
+        behaviour = behaviour_for(ctx.node)
+        assert isinstance(behaviour, ServiceTaskBehaviour)
+        track = self.data.tracks[track_id]
+        self._step(track, lambda c: behaviour.finish_external(c, result), on_event)
+
+    def _external(self, track: Track, on_event: Listener | None) -> None:
+        """Re-run the job of a track a crash left `executing` (at least once)."""
+        ctx = self._step(track, lambda c: behaviour_for(c.node).execute(c), on_event)
+        if ctx is not None and ctx.external is not None:
+            self._run_job(ctx, on_event)
+
+    def _waiting_joins(self) -> list[Track]:
+        """Tracks waiting at an inclusive join, the longest waiting first."""
+        waiting = [
+            t
+            for t in self.data.tracks.values()
+            if t.status is TrackState.WAITING
+            and t.wait == "join"
+            and self.definitions.node_scopes[t.element].nodes[t.element].kind == "inclusiveGateway"
+        ]
+        return sorted(waiting, key=lambda t: t.seq)
+
+    def _join_choice(self, track: Track) -> list[Track] | None:
+        model = self.definitions.node_scopes[track.element]
+        return joins.inclusive_enabled(self.data, model, track)
+
+    def _answer_new_tasks(self, step: Step, on_event: Listener | None) -> None:
+        answer = self.engine.on_user_task
+        if answer is None:
+            return
+        for task_id, before in step.tasks.items():
+            task = self.data.tasks[task_id]
+            if before is not None or task.status != "waiting":
+                continue
+            variables = answer(self, task)
+            if variables is not None and task.status == "waiting":
+                self.complete_task(task.id, variables, on_event)

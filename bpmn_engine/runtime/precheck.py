@@ -1,0 +1,56 @@
+"""Compile every condition and script of a process before its first step.
+
+A typo in a condition, or a sandboxed script that reaches for `__import__`, is bad input:
+it is reported as `file:line: element-id: message` before anything runs, rather than as an
+incident halfway through a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from bpmn_engine.errors import ExpressionError, LoadError
+from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.model import Definitions, Expression, FlowScope, Task
+from bpmn_engine.model.elements import Activity
+
+
+def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
+    for element_id, line, compile_ in _compilations(scope, trusted):
+        try:
+            compile_()
+        except ExpressionError as error:
+            raise LoadError(
+                str(error), file=definitions.path, line=line, element_id=element_id
+            ) from None
+
+
+def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | None, object]]:
+    for flow in scope.flows.values():
+        if flow.condition is not None:
+            yield flow.id, flow.condition.line or flow.line, _expression(flow.condition)
+    for inner, node in scope.walk():
+        if inner is not scope:
+            for flow in inner.flows.values():
+                if flow.condition is not None:
+                    yield flow.id, flow.condition.line or flow.line, _expression(flow.condition)
+        if isinstance(node, Task) and node.script:
+            if node.result_variable or node.script_format == "feel":
+                expression = Expression(node.script, node.script_format, node.line)
+                yield node.id, node.line, _expression(expression)
+            else:
+                text, script_format = node.script, node.script_format
+                yield (
+                    node.id,
+                    node.line,
+                    lambda t=text, f=script_format: compile_script(t, f, trusted=trusted),
+                )
+        if isinstance(node, Activity) and node.io is not None:
+            for parameter in (*node.io.inputs, *node.io.outputs):
+                if parameter.expression is not None:
+                    line = parameter.expression.line or node.line
+                    yield node.id, line, _expression(parameter.expression)
+
+
+def _expression(expression: Expression):
+    return lambda: compile_expression(expression.text, expression.language)

@@ -1,0 +1,95 @@
+"""The records an instance is made of: tracks, scopes, user tasks and history events.
+
+They are plain mutable records, one row each in the store; the step loop is their only writer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bpmn_engine.runtime.lifecycle import TOKEN_STATE, TrackState, check_track
+
+
+@dataclass(slots=True)
+class Track:
+    """One thread of execution: where it is, what it is doing, where it came from."""
+
+    id: int
+    element: str
+    scope: int
+    status: TrackState
+    seq: int  # when it became ready here: the scheduler runs the lowest first
+    parent: int | None = None
+    fork_group: int | None = None
+    via: str | None = None  # the sequence flow it arrived on
+    wait: str | None = None  # what a waiting track waits for: "user task", "join", ...
+    attempt: int = 0
+    version: int = 0
+
+    def move(self, status: TrackState) -> None:
+        check_track(self.status, status)
+        self.status = status
+
+    @property
+    def live(self) -> bool:
+        return self.status not in (
+            TrackState.COMPLETED,
+            TrackState.MERGED,
+            TrackState.TERMINATED,
+        )
+
+    def token(self) -> dict[str, Any]:
+        """The token: this track's position and state, projected (seed 001)."""
+        return {
+            "track": self.id,
+            "element": self.element,
+            "state": TOKEN_STATE[self.status],
+            "scope": self.scope,
+            "via": self.via,
+        }
+
+
+@dataclass(slots=True)
+class Scope:
+    """A process or subprocess activation; variables and tracks belong to one."""
+
+    id: int
+    element: str
+    parent: int | None = None
+    track: int | None = None  # the track waiting at the subprocess node in the parent scope
+    status: str = "active"
+    version: int = 0
+
+
+@dataclass(slots=True)
+class UserTask:
+    """A user task waiting to be completed: `complete` finds it by element id or name."""
+
+    id: int
+    track: int
+    element: str
+    name: str | None
+    status: str = "waiting"
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, frozen=True)
+class Event:
+    """One history entry, also one line of `--json` output."""
+
+    seq: int
+    event: str
+    instance: str
+    element: str | None = None
+    track: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"event": self.event, "instance": self.instance}
+        if self.element is not None:
+            out["element"] = self.element
+        if self.track is not None:
+            out["track"] = self.track
+        out.update(self.data)
+        return out

@@ -1,0 +1,130 @@
+"""The store's schema, versioned from the first release: each migration runs once, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+SCHEMA_VERSION = 1
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    db["definitions"].create(
+        {"version": str, "path": str, "source": bytes, "created_at": str}, pk="version"
+    )
+    db["instances"].create(
+        {
+            "id": str,
+            "definition": str,
+            "process": str,
+            "state": str,
+            "next_track": int,
+            "next_scope": int,
+            "next_task": int,
+            "next_seq": int,
+            "next_event": int,
+            "end_event": str,
+            "incident": str,
+            "version": int,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        foreign_keys=[("definition", "definitions", "version")],
+    )
+    db["tracks"].create(
+        {
+            "instance": str,
+            "id": int,
+            "element": str,
+            "scope": int,
+            "status": str,
+            "seq": int,
+            "parent": int,
+            "fork_group": int,
+            "via": str,
+            "wait": str,
+            "attempt": int,
+            "version": int,
+            "claimed_by": str,
+        },
+        pk=("instance", "id"),
+    )
+    db["tracks"].create_index(["instance", "status"])
+    db["scopes"].create(
+        {
+            "instance": str,
+            "id": int,
+            "element": str,
+            "parent": int,
+            "track": int,
+            "status": str,
+            "version": int,
+        },
+        pk=("instance", "id"),
+    )
+    db["variables"].create(
+        {"instance": str, "scope": int, "name": str, "value": str}, pk=("instance", "scope", "name")
+    )
+    db["user_tasks"].create(
+        {
+            "instance": str,
+            "id": int,
+            "track": int,
+            "element": str,
+            "name": str,
+            "status": str,
+            "inputs": str,
+        },
+        pk=("instance", "id"),
+    )
+    db["joins"].create(
+        {"instance": str, "scope": int, "gateway": str, "activation": int, "tracks": str},
+        pk=("instance", "scope", "gateway", "activation"),
+    )
+    db["history"].create(
+        {
+            "instance": str,
+            "seq": int,
+            "event": str,
+            "element": str,
+            "track": int,
+            "data": str,
+            "at": str,
+        },
+        pk=("instance", "seq"),
+    )
+
+
+MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [(1, _v1)]
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Bring the schema up to SCHEMA_VERSION; returns the version found before."""
+    conn = db.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if "meta" not in db.table_names():
+            db["meta"].create({"key": str, "value": str}, pk="key")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        found = int(row[0]) if row else 0
+        if found > SCHEMA_VERSION:
+            conn.execute("ROLLBACK")
+            raise RuntimeError(
+                f"the database has schema version {found}; this bpmn-engine knows up to "
+                f"{SCHEMA_VERSION}: upgrade bpmn-engine"
+            )
+        for version, step in MIGRATIONS:
+            if version > found:
+                step(db)
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        conn.execute("COMMIT")
+        return found
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise

@@ -1,0 +1,127 @@
+"""Shared helpers for the runtime behaviour suite: inline BPMN, an engine, history views."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from itertools import count
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from bpmn_engine import Engine, Instance
+
+HEADER = (
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"'
+    ' xmlns:camunda="http://camunda.org/schema/1.0/bpmn"'
+    ' xmlns:zeebe="http://camunda.org/schema/zeebe/1.0"'
+    ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    ' id="d" targetNamespace="t">'
+)
+
+
+class Bpmn(Protocol):
+    """The `bpmn` fixture: write a process body into a BPMN file and return its path."""
+
+    def __call__(self, body: str, *, process: str = ...) -> Path: ...
+
+
+LIFECYCLE = (
+    "element.activated",
+    "element.waiting",
+    "element.completed",
+    "element.terminated",
+)
+
+
+@pytest.fixture
+def bpmn(tmp_path: Path) -> Bpmn:
+    """Write `<process id="p">` + body + `</process>` to a fresh file; return its path."""
+    numbers = count(1)
+
+    def write(body: str, *, process: str = 'id="p" isExecutable="true"') -> Path:
+        path = tmp_path / f"model{next(numbers)}.bpmn"
+        path.write_text(
+            f'<?xml version="1.0" encoding="UTF-8"?>\n{HEADER}\n'
+            f"<process {process}>\n{body}\n</process>\n</definitions>\n",
+            encoding="utf-8",
+        )
+        return path
+
+    return write
+
+
+@pytest.fixture
+def engine() -> Iterable[Engine]:
+    with Engine(":memory:") as eng:
+        yield eng
+
+
+MakeEngine = Callable[..., Engine]
+
+
+@pytest.fixture
+def make_engine() -> Iterable[MakeEngine]:
+    """`make_engine(db=":memory:", **options)`: an Engine closed when the test ends."""
+    made: list[Engine] = []
+
+    def make(db: Any = ":memory:", **options: Any) -> Engine:
+        made.append(Engine(db, **options))
+        return made[-1]
+
+    yield make
+    for eng in made:
+        eng.close()
+
+
+def lifecycle(instance: Instance, events: tuple[str, ...] = LIFECYCLE) -> list[tuple[str, str]]:
+    """The ordered (event, element) pairs of the element lifecycle events in the history."""
+    return [(e.event, e.element) for e in instance.history() if e.event in events]
+
+
+def activations(instance: Instance, element: str | None = None) -> list[str]:
+    """The elements activated, in order (or only the activations of one element)."""
+    found = [e.element for e in instance.history() if e.event == "element.activated"]
+    return [x for x in found if element is None or x == element]
+
+
+def events_named(instance: Instance, name: str) -> list[Any]:
+    return [e for e in instance.history() if e.event == name]
+
+
+def flow(source: str, target: str, fid: str | None = None, condition: str | None = None) -> str:
+    """A sequence flow; `condition` is put in a conditionExpression (XML-escaped)."""
+    fid = fid or f"{source}_{target}"
+    if condition is None:
+        return f'<sequenceFlow id="{fid}" sourceRef="{source}" targetRef="{target}"/>'
+    text = condition.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (
+        f'<sequenceFlow id="{fid}" sourceRef="{source}" targetRef="{target}">'
+        f'<conditionExpression xsi:type="tFormalExpression">{text}</conditionExpression>'
+        "</sequenceFlow>"
+    )
+
+
+def script(task_id: str, code: str, name: str | None = None) -> str:
+    """A python script task."""
+    named = f' name="{name}"' if name else ""
+    text = code.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (
+        f'<scriptTask id="{task_id}"{named} scriptFormat="python">'
+        f"<script>{text}</script></scriptTask>"
+    )
+
+
+def dump_tables(engine: Engine, instance_id: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row the store keeps for one instance, table by table, in a stable order."""
+    conn = engine.store.conn
+    tables = ("instances", "tracks", "scopes", "variables", "user_tasks", "joins", "history")
+    dump: dict[str, list[tuple[Any, ...]]] = {}
+    for table in tables:
+        key = "id" if table == "instances" else "instance"
+        order = "seq" if table == "history" else "1"
+        rows = conn.execute(
+            f"SELECT * FROM {table} WHERE {key} = ? ORDER BY {order}", (instance_id,)
+        ).fetchall()
+        dump[table] = rows if table == "history" else sorted(rows, key=repr)
+    return dump
