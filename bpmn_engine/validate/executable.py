@@ -1,0 +1,232 @@
+"""Rule `executable`: what bpmn-engine cannot run, found before a run rather than during one.
+
+Only processes with `isExecutable` other than "false" are checked: a descriptive model is not
+a program. Unsupported elements are warnings (the engine raises an incident only if a token
+reaches one); conditions and scripts that do not compile, malformed timer values and calls to
+processes that do not exist are errors, because no run could ever succeed through them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from datetime import datetime
+
+from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.model import (
+    Activity,
+    BoundaryEvent,
+    CallActivity,
+    Event,
+    EventDefinition,
+    Expression,
+    FlowNode,
+    FlowScope,
+    SubProcess,
+    Task,
+)
+from bpmn_engine.validate import references
+from bpmn_engine.validate.document import BPMN, Document
+from bpmn_engine.validate.findings import Issue, Severity
+
+NOT_SUPPORTED = "not supported yet by bpmn-engine"
+UNSUPPORTED_KINDS = {
+    "receiveTask": "receive tasks",
+    "eventBasedGateway": "event-based gateways",
+    "complexGateway": "complex gateways",
+    "callActivity": "call activities",
+    "transaction": "transactions",
+    "adHocSubProcess": "ad-hoc subprocesses",
+}
+SUPPORTED_DEFINITIONS = frozenset({"terminate"})  # on end events; every other one needs a trigger
+_NUMBER = r"\d+(?:[.,]\d+)?"
+DURATION = re.compile(
+    rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"
+    rf"(?:T(?=\d)(?:{_NUMBER}H)?(?:{_NUMBER}M)?(?:{_NUMBER}S)?)?"
+)
+REPEAT = re.compile(r"R\d*")
+CRON_FIELD = re.compile(r"[0-9A-Za-z*?/,#-]+")
+
+
+class ExecutableRule:
+    id = "executable"
+    levels = {"recommended": "error", "correctness": "error", "all": "error"}
+    summary = "bpmn-engine can run every element, expression, script, timer and call"
+
+    def check(self, document: Document) -> Iterator[Issue]:
+        if document.definitions is None:
+            yield from _load_error(document)
+            return
+        for process in document.definitions.processes.values():
+            if process.is_executable:
+                yield from _scope(document, process)
+
+
+def _load_error(document: Document) -> Iterator[Issue]:
+    """A file the engine cannot compile, unless `references` already says why."""
+    error = document.model_error
+    if error is None or not document.is_bpmn or references.problems(document):
+        return
+    assert document.root is not None
+    processes = document.root.iterchildren(f"{{{BPMN}}}process")
+    if any(p.get("isExecutable", "true").strip().lower() != "false" for p in processes):
+        message = f"bpmn-engine cannot load this file: {error.message}"
+        yield Issue(message, element=error.element_id, line=error.line)
+
+
+def _scope(document: Document, scope: FlowScope) -> Iterator[Issue]:
+    for flow in scope.flows.values():
+        if flow.condition is not None:
+            yield from _expression(flow.id, flow.condition, flow.line, "condition")
+    for node in scope.nodes.values():
+        yield from _unsupported(node)
+        yield from _node_expressions(node)
+        if isinstance(node, Event):
+            for definition in node.definitions:
+                if definition.kind == "timer":
+                    yield from _timer(node, definition)
+        if isinstance(node, CallActivity):
+            yield from _call(document, node)
+        if isinstance(node, SubProcess) and node.scope is not None:
+            yield from _scope(document, node.scope)
+
+
+def _unsupported(node: FlowNode) -> Iterator[Issue]:
+    what: str | None = UNSUPPORTED_KINDS.get(node.kind)
+    if isinstance(node, BoundaryEvent):
+        what = f"{'/'.join(node.definition_kinds) or 'none'} boundary events"
+    elif isinstance(node, Event):
+        refused = [k for k in node.definition_kinds if k not in SUPPORTED_DEFINITIONS]
+        if refused:
+            what = f"{'/'.join(refused)} events"
+    if what:
+        yield _warning(node, f"{subject(node)}: {what} are {NOT_SUPPORTED}")
+    if isinstance(node, Activity) and node.loop:
+        marker = "multi-instance" if node.loop == "multiInstance" else "standard loop"
+        message = f"{subject(node)}: {marker} markers are {NOT_SUPPORTED} (it would run once)"
+        yield _warning(node, message)
+
+
+def subject(node: FlowNode) -> str:
+    """`userTask "Approve order"`: the id is in the finding already; names may hold newlines."""
+    name = " ".join((node.name or "").split())
+    return f'{node.kind} "{name}"' if name else node.kind
+
+
+def _warning(node: FlowNode, message: str) -> Issue:
+    return Issue(message, element=node.id, line=node.line, severity=Severity.WARNING)
+
+
+def _node_expressions(node: FlowNode) -> Iterator[Issue]:
+    if isinstance(node, Task) and node.script:
+        if node.result_variable or node.script_format == "feel":
+            script = Expression(node.script, node.script_format, node.line)
+            yield from _expression(node.id, script, node.line, "script")
+        else:
+            yield from _script(node)
+    if isinstance(node, Activity) and node.io is not None:
+        for parameter in (*node.io.inputs, *node.io.outputs):
+            if parameter.expression is not None:
+                what = f"mapping of {parameter.name!r}"
+                yield from _expression(node.id, parameter.expression, node.line, what)
+
+
+def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:
+    problem = _compiles(lambda: compile_expression(expression.text, expression.language))
+    if problem:
+        yield Issue(f"{what} does not compile: {problem}", element, expression.line or line)
+
+
+def _script(node: Task) -> Iterator[Issue]:
+    text, script_format = node.script or "", node.script_format
+    sandboxed = _compiles(lambda: compile_script(text, script_format))
+    if not sandboxed:
+        return
+    if _compiles(lambda: compile_script(text, script_format, trusted=True)):
+        yield Issue(f"script does not compile: {sandboxed}", node.id, node.line)
+    else:
+        message = f"script runs only with `bpmn run --trust-scripts`: {sandboxed}"
+        yield Issue(message, node.id, node.line, severity=Severity.WARNING)
+
+
+def _compiles(compile_: Callable[[], object]) -> str | None:
+    """None if it compiles, else the compiler's message."""
+    try:
+        compile_()
+    except ExpressionError as error:
+        return str(error)
+    return None
+
+
+def _timer(node: Event, definition: EventDefinition) -> Iterator[Issue]:
+    if definition.timer is None:
+        message = "timer has no timeDate, timeDuration or timeCycle"
+        yield Issue(message, node.id, definition.line or node.line)
+        return
+    kind, value = definition.timer
+    if not value:
+        yield Issue(f"{kind} is empty", node.id, definition.line or node.line)
+    elif value.startswith(("${", "#{", "=")):
+        yield from _expression(node.id, Expression(value), definition.line, f"{kind} expression")
+    elif not TIMER_CHECKS[kind](value):
+        message = f"{kind} {value!r} is not {TIMER_FORMATS[kind]}"
+        yield Issue(message, node.id, definition.line or node.line)
+
+
+def is_date_time(value: str) -> bool:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def is_duration(value: str) -> bool:
+    return DURATION.fullmatch(value) is not None
+
+
+def is_cycle(value: str) -> bool:
+    """`R[n]/duration`, `R[n]/start/duration`, `R[n]/duration/end`, or a 5/6-field cron."""
+    parts = value.split("/")
+    if REPEAT.fullmatch(parts[0]) and len(parts) in (2, 3):
+        if len(parts) == 2:
+            return is_duration(parts[1])
+        return (is_date_time(parts[1]) and is_duration(parts[2])) or (
+            is_duration(parts[1]) and is_date_time(parts[2])
+        )
+    fields = value.split()
+    return len(fields) in (5, 6) and all(CRON_FIELD.fullmatch(f) for f in fields)
+
+
+TIMER_CHECKS: dict[str, Callable[[str], bool]] = {
+    "timeDate": is_date_time,
+    "timeDuration": is_duration,
+    "timeCycle": is_cycle,
+}
+TIMER_FORMATS = {
+    "timeDate": "an ISO 8601 date-time (2024-05-01T09:00:00Z)",
+    "timeDuration": "an ISO 8601 duration (PT5M, P1DT2H)",
+    "timeCycle": "an ISO 8601 repeating interval (R3/PT10M) or a cron expression",
+}
+
+
+def _call(document: Document, node: CallActivity) -> Iterator[Issue]:
+    called = node.called_element
+    if not called:
+        yield Issue("call activity names no process to call (calledElement)", node.id, node.line)
+        return
+    if references.is_expression(called) or document.workspace is None:
+        return
+    if called in document.workspace.process_ids:
+        if called in document.workspace.non_executable_process_ids:
+            message = f"calls process {called!r}, which is not executable (isExecutable=false)"
+            yield Issue(message, node.id, node.line, severity=Severity.WARNING)
+        return
+    if any(i.element == node.id for i in references.problems(document)):
+        return  # `references` already reports the dangling calledElement
+    message = f"calls process {called!r}, which is in none of the files validated or imported"
+    yield Issue(message, node.id, node.line)
+
+
+RULE = ExecutableRule()

@@ -1,0 +1,53 @@
+"""`no-implicit-start`: every flow node other than a start event has an incoming flow.
+
+A node without incoming flow is started implicitly when its scope starts, a second start the
+diagram does not show. Start events, boundary events, link catch events, event subprocesses,
+compensation activities and the activities of an ad-hoc subprocess are started otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lxml import etree
+
+from bpmn_engine.validate.document import Document
+from bpmn_engine.validate.findings import Issue
+from bpmn_engine.validate.rules._bpmn import (
+    ACTIVITIES,
+    EVENTS,
+    GATEWAYS,
+    has_only_definitions,
+    is_event_subprocess,
+    is_for_compensation,
+    issue,
+    local,
+    model,
+    parent_local,
+)
+
+
+def _started_otherwise(node: etree._Element) -> bool:
+    kind = local(node)
+    if kind in ("startEvent", "boundaryEvent"):
+        return True
+    if is_for_compensation(node) or is_event_subprocess(node):
+        return True
+    if kind in ACTIVITIES and parent_local(node) == "adHocSubProcess":
+        return True
+    return kind == "intermediateCatchEvent" and has_only_definitions(node, "linkEventDefinition")
+
+
+class NoImplicitStart:
+    id = "no-implicit-start"
+    levels = {"recommended": "error", "all": "error"}
+    summary = "Every flow node other than a start event has an incoming flow."
+
+    def check(self, document: Document) -> Iterator[Issue]:
+        bpmn = model(document)
+        for node in bpmn.of(ACTIVITIES | EVENTS | GATEWAYS):
+            if not bpmn.incoming_of(node) and not _started_otherwise(node):
+                yield issue("Element is an implicit start", node)
+
+
+RULE = NoImplicitStart()

@@ -1,0 +1,206 @@
+"""Rule `executable`: what bpmn-engine cannot run, found before a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpmn_engine.validate import validate
+from bpmn_engine.validate.executable import is_cycle, is_date_time, is_duration
+from bpmn_engine.validate.findings import Finding, Severity
+
+HEAD = (
+    '<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" '
+    'id="Defs_{name}" targetNamespace="http://example.com/exec">\n'
+)
+
+
+def write(folder: Path, body: str, name: str = "diagram.bpmn", executable: str = "true") -> Path:
+    path = folder / name
+    process = f'<bpmn:process id="P_{path.stem}" isExecutable="{executable}">\n{body}\n'
+    path.write_text(
+        f"{HEAD.format(name=path.stem)}{process}</bpmn:process>\n</bpmn:definitions>\n", "utf-8"
+    )
+    return path
+
+
+def executable_findings(*paths: Path) -> list[Finding]:
+    return [f for f in validate(list(paths)).findings if f.rule == "executable"]
+
+
+def timer(kind: str, value: str) -> str:
+    return (
+        '<bpmn:intermediateCatchEvent id="Wait"><bpmn:timerEventDefinition>'
+        f"<bpmn:{kind}>{value}</bpmn:{kind}></bpmn:timerEventDefinition>"
+        "</bpmn:intermediateCatchEvent>"
+    )
+
+
+def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
+    body = (
+        '<bpmn:startEvent id="S"/><bpmn:scriptTask id="Calc"><bpmn:script>y = 1</bpmn:script>'
+        '</bpmn:scriptTask><bpmn:exclusiveGateway id="G" default="F3"/>'
+        '<bpmn:endEvent id="E"><bpmn:terminateEventDefinition/></bpmn:endEvent>'
+        '<bpmn:sequenceFlow id="F1" sourceRef="S" targetRef="Calc"/>'
+        '<bpmn:sequenceFlow id="F2" sourceRef="Calc" targetRef="G"/>'
+        '<bpmn:sequenceFlow id="F3" sourceRef="G" targetRef="E"/>'
+        '<bpmn:sequenceFlow id="F4" sourceRef="G" targetRef="E">'
+        "<bpmn:conditionExpression>y &gt; 0</bpmn:conditionExpression></bpmn:sequenceFlow>"
+    )
+    assert executable_findings(write(tmp_path, body)) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "element", "what"),
+    [
+        ('<bpmn:receiveTask id="X"/>', "X", "receive tasks"),
+        ('<bpmn:eventBasedGateway id="X"/>', "X", "event-based gateways"),
+        ('<bpmn:complexGateway id="X"/>', "X", "complex gateways"),
+        ('<bpmn:transaction id="X"/>', "X", "transactions"),
+        ('<bpmn:adHocSubProcess id="X"/>', "X", "ad-hoc subprocesses"),
+        (timer("timeDuration", "PT5M"), "Wait", "timer events"),
+        (
+            '<bpmn:task id="T"/><bpmn:boundaryEvent id="X" attachedToRef="T">'
+            "<bpmn:errorEventDefinition/></bpmn:boundaryEvent>",
+            "X",
+            "error boundary events",
+        ),
+        (
+            '<bpmn:userTask id="X"><bpmn:multiInstanceLoopCharacteristics/></bpmn:userTask>',
+            "X",
+            "multi-instance markers",
+        ),
+        (
+            '<bpmn:endEvent id="X"><bpmn:escalationEventDefinition/></bpmn:endEvent>',
+            "X",
+            "escalation events",
+        ),
+    ],
+)
+def test_an_unsupported_element_is_a_warning_with_its_id_and_line(
+    tmp_path: Path, body: str, element: str, what: str
+) -> None:
+    [finding] = [f for f in executable_findings(write(tmp_path, body)) if f.element == element]
+    assert finding.severity == Severity.WARNING
+    assert f"{what} are not supported yet by bpmn-engine" in finding.message
+    assert finding.line == 3
+
+
+def test_a_process_marked_not_executable_is_not_checked(tmp_path: Path) -> None:
+    body = '<bpmn:receiveTask id="X"/>' + timer("timeDuration", "five minutes")
+    assert executable_findings(write(tmp_path, body, executable="false")) == []
+
+
+def test_a_condition_that_does_not_compile_is_an_error(tmp_path: Path) -> None:
+    body = (
+        '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow id="F" sourceRef="A" '
+        'targetRef="B"><bpmn:conditionExpression>amount &gt;</bpmn:conditionExpression>'
+        "</bpmn:sequenceFlow>"
+    )
+    [finding] = executable_findings(write(tmp_path, body))
+    assert (finding.element, finding.severity) == ("F", Severity.ERROR)
+    assert finding.message.startswith("condition does not compile: ")
+
+
+def test_a_script_with_a_syntax_error_is_an_error(tmp_path: Path) -> None:
+    body = '<bpmn:scriptTask id="S"><bpmn:script>x = (</bpmn:script></bpmn:scriptTask>'
+    [finding] = executable_findings(write(tmp_path, body))
+    assert (finding.element, finding.severity) == ("S", Severity.ERROR)
+    assert "script does not compile" in finding.message
+
+
+def test_a_script_the_sandbox_refuses_needs_trust_scripts(tmp_path: Path) -> None:
+    body = '<bpmn:scriptTask id="S"><bpmn:script>import os</bpmn:script></bpmn:scriptTask>'
+    [finding] = executable_findings(write(tmp_path, body))
+    assert finding.severity == Severity.WARNING
+    assert "--trust-scripts" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [
+        ("timeDate", "2024-05-01T09:00:00Z"),
+        ("timeDate", "2024-05-01T09:00:00+02:00"),
+        ("timeDuration", "PT5M"),
+        ("timeDuration", "P1DT2H"),
+        ("timeDuration", "PT0.5S"),
+        ("timeCycle", "R3/PT10M"),
+        ("timeCycle", "R/2024-01-01T00:00:00Z/PT1H"),
+        ("timeCycle", "R2/PT1H/2024-01-02T00:00:00Z"),
+        ("timeCycle", "0 0 9 * * MON-FRI"),
+        ("timeCycle", "*/5 * * * *"),
+        ("timeDuration", "${delay}"),
+        ("timeDuration", "= delay"),
+    ],
+)
+def test_a_valid_timer_value_gives_only_the_unsupported_warning(
+    tmp_path: Path, kind: str, value: str
+) -> None:
+    findings = executable_findings(write(tmp_path, timer(kind, value)))
+    assert [f.severity for f in findings] == [Severity.WARNING]
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "message"),
+    [
+        ("timeDuration", "5 minutes", "timeDuration '5 minutes' is not an ISO 8601 duration"),
+        ("timeDuration", "PT", "timeDuration 'PT' is not an ISO 8601 duration"),
+        ("timeDate", "tomorrow", "timeDate 'tomorrow' is not an ISO 8601 date-time"),
+        ("timeCycle", "PT10M", "timeCycle 'PT10M' is not an ISO 8601 repeating interval"),
+        ("timeCycle", "R3/10min", "timeCycle 'R3/10min' is not an ISO 8601 repeating interval"),
+        ("timeCycle", "", "timeCycle is empty"),
+        ("timeDuration", "${delay +}", "timeDuration expression does not compile"),
+    ],
+)
+def test_a_malformed_timer_value_is_an_error(
+    tmp_path: Path, kind: str, value: str, message: str
+) -> None:
+    errors = [
+        f
+        for f in executable_findings(write(tmp_path, timer(kind, value)))
+        if f.severity == Severity.ERROR
+    ]
+    assert [f.element for f in errors] == ["Wait"]
+    assert errors[0].message.startswith(message)
+
+
+def test_timer_formats() -> None:
+    assert is_duration("P1Y2M3W4DT5H6M7S") and not is_duration("P") and not is_duration("1D")
+    assert is_date_time("2024-02-29") and not is_date_time("2023-02-29")
+    assert is_cycle("R/PT1M") and not is_cycle("R3") and not is_cycle("* * *")
+
+
+def test_a_dangling_called_element_is_left_to_references(tmp_path: Path) -> None:
+    caller = write(tmp_path, '<bpmn:callActivity id="C" calledElement="Missing"/>')
+    findings = executable_findings(caller)
+    assert [f.severity for f in findings] == [Severity.WARNING]  # only "not supported yet"
+
+
+def test_a_call_to_a_process_in_no_file_is_an_error(tmp_path: Path) -> None:
+    # given: a Zeebe call activity, whose process id `references` does not read
+    body = (
+        '<bpmn:callActivity id="C" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0">'
+        '<bpmn:extensionElements><zeebe:calledElement processId="Missing"/>'
+        "</bpmn:extensionElements></bpmn:callActivity>"
+    )
+    # when
+    findings = executable_findings(write(tmp_path, body))
+    # then
+    [error] = [f for f in findings if f.severity == Severity.ERROR]
+    assert error.element == "C"
+    assert error.message.startswith("calls process 'Missing', which is in none of the files")
+
+
+def test_a_call_to_a_non_executable_process_is_a_warning(tmp_path: Path) -> None:
+    caller = write(tmp_path, '<bpmn:callActivity id="C" calledElement="P_called"/>', "caller.bpmn")
+    called = write(tmp_path, '<bpmn:task id="T"/>', "called.bpmn", executable="false")
+    messages = [f.message for f in executable_findings(caller, called)]
+    assert any("not executable (isExecutable=false)" in m for m in messages)
+
+
+def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path) -> None:
+    body = '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow sourceRef="A" targetRef="B"/>'
+    [finding] = executable_findings(write(tmp_path, body))
+    assert finding.message == "bpmn-engine cannot load this file: sequence flow has no id"
+    assert finding.severity == Severity.ERROR
