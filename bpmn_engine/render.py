@@ -1,0 +1,317 @@
+"""How the command line shows runs to people (rich) and to machines (JSON lines)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.tree import Tree
+
+from bpmn_engine.runtime.instance import Instance, Outcome
+from bpmn_engine.runtime.state import Event
+
+STATE_STYLE = {
+    "completed": "bold green",
+    "terminated": "bold yellow",
+    "waiting": "bold cyan",
+    "failed": "bold red",
+    "active": "cyan",
+}
+
+
+def json_line(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, default=str, ensure_ascii=False)
+
+
+class Trace:
+    """A readable live trace: one line per thing a person cares about."""
+
+    def __init__(self, console: Console, instance: Instance | None = None) -> None:
+        self.console = console
+        self.instance = instance
+
+    def _name(self, event: Event) -> str:
+        if self.instance is None or event.element is None:
+            return event.element or ""
+        scope = self.instance.definitions.node_scopes.get(event.element)
+        node = scope.nodes.get(event.element) if scope else None
+        label = node.name if node is not None and node.name else event.element
+        return escape(" ".join(label.split()))
+
+    def __call__(self, event: Event) -> None:
+        kind, data = event.event, event.data
+        track = f"[dim]#{event.track}[/]" if event.track is not None else ""
+        line = None
+        if kind == "instance.started":
+            line = f"[bold]▶ started[/] {escape(str(data.get('process')))}"
+        elif kind == "element.completed":
+            line = f"  [green]✓[/] {self._name(event)} [dim]{data.get('type')}[/] {track}"
+        elif kind == "element.waiting" and data.get("reason") == "user task":
+            line = f"  [cyan]⏸[/] {self._name(event)} [cyan]waits for a person[/] {track}"
+        elif kind == "element.waiting" and data.get("reason") == "join":
+            line = f"  [dim]… {self._name(event)} waits for the other branches {track}[/]"
+        elif kind == "track.created":
+            line = f"  [magenta]⑂[/] new track {track} → {self._name(event)}"
+        elif kind == "track.merged":
+            line = (
+                f"  [magenta]⑃[/] track {track} joined #{data.get('into')} at {self._name(event)}"
+            )
+        elif kind == "element.terminated":
+            line = f"  [yellow]✗[/] {self._name(event)} terminated {track}"
+        elif kind == "variables.updated":
+            shown = ", ".join(f"{k}={_short(v)}" for k, v in data.get("variables", {}).items())
+            line = f"    [dim]{escape(shown)}[/]"
+        elif kind == "warning":
+            line = f"  [yellow]⚠ {escape(str(data.get('message')))}[/] [dim]{event.element}[/]"
+        elif kind == "incident.created":
+            line = f"  [red]✗ {event.element}: {escape(str(data.get('message')))}[/]"
+        if line:
+            self.console.print(line, highlight=False)
+
+
+def _short(value: Any, width: int = 40) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def variables_table(variables: dict[str, Any]) -> Table:
+    table = Table("variable", "value", box=None, header_style="bold", pad_edge=False)
+    for name in sorted(variables):
+        table.add_row(escape(name), escape(_short(variables[name], 80)))
+    return table
+
+
+def outcome_summary(console: Console, outcome: Outcome, db: str) -> None:
+    style = STATE_STYLE.get(outcome.state, "bold")
+    head = f"[{style}]{outcome.state}[/] instance [bold]{outcome.instance}[/]"
+    if outcome.end_event:
+        head += f" at {escape(outcome.end_event)}"
+    console.print(head, highlight=False)
+    if outcome.variables:
+        console.print(variables_table(outcome.variables))
+    db_opt = "" if db == "bpmn-engine.db" else f" --db {shlex.quote(db)}"
+    if outcome.state == "failed":
+        console.print(f"[red]incident:[/] {escape(str(outcome.incident))}", highlight=False)
+        console.print(f"fix the cause, then: [bold]bpmn resume {outcome.instance}{db_opt}[/]")
+    for wait in outcome.waiting_for:
+        if "task" in wait:
+            name = f" ({wait['name']})" if wait.get("name") else ""
+            fields = wait.get("fields") or ["NAME"]
+            options = " ".join(f"--var {shlex.quote(f)}=VALUE" for f in fields)
+            console.print(
+                f"waiting for user task [bold]{escape(wait['element'])}[/]{escape(name)}; "
+                "to complete it:",
+                highlight=False,
+            )
+            console.print(
+                f"  [bold]bpmn complete {outcome.instance} {shlex.quote(wait['element'])} "
+                f"{escape(options)}{db_opt}[/]",
+                highlight=False,
+                soft_wrap=True,
+            )
+        else:
+            console.print(f"waiting at {escape(wait['element'])} ({wait.get('reason')})")
+    console.print(f"[dim]database: {escape(db)}[/]", highlight=False)
+
+
+def show_json(instance: Instance) -> dict[str, Any]:
+    outcome = instance.outcome()
+    return {
+        "instance": instance.id,
+        "process": instance.process_id,
+        "state": outcome.state,
+        "definition": instance.data.head.definition,
+        "end_event": outcome.end_event,
+        "incident": outcome.incident,
+        "variables": outcome.variables,
+        "tokens": instance.tokens(),
+        "waiting_for": outcome.waiting_for,
+        "history": [e.to_json() for e in instance.history()],
+    }
+
+
+def show(console: Console, instance: Instance) -> None:
+    outcome = instance.outcome()
+    style = STATE_STYLE.get(outcome.state, "bold")
+    console.print(
+        f"instance [bold]{instance.id}[/] of {escape(instance.process_id)}: "
+        f"[{style}]{outcome.state}[/]  [dim]{escape(instance.definitions.path)}[/]",
+        highlight=False,
+    )
+    if outcome.incident:
+        console.print(f"[red]incident:[/] {escape(outcome.incident)}")
+    tokens = Table("track", "element", "state", title="tokens", box=None, title_justify="left")
+    for token in instance.tokens():
+        tokens.add_row(str(token["track"]), escape(token["element"]), token["state"])
+    console.print(tokens)
+    console.print(variables_table(outcome.variables))
+    history = Table("#", "event", "element", "track", "details", title="history", box=None)
+    history.title_justify = "left"
+    for e in instance.history():
+        details = {k: v for k, v in e.data.items() if k not in ("variables", "type", "name")}
+        history.add_row(
+            str(e.seq),
+            e.event,
+            escape(e.element or ""),
+            "" if e.track is None else str(e.track),
+            escape(_short(details, 60)) if details else "",
+        )
+    console.print(history)
+
+
+# --- bpmn step ---------------------------------------------------------------------------------
+
+
+def _node_name(instance: Instance, element: str) -> str:
+    scope = instance.definitions.node_scopes.get(element)
+    node = scope.nodes.get(element) if scope else None
+    return " ".join((node.name or "").split()) if node is not None else ""
+
+
+def step_tokens(instance: Instance) -> list[dict[str, Any]]:
+    scopes = instance.data.scopes
+    return [
+        {
+            **token,
+            "name": _node_name(instance, token["element"]),
+            "scope": scopes[token["scope"]].element,
+        }
+        for token in instance.tokens()
+    ]
+
+
+def step_actions(stepper: Any) -> list[dict[str, Any]]:
+    return [
+        {"number": i, "kind": a.kind, "element": a.element, "track": a.track}
+        | ({"task": a.task} if a.task is not None else {})
+        for i, a in enumerate(stepper.actions(), start=1)
+    ]
+
+
+def step_json(stepper: Any, report: Any) -> dict[str, Any]:
+    instance = stepper.instance
+    return {
+        "command": report.command,
+        "ok": report.ok,
+        "result": report.message,
+        "events": [e.to_json() for e in report.events],
+        "changes": {
+            k: {"before": b, "after": a} for k, (b, a) in report.variable_changes().items()
+        },
+        "state": instance.outcome().state,
+        "tokens": step_tokens(instance),
+        "variables": instance.variables,
+        "actions": step_actions(stepper),
+        "breakpoints": sorted(stepper.breakpoints),
+    }
+
+
+def graph_tree(instance: Instance) -> Tree:
+    """The process as a tree from its start nodes, tokens marked; loops shown as references."""
+    process = instance.definitions.processes[instance.process_id]
+    marks: dict[str, list[str]] = {}
+    for token in instance.tokens():
+        marks.setdefault(token["element"], []).append(f"#{token['track']} {token['state']}")
+    root = Tree(f"[bold]{escape(process.name or process.id)}[/]")
+    seen: set[str] = set()
+
+    def label(element: str) -> str:
+        name = _node_name(instance, element)
+        text = escape(element) + (f" [dim]{escape(name)}[/]" if name else "")
+        if element in marks:
+            text += " [bold magenta]● " + ", ".join(marks[element]) + "[/]"
+        return text
+
+    def walk(scope: Any, element: str, branch: Tree) -> None:
+        stack = [(element, branch)]
+        while stack:
+            current, parent = stack.pop()
+            if current in seen:
+                parent.add(f"[dim]↺ {escape(current)}[/]")
+                continue
+            seen.add(current)
+            node_branch = parent.add(label(current))
+            node = scope.nodes[current]
+            inner = getattr(node, "scope", None)
+            if inner is not None:
+                for start in inner.start_nodes:
+                    walk(inner, start, node_branch)
+            targets = [scope.flows[f].target for f in node.outgoing]
+            holder = node_branch if len(targets) > 1 else parent
+            for target in reversed(targets):
+                stack.append((target, holder))
+
+    for start in process.start_nodes:
+        walk(process, start, root)
+    return root
+
+
+def step_report(console: Console, stepper: Any, report: Any) -> None:
+    """Show what a command did, the tokens, and what can happen next."""
+    instance = stepper.instance
+    if not report.ok:
+        console.print(f"[red]✗ {escape(report.message)}[/]")
+        return
+    if report.message:
+        console.print(f"[bold]{escape(report.message)}[/]")
+    trace = Trace(console, instance)
+    for event in report.events:
+        if event.event in (
+            "track.created",
+            "track.merged",
+            "element.terminated",
+            "warning",
+            "incident.created",
+            "element.completed",
+        ):
+            trace(event)
+    for name, (before, after) in report.variable_changes().items():
+        console.print(f"  {escape(name)}: {escape(_short(before))} → {escape(_short(after))}")
+    if report.show == "help":
+        from bpmn_engine.stepper import HELP
+
+        console.print(HELP, markup=False)
+        return
+    if report.show == "vars":
+        console.print(variables_table(instance.variables))
+        return
+    if report.show == "history":
+        for e in instance.history():
+            console.print(f"{e.seq:>4} {e.event:<20} {escape(e.element or '')}", highlight=False)
+        return
+    if report.show == "graph":
+        console.print(graph_tree(instance))
+        return
+    if report.show == "breaks":
+        console.print("breakpoints: " + (", ".join(sorted(stepper.breakpoints)) or "none"))
+        return
+    tokens = Table("track", "element", "name", "state", "scope", box=None, header_style="bold")
+    for token in step_tokens(instance):
+        tokens.add_row(
+            f"#{token['track']}",
+            escape(token["element"]),
+            escape(token["name"]),
+            token["state"],
+            escape(token["scope"]),
+        )
+    state = instance.outcome().state
+    console.print(f"[{STATE_STYLE.get(state, 'bold')}]{state}[/]")
+    if instance.tokens():
+        console.print(tokens)
+    for action in step_actions(stepper):
+        name = _node_name(instance, action["element"])
+        what = {
+            "enter": "enter",
+            "join": "join at",
+            "resume-job": "retry the job of",
+            "complete-task": "complete",
+        }[action["kind"]]
+        console.print(
+            f"  [bold]{action['number']}[/] {what} {escape(action['element'])}"
+            + (f" [dim]{escape(name)}[/]" if name else "")
+            + f" [dim]#{action['track']}[/]"
+        )

@@ -1,0 +1,259 @@
+"""`bpmn step`: a REPL over the public stepping API (`Instance.enabled`, `Instance.step`).
+
+Each command returns a `Report` (what changed, the tokens, the variables, the actions now
+possible); the command line renders it for people (rich) or as one JSON object per command.
+`back` restores the checkpoint taken before a step: the instance's rows exactly as they were
+(history is append-only, so a checkpoint keeps its length rather than a copy).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bpmn_engine.errors import BpmnEngineError, UsageError
+from bpmn_engine.runtime.engine import Engine
+from bpmn_engine.runtime.instance import Action, Instance
+from bpmn_engine.runtime.lifecycle import InstanceState
+from bpmn_engine.runtime.state import Event
+
+CONTINUE_LIMIT = 100_000
+
+HELP = """\
+next [N|#TRACK|ELEMENT] (n)  advance one token one element (default: the engine's next)
+continue (c)                 run until a breakpoint, a wait or the end
+break ELEMENT / unbreak ELEMENT / breaks
+tokens / vars / history / graph
+set NAME=VALUE / unset NAME  change a process variable (VALUE is JSON when it parses)
+choose GATEWAY FLOW...       take these flows at the gateway's next decision
+complete TASK [NAME=VALUE...]
+back [N]                     undo the last N steps
+save / help / quit (q)"""
+
+
+@dataclass
+class Report:
+    """The result of one command."""
+
+    command: str
+    ok: bool = True
+    message: str = ""
+    events: list[Event] = field(default_factory=list)
+    before: dict[str, Any] = field(default_factory=dict)
+    after: dict[str, Any] = field(default_factory=dict)
+    show: str | None = None  # "tokens", "vars", "history", "graph", "help", "breaks"
+
+    def variable_changes(self) -> dict[str, tuple[Any, Any]]:
+        names = set(self.before) | set(self.after)
+        missing = object()
+        changes = {}
+        for name in sorted(names):
+            old, new = self.before.get(name, missing), self.after.get(name, missing)
+            if old != new:
+                changes[name] = (None if old is missing else old, None if new is missing else new)
+        return changes
+
+
+def parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_assignments(words: list[str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for word in words:
+        name, sep, text = word.partition("=")
+        if not sep or not name:
+            raise UsageError(f"{word!r} is not NAME=VALUE")
+        values[name] = parse_value(text)
+    return values
+
+
+class Stepper:
+    """Drives one instance a command at a time."""
+
+    def __init__(self, engine: Engine, instance: Instance) -> None:
+        self.engine = engine
+        self.instance = instance
+        self.breakpoints: set[str] = set()
+        self.checkpoints: list[tuple[dict[str, list[tuple]], int]] = []
+        self.done = False
+        self._commands: dict[str, Callable[[list[str], Report], None]] = {
+            "next": self._next,
+            "n": self._next,
+            "continue": self._continue,
+            "c": self._continue,
+            "break": self._break,
+            "unbreak": self._unbreak,
+            "breaks": lambda args, r: setattr(r, "show", "breaks"),
+            "tokens": lambda args, r: setattr(r, "show", "tokens"),
+            "vars": lambda args, r: setattr(r, "show", "vars"),
+            "history": lambda args, r: setattr(r, "show", "history"),
+            "graph": lambda args, r: setattr(r, "show", "graph"),
+            "set": self._set,
+            "unset": self._unset,
+            "choose": self._choose,
+            "complete": self._complete,
+            "back": self._back,
+            "save": self._save,
+            "help": lambda args, r: setattr(r, "show", "help"),
+            "quit": self._quit,
+            "q": self._quit,
+            "message": self._not_yet,
+            "signal": self._not_yet,
+            "advance": self._not_yet,
+        }
+
+    @property
+    def command_names(self) -> list[str]:
+        return sorted(self._commands)
+
+    def element_ids(self) -> list[str]:
+        return sorted(self.instance.definitions.node_scopes)
+
+    def actions(self) -> list[Action]:
+        if self.instance.state is not InstanceState.ACTIVE:
+            return []
+        return self.instance.enabled()
+
+    def execute(self, line: str) -> Report:
+        """Run one command line; never raises for a user's mistake."""
+        report = Report(line.strip(), before=self.instance.variables)
+        try:
+            words = shlex.split(line)
+        except ValueError as error:
+            return self._failed(report, f"cannot read the command: {error}")
+        if not words:
+            return report
+        handler = self._commands.get(words[0])
+        if handler is None:
+            return self._failed(report, f"unknown command {words[0]!r}; try help")
+        try:
+            handler(words[1:], report)
+        except BpmnEngineError as error:
+            return self._failed(report, str(error))
+        report.after = self.instance.variables
+        return report
+
+    def _failed(self, report: Report, message: str) -> Report:
+        report.ok, report.message = False, message
+        report.after = self.instance.variables
+        return report
+
+    # --- moving tokens ------------------------------------------------------------------------
+    def _checkpoint(self) -> None:
+        store = self.engine.store
+        snapshot = store.snapshot(self.instance.id, with_history=False)
+        self.checkpoints.append((snapshot, self.instance.data.head.next_event))
+
+    def _do(self, report: Report, action: Action | None, variables: dict | None = None) -> None:
+        self._checkpoint()
+        self.instance.step(action, variables, on_event=report.events.append)
+
+    def _pick(self, args: list[str]) -> Action | None:
+        actions = self.actions()
+        automatic = [a for a in actions if a.kind != "complete-task"]
+        if not args:
+            if not automatic:
+                raise UsageError("nothing can move on its own: complete a task, or set/choose")
+            return automatic[0]
+        target = args[0]
+        if target.isdigit():
+            number = int(target)
+            if not 1 <= number <= len(actions):
+                raise UsageError(f"no action {number}: there are {len(actions)}")
+            return actions[number - 1]
+        if target.startswith("#") and target[1:].isdigit():
+            found = [a for a in automatic if a.track == int(target[1:])]
+        else:
+            found = [a for a in automatic if a.element == target]
+        if not found:
+            raise UsageError(f"no token can move at {target!r} now")
+        return found[0]
+
+    def _next(self, args: list[str], report: Report) -> None:
+        action = self._pick(args)
+        if action is not None and action.kind == "complete-task":
+            raise UsageError(f"{action.element} waits for a person: complete {action.element} ...")
+        self._do(report, action)
+        report.message = f"{action.kind} {action.element} (track #{action.track})"
+
+    def _continue(self, args: list[str], report: Report) -> None:
+        steps = 0
+        while self.instance.state is InstanceState.ACTIVE and steps < CONTINUE_LIMIT:
+            automatic = [a for a in self.actions() if a.kind != "complete-task"]
+            if not automatic:
+                break
+            action = automatic[0]
+            if steps and action.kind == "enter" and action.element in self.breakpoints:
+                report.message = f"breakpoint before {action.element} (track #{action.track})"
+                return
+            self._do(report, action)
+            steps += 1
+        report.message = f"{steps} steps"
+
+    def _back(self, args: list[str], report: Report) -> None:
+        count = int(args[0]) if args and args[0].isdigit() else 1
+        if count < 1 or count > len(self.checkpoints):
+            raise UsageError(f"can go back at most {len(self.checkpoints)} steps")
+        for _ in range(count - 1):
+            self.checkpoints.pop()
+        snapshot, next_event = self.checkpoints.pop()
+        self.engine.store.restore(self.instance.id, snapshot, keep_history_below=next_event)
+        self.instance = self.engine.instance(self.instance.id)
+        report.message = f"back {count} step{'s' if count > 1 else ''}"
+
+    # --- the rest -----------------------------------------------------------------------------
+    def _break(self, args: list[str], report: Report) -> None:
+        for element in args:
+            if element not in self.instance.definitions.node_scopes:
+                raise UsageError(f"no element {element!r} in the process")
+            self.breakpoints.add(element)
+        report.show = "breaks"
+
+    def _unbreak(self, args: list[str], report: Report) -> None:
+        for element in args:
+            self.breakpoints.discard(element)
+        report.show = "breaks"
+
+    def _set(self, args: list[str], report: Report) -> None:
+        self._checkpoint()
+        self.instance.set_variables(parse_assignments(args), on_event=report.events.append)
+
+    def _unset(self, args: list[str], report: Report) -> None:
+        if not args:
+            raise UsageError("unset NAME")
+        self._checkpoint()
+        self.instance.set_variables({}, tuple(args), on_event=report.events.append)
+
+    def _choose(self, args: list[str], report: Report) -> None:
+        if len(args) < 2:
+            raise UsageError("choose GATEWAY FLOW...")
+        self.instance.choose(args[0], args[1:])
+        report.message = f"{args[0]} will take {', '.join(args[1:])}"
+
+    def _complete(self, args: list[str], report: Report) -> None:
+        if not args:
+            raise UsageError("complete TASK [NAME=VALUE...]")
+        task = self.instance.find_task(args[0])
+        self._checkpoint()
+        self.instance.complete_task(task.id, parse_assignments(args[1:]), report.events.append)
+        report.message = f"completed {task.element}"
+
+    def _save(self, args: list[str], report: Report) -> None:
+        report.message = (
+            f"every step is committed; instance {self.instance.id} is in "
+            f"{self.engine.store.path}: bpmn step --instance {self.instance.id} "
+            f"--db {self.engine.store.path}"
+        )
+
+    def _quit(self, args: list[str], report: Report) -> None:
+        self.done = True
+
+    def _not_yet(self, args: list[str], report: Report) -> None:
+        raise UsageError(f"{report.command.split()[0]}: events are not supported by the engine yet")

@@ -1,0 +1,439 @@
+"""The `bpmn` command: a thin click layer over `bpmn_engine`.
+
+Every command opens an `Engine`, calls one API method and renders the result. Errors are
+mapped to exit codes in one place (`main`), so no user ever sees a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.prompt import Confirm, Prompt
+
+from bpmn_engine import BpmnEngineError, Engine, Instance, Outcome
+from bpmn_engine.errors import UsageError
+from bpmn_engine.exit_codes import ExitCode
+from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_json
+from bpmn_engine.runtime.state import Event, UserTask
+
+DEFAULT_DB = "bpmn-engine.db"
+OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}
+
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def db_option(f: Callable) -> Callable:
+    return click.option(
+        "--db",
+        default=DEFAULT_DB,
+        envvar="BPMN_DB",
+        show_default=True,
+        help="SQLite file holding instances (':memory:' for a throwaway run).",
+    )(f)
+
+
+def json_option(f: Callable) -> Callable:
+    return click.option("--json", "as_json", is_flag=True, help="JSON lines on stdout.")(f)
+
+
+def run_options(f: Callable) -> Callable:
+    f = click.option(
+        "--answers",
+        type=click.Path(dir_okay=False),
+        help="JSON file: user task id or name -> variables (a list: one per visit).",
+    )(f)
+    f = click.option(
+        "--handlers",
+        type=click.Path(dir_okay=False),
+        help="Python file whose functions handle service tasks (by type or element id).",
+    )(f)
+    f = click.option(
+        "--trust-scripts", is_flag=True, help="Run script tasks as full Python (not sandboxed)."
+    )(f)
+    return f
+
+
+def var_options(f: Callable) -> Callable:
+    f = click.option(
+        "--vars", "vars_file", type=click.Path(dir_okay=False), help="JSON file of variables."
+    )(f)
+    f = click.option(
+        "--var",
+        "var_pairs",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="A variable; VALUE is JSON when it parses as JSON (n=3, ok=true), else a string.",
+    )(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="bpmn-engine")
+def cli() -> None:
+    """Run BPMN 2.0 diagrams locally, checkpointing every step in SQLite.
+
+    Exit codes: 0 completed (or terminated), 1 failed, 2 bad input, 3 waiting.
+    """
+
+
+@cli.command()
+@click.argument("file")
+@click.option("--process", "process_id", help="Id of the process to run (default: the first).")
+@var_options
+@db_option
+@run_options
+@json_option
+def run(
+    file: str,
+    process_id: str | None,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    db: str,
+    answers: str | None,
+    handlers: str | None,
+    trust_scripts: bool,
+    as_json: bool,
+) -> None:
+    """Run a process until it completes, fails or waits.
+
+    Example: bpmn run models/loan-approval.bpmn --var income=4200 --var amount=15000
+    """
+    variables = parse_variables(var_pairs, vars_file)
+    engine = open_engine(db, handlers, trust_scripts, answers, as_json)
+    listener = event_listener(as_json, None)
+    instance = engine.start(file, process_id, variables, on_event=listener)
+    if isinstance(listener, Trace):  # names come from the definitions, known only now
+        listener.instance = instance
+    finish(instance.run(listener), db, listener)
+
+
+@cli.command()
+@click.argument("instance_id", metavar="INSTANCE")
+@click.argument("task")
+@var_options
+@db_option
+@run_options
+@json_option
+def complete(
+    instance_id: str,
+    task: str,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    db: str,
+    answers: str | None,
+    handlers: str | None,
+    trust_scripts: bool,
+    as_json: bool,
+) -> None:
+    """Complete a waiting user task (its element id or name) and run on.
+
+    Example: bpmn complete 3f9a2c Task_ApproveOrder --var approved=true
+    """
+    variables = parse_variables(var_pairs, vars_file)
+    engine = open_engine(db, handlers, trust_scripts, answers, as_json)
+    instance = engine.instance(instance_id)
+    listener = event_listener(as_json, instance)
+    instance.complete_task(task, variables, listener)
+    finish(instance.run(listener), db, listener)
+
+
+@cli.command()
+@click.argument("instance_id", metavar="INSTANCE")
+@db_option
+@run_options
+@json_option
+def resume(
+    instance_id: str,
+    db: str,
+    answers: str | None,
+    handlers: str | None,
+    trust_scripts: bool,
+    as_json: bool,
+) -> None:
+    """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried."""
+    engine = open_engine(db, handlers, trust_scripts, answers, as_json)
+    instance = engine.instance(instance_id)
+    listener = event_listener(as_json, instance)
+    instance.retry(listener)
+    finish(instance.run(listener), db, listener)
+
+
+@cli.command()
+@click.argument("file", required=False)
+@click.option("--process", "process_id", help="Id of the process to run (default: the first).")
+@click.option("--instance", "instance_id", help="Step an existing instance instead.")
+@var_options
+@db_option
+@click.option("--handlers", type=click.Path(dir_okay=False), help="Service task handlers (.py).")
+@click.option("--trust-scripts", is_flag=True, help="Run script tasks as full Python.")
+@json_option
+def step(
+    file: str | None,
+    process_id: str | None,
+    instance_id: str | None,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    db: str,
+    handlers: str | None,
+    trust_scripts: bool,
+    as_json: bool,
+) -> None:
+    """Walk through the token flow one step at a time (type help at the prompt).
+
+    Commands are read from the terminal, or line by line from a pipe:
+    echo -e "next\ncontinue" | bpmn step models/loan-approval.bpmn --var amount=5000
+    """
+    from bpmn_engine.render import step_json, step_report
+    from bpmn_engine.stepper import Report, Stepper
+
+    if (file is None) == (instance_id is None):
+        raise click.UsageError("give a FILE to start, or --instance ID to go on with")
+    engine = Engine(db, handlers=handlers, trust_scripts=trust_scripts)
+    if instance_id is not None:
+        instance = engine.instance(instance_id)
+    else:
+        instance = engine.start(file, process_id, parse_variables(var_pairs, vars_file))
+    stepper = Stepper(engine, instance)
+    interactive = sys.stdin.isatty() and not as_json
+
+    def render(report: Report) -> None:
+        if as_json:
+            click.echo(json_line(step_json(stepper, report)))
+        else:
+            step_report(console, stepper, report)
+
+    render(Report("start", message=f"instance {instance.id} of {instance.process_id}"))
+    if interactive:
+        enable_completion(stepper)
+    while not stepper.done:
+        try:
+            line = input("step> ") if interactive else sys.stdin.readline()
+        except EOFError:
+            break
+        if not interactive and not line:
+            break
+        render(stepper.execute(line))
+    raise SystemExit(int(ExitCode.for_state(stepper.instance.outcome().state)))
+
+
+def enable_completion(stepper: object) -> None:
+    """Tab completes commands and element ids at the `step>` prompt."""
+    try:
+        import readline
+    except ImportError:  # not every Python has it; stepping works without
+        return
+
+    def complete(text: str, state: int) -> str | None:
+        words = [*stepper.command_names, *stepper.element_ids()]  # type: ignore[attr-defined]
+        matches = [w for w in words if w.startswith(text)]
+        return matches[state] if state < len(matches) else None
+
+    readline.set_completer(complete)
+    readline.set_completer_delims(" ")
+    readline.parse_and_bind("tab: complete")
+
+
+@cli.command()
+@click.argument("instance_id", metavar="INSTANCE")
+@db_option
+@json_option
+def cancel(instance_id: str, db: str, as_json: bool) -> None:
+    """Terminate an instance: every token is removed, every user task cancelled."""
+    engine = open_engine(db, None, False, None, as_json)
+    instance = engine.instance(instance_id)
+    listener = event_listener(as_json, instance)
+    finish(instance.cancel(listener), db, listener)
+
+
+@cli.command(name="show")
+@click.argument("instance_id", metavar="INSTANCE")
+@db_option
+@json_option
+def show_command(instance_id: str, db: str, as_json: bool) -> None:
+    """Show an instance: state, tokens, variables and history."""
+    engine = open_engine(db, None, False, None, as_json)
+    instance = engine.instance(instance_id)
+    if as_json:
+        click.echo(json_line(show_json(instance)))
+    else:
+        show(console, instance)
+
+
+@cli.command()
+@db_option
+@json_option
+def instances(db: str, as_json: bool) -> None:
+    """List the instances in the database."""
+    if not as_json and db != ":memory:" and not Path(db).exists():
+        raise UsageError(f"no database at {db}: run a process first (bpmn run FILE)")
+    engine = open_engine(db, None, False, None, as_json)
+    rows = engine.instances()
+    if as_json:
+        for row in rows:
+            click.echo(json_line(row))
+        return
+    from rich.table import Table
+
+    table = Table("instance", "process", "state", "waiting tasks", "updated", box=None)
+    for row in rows:
+        table.add_row(
+            row["id"], row["process"], row["state"], str(row["waiting_tasks"]), row["updated_at"]
+        )
+    console.print(table)
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def parse_variables(pairs: tuple[str, ...], vars_file: str | None) -> dict[str, Any]:
+    variables: dict[str, Any] = {}
+    if vars_file:
+        loaded = read_json(vars_file, "--vars")
+        if not isinstance(loaded, dict):
+            raise click.BadParameter("must hold a JSON object", param_hint="--vars")
+        variables.update(loaded)
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--var")
+        try:
+            value: Any = json.loads(text)
+        except ValueError:
+            value = text
+        variables[name.strip()] = value
+    return variables
+
+
+def read_json(path: str, option: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise click.BadParameter(f"{path}: no such file", param_hint=option) from None
+    except (OSError, ValueError) as error:
+        raise click.BadParameter(f"{path}: {error}", param_hint=option) from None
+
+
+def open_engine(
+    db: str, handlers: str | None, trust_scripts: bool, answers: str | None, as_json: bool
+) -> Engine:
+    answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
+    return Engine(db, handlers=handlers, trust_scripts=trust_scripts, on_user_task=answer_book)
+
+
+class AnswerBook:
+    """Answers user tasks from the answers file, else asks a person at a terminal."""
+
+    def __init__(self, answers: Any, as_json: bool) -> None:
+        if not isinstance(answers, dict):
+            raise click.BadParameter("must hold a JSON object", param_hint="--answers")
+        self.answers = answers
+        self.interactive = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
+
+    def __call__(self, instance: Instance, task: UserTask) -> dict[str, Any] | None:
+        for key in (task.element, task.name):
+            if key in self.answers:
+                answer = self.answers[key]
+                if isinstance(answer, list):
+                    if not answer:
+                        continue
+                    answer = answer.pop(0)
+                if not isinstance(answer, dict):
+                    raise UsageError(f"--answers: the answer for {key!r} must be a JSON object")
+                return answer
+        if self.interactive:
+            return ask(instance, task)
+        return None
+
+
+def ask(instance: Instance, task: UserTask) -> dict[str, Any] | None:
+    """Ask a person at the terminal to complete a user task."""
+    node = instance.definitions.node_scopes[task.element].nodes[task.element]
+    console.print(f"[bold cyan]user task[/] {task.name or task.element} [dim]({task.element})[/]")
+    if not Confirm.ask("complete it now?", default=True, console=console):
+        return None
+    fields = getattr(node, "form_fields", ())
+    values: dict[str, Any] = {}
+    for field in fields:
+        label = field.label or field.id
+        if field.type == "boolean":
+            values[field.id] = Confirm.ask(label, console=console)
+        else:
+            text = Prompt.ask(label, default=field.default, console=console)
+            values[field.id] = parse_variables((f"{field.id}={text}",), None)[field.id]
+    if not fields:
+        console.print("[dim]variables as NAME=VALUE, one per line; an empty line finishes[/]")
+        while line := Prompt.ask("", default="", show_default=False, console=console).strip():
+            try:
+                values.update(parse_variables((line,), None))
+            except click.BadParameter as error:
+                console.print(f"[red]{error.message}[/]")
+    return values
+
+
+class JsonLines:
+    """Prints each event as a JSON line and remembers whether an outcome line went out."""
+
+    def __init__(self) -> None:
+        self.ended = False
+
+    def __call__(self, event: Event) -> None:
+        click.echo(json_line(event.to_json()))
+        self.ended = event.event in OUTCOME_EVENTS
+
+
+def event_listener(as_json: bool, instance: Instance | None) -> Callable[[Event], None]:
+    if as_json:
+        return JsonLines()
+    return Trace(console, instance)
+
+
+def finish(outcome: Outcome, db: str, listener: Callable[[Event], None]) -> None:
+    """Print the outcome (as the last JSON line, or a summary) and exit with its code."""
+    if isinstance(listener, JsonLines):
+        if not listener.ended:
+            click.echo(json_line(outcome.to_json()))
+    else:
+        outcome_summary(console, outcome, db)
+    raise SystemExit(int(ExitCode.for_state(outcome.state)))
+
+
+from bpmn_engine.validate.command import validate as validate_command  # noqa: E402
+
+cli.add_command(validate_command)
+
+
+def main() -> None:
+    """Entry point: run the click group and turn every error into a message and an exit code."""
+    try:
+        code = cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        errors.print("aborted")
+        raise SystemExit(130) from None
+    except click.ClickException as error:
+        error.show()
+        raise SystemExit(ExitCode.BAD_INPUT) from None
+    except BpmnEngineError as error:
+        errors.print(f"[red]error:[/] {escape(str(error))}")
+        raise SystemExit(ExitCode.BAD_INPUT) from None
+    except KeyboardInterrupt:
+        errors.print("interrupted: every committed step is kept; go on with `bpmn resume`")
+        raise SystemExit(130) from None
+    except Exception as error:  # a bug: say so plainly, never a traceback
+        errors.print(
+            f"[red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))}\n"
+            "please report it with the command you ran; committed steps are safe"
+        )
+        raise SystemExit(ExitCode.FAILED) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

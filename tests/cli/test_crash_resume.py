@@ -1,0 +1,93 @@
+"""Kill `bpmn run` with SIGKILL mid-run; `bpmn resume` ends exactly as an unbroken run does."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import FIXTURES, Bpmn
+
+LOOP = str(FIXTURES / "counter-loop.bpmn")
+TURNS = 1500
+VARS = ["--var", "n=0", "--var", "total=0", "--var", f"limit={TURNS}"]
+
+
+def history(db: Path) -> tuple[str, list[tuple[str, str | None, int | None, str]]]:
+    with sqlite3.connect(db) as conn:
+        (instance,) = conn.execute("SELECT id FROM instances").fetchone()
+        rows = conn.execute(
+            "SELECT event, element, track, data FROM history WHERE instance = ? ORDER BY seq",
+            (instance,),
+        ).fetchall()
+    return instance, rows
+
+
+def history_rows(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return conn.execute("SELECT count(*) FROM history").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    # given: an uninterrupted run, for reference
+    reference_db = tmp_path / "reference.db"
+    done = bpmn("run", LOOP, "--db", str(reference_db), "--json", *VARS)
+    assert done.returncode == 0, done.stderr
+    _, expected = history(reference_db)
+
+    # when: the same run is killed with SIGKILL part way through
+    crash_db = tmp_path / "crash.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "run", LOOP, "--db", str(crash_db), "--json", *VARS],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while history_rows(crash_db) < len(expected) // 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    instance, partial = history(crash_db)
+    assert 0 < len(partial) < len(expected), "the kill must land in the middle of the run"
+
+    # then: resume finishes it, with the same variables and the same history
+    code, lines = bpmn.json_lines("resume", instance, "--db", str(crash_db))
+    assert code == 0
+    assert lines[-1]["event"] == "instance.completed"
+    assert lines[-1]["variables"] == {
+        "n": TURNS,
+        "total": TURNS * (TURNS + 1) // 2,
+        "limit": TURNS,
+    }
+    _, resumed = history(crash_db)
+    assert resumed == expected
+    completed = [row for row in resumed if row[0] == "element.completed" and row[1] == "Count"]
+    assert len(completed) == TURNS
+
+
+def test_resume_of_a_finished_instance_changes_nothing(bpmn: Bpmn, tmp_path: Path) -> None:
+    db = tmp_path / "done.db"
+    _, lines = bpmn.json_lines(
+        "run", LOOP, "--db", str(db), "--var", "n=0", "--var", "total=0", "--var", "limit=2"
+    )
+    instance = lines[-1]["instance"]
+    before = history(db)
+    code, lines = bpmn.json_lines("resume", instance, "--db", str(db))
+    assert code == 0
+    assert [line["event"] for line in lines] == ["instance.completed"]
+    assert history(db) == before
+    shown = json.loads(bpmn("show", instance, "--db", str(db), "--json").stdout)
+    assert shown["state"] == "completed"

@@ -1,0 +1,136 @@
+"""`bpmn run / complete / resume / show / instances / cancel`: exit codes and JSON lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.conftest import FIXTURES, MODELS, Bpmn
+
+ORDER = str(MODELS / "order-fulfilment.bpmn")
+ORDER_HANDLERS = str(MODELS / "order_fulfilment_handlers.py")
+ORDER_VARS = ["--var", 'items=["book","lamp"]', "--var", "total=1250"]
+
+
+def test_run_completes_and_the_last_json_line_is_the_outcome(bpmn: Bpmn) -> None:
+    code, lines = bpmn.json_lines(
+        "run",
+        ORDER,
+        "--handlers",
+        ORDER_HANDLERS,
+        "--answers",
+        str(MODELS / "order-fulfilment.answers.json"),
+        *ORDER_VARS,
+    )
+    assert code == 0
+    assert all("event" in line and "instance" in line for line in lines)
+    assert lines[0]["event"] == "instance.started"
+    assert lines[-1]["event"] == "instance.completed"
+    assert lines[-1]["variables"]["shipped"] is True
+    completed = [line["element"] for line in lines if line["event"] == "element.completed"]
+    assert completed[0] == "StartEvent_OrderReceived"
+    assert completed[-1] == "EndEvent_OrderShipped"
+    assert "Task_ApproveOrder" in completed
+
+
+def test_run_waits_at_a_user_task_then_complete_finishes_it(bpmn: Bpmn) -> None:
+    code, lines = bpmn.json_lines("run", ORDER, "--handlers", ORDER_HANDLERS, *ORDER_VARS)
+    assert code == 3
+    outcome = lines[-1]
+    assert outcome["event"] == "instance.waiting"
+    assert [w["element"] for w in outcome["waiting_for"]] == ["Task_ApproveOrder"]
+    instance = outcome["instance"]
+
+    shown = json.loads(bpmn("show", instance, "--json").stdout)
+    assert shown["state"] == "waiting"
+    tokens = [(t["track"], t["element"], t["state"]) for t in shown["tokens"]]
+    assert tokens == [(1, "Task_ApproveOrder", "waiting")]
+    assert {"event", "element"} <= set(shown["history"][1])
+
+    code, lines = bpmn.json_lines(
+        "complete",
+        instance,
+        "Task_ApproveOrder",
+        "--var",
+        "approved=false",
+        "--handlers",
+        ORDER_HANDLERS,
+    )
+    assert code == 0
+    assert lines[-1]["event"] == "instance.completed"
+    assert lines[-1]["end_event"] == "EndEvent_OrderRejected"
+
+
+def test_instances_lists_what_was_run(bpmn: Bpmn) -> None:
+    bpmn("run", ORDER, "--handlers", ORDER_HANDLERS, *ORDER_VARS)
+    done = bpmn("instances", "--json")
+    assert done.returncode == 0
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["process"], r["state"], r["waiting_tasks"]) for r in rows] == [
+        ("Process_OrderFulfilment", "active", 1)
+    ]
+
+
+def test_cancel_terminates_a_waiting_instance(bpmn: Bpmn) -> None:
+    _, lines = bpmn.json_lines("run", ORDER, "--handlers", ORDER_HANDLERS, *ORDER_VARS)
+    instance = lines[-1]["instance"]
+    code, lines = bpmn.json_lines("cancel", instance)
+    assert code == 0
+    assert lines[-1]["event"] == "instance.terminated"
+    assert any(
+        line["event"] == "element.terminated" and line["element"] == "Task_ApproveOrder"
+        for line in lines
+    )
+    shown = json.loads(bpmn("show", instance, "--json").stdout)
+    assert shown["state"] == "terminated"
+    assert shown["tokens"] == []
+
+
+def test_a_failing_handler_fails_the_run_and_resume_retries(bpmn: Bpmn, tmp_path: Path) -> None:
+    handlers = tmp_path / "handlers.py"
+    handlers.write_text("def check_stock(ctx):\n    raise RuntimeError('stock service down')\n")
+    code, lines = bpmn.json_lines("run", ORDER, "--handlers", str(handlers), *ORDER_VARS)
+    assert code == 1
+    assert lines[-1]["event"] == "instance.failed"
+    assert "stock service down" in lines[-1]["incident"]
+    assert "Task_CheckStock" in lines[-1]["incident"]
+
+    code, lines = bpmn.json_lines(
+        "resume",
+        lines[-1]["instance"],
+        "--handlers",
+        ORDER_HANDLERS,
+        "--answers",
+        str(MODELS / "order-fulfilment.answers.json"),
+    )
+    assert code == 0
+    assert lines[-1]["event"] == "instance.completed"
+
+
+def test_var_values_are_json_when_they_parse(bpmn: Bpmn) -> None:
+    code, lines = bpmn.json_lines(
+        "run",
+        str(FIXTURES / "counter-loop.bpmn"),
+        "--db",
+        ":memory:",
+        "--var",
+        "n=0",
+        "--var",
+        "total=0",
+        "--var",
+        "limit=3",
+        "--var",
+        "label=hello",
+    )
+    assert code == 0
+    assert lines[-1]["variables"] == {"n": 3, "total": 6, "limit": 3, "label": "hello"}
+
+
+def test_people_see_a_trace_and_a_summary(bpmn: Bpmn) -> None:
+    done = bpmn("run", ORDER, "--handlers", ORDER_HANDLERS, *ORDER_VARS)
+    assert done.returncode == 3
+    assert "Check stock" in done.stdout
+    assert "waiting" in done.stdout
+    assert "bpmn complete" in done.stdout and "--var approved=VALUE" in done.stdout
+    assert "bpmn-engine.db" in done.stdout
+    assert (bpmn.cwd / "bpmn-engine.db").exists()

@@ -1,0 +1,155 @@
+"""`bpmn step`: the stepping API, piped commands, back, choose, breakpoints, a real terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bpmn_engine import Engine
+from bpmn_engine.render import show_json
+from bpmn_engine.stepper import Stepper
+from tests.cli.conftest import FIXTURES, Bpmn
+
+FORK = str(FIXTURES / "fork-and-subprocess.bpmn")
+
+
+def stepper(tmp_path: Path, amount: int = 3) -> Stepper:
+    engine = Engine(tmp_path / "step.db")
+    return Stepper(engine, engine.start(FORK, variables={"amount": amount}))
+
+
+def state(s: Stepper) -> dict:
+    """Everything observable about the instance, reopened from its rows alone."""
+    return show_json(s.engine.instance(s.instance.id))
+
+
+def test_back_restores_exactly_the_state_before_the_undone_steps(tmp_path: Path) -> None:
+    s = stepper(tmp_path)
+    snapshots = [state(s)]
+    while s.actions():
+        assert s.execute("next").ok
+        snapshots.append(state(s))
+    assert snapshots[-1]["state"] == "completed"
+    # the run crossed the parallel join and the subprocess; walk all the way back
+    events = {e["event"] for e in snapshots[-1]["history"]}
+    assert {"track.merged", "track.created"} <= events
+    for expected in reversed(snapshots[:-1]):
+        assert s.execute("back").ok
+        assert state(s) == expected
+    assert not s.execute("back").ok
+
+
+def test_next_after_back_re_executes_deterministically(tmp_path: Path) -> None:
+    s = stepper(tmp_path)
+    s.execute("continue")
+    finished = state(s)
+    s.execute("back 5")
+    s.execute("continue")
+    again = state(s)
+    strip = lambda doc: [(e["event"], e.get("element")) for e in doc["history"]]  # noqa: E731
+    assert strip(again) == strip(finished)
+    assert again["variables"] == finished["variables"]
+
+
+def test_choose_overrides_a_condition(tmp_path: Path) -> None:
+    s = stepper(tmp_path, amount=100)  # score 200: the condition says High
+    report = s.execute("choose Decide Flow_Low")
+    assert report.ok, report.message
+    s.execute("continue")
+    assert s.instance.outcome().end_event == "Low"
+    bad = s.execute("choose Decide Flow_Nowhere")
+    assert not bad.ok and "Flow_High" in bad.message
+
+
+def test_breakpoint_inside_a_subprocess_stops_before_it(tmp_path: Path) -> None:
+    s = stepper(tmp_path)
+    assert s.execute("break Score").ok
+    report = s.execute("continue")
+    assert "breakpoint before Score" in report.message
+    assert [t["element"] for t in s.instance.tokens() if t["state"] == "alive"] == ["Score"]
+    assert "score" not in s.instance.variables
+    s.execute("continue")
+    assert s.instance.outcome().state == "completed"
+
+
+def test_set_and_unset_change_variables_and_can_be_undone(tmp_path: Path) -> None:
+    s = stepper(tmp_path)
+    report = s.execute("set amount=7 note=hello")
+    assert report.variable_changes() == {"amount": (3, 7), "note": (None, "hello")}
+    s.execute("unset note")
+    assert "note" not in s.instance.variables
+    s.execute("back 2")
+    assert s.instance.variables == {"amount": 3}
+
+
+def test_unknown_commands_are_reported_not_raised(tmp_path: Path) -> None:
+    s = stepper(tmp_path)
+    for line in ("fly", "next Nowhere", "complete Nothing", "back 9", "set x", 'set "a'):
+        assert not s.execute(line).ok
+
+
+def test_piped_commands_print_one_json_object_per_command(bpmn: Bpmn) -> None:
+    done = bpmn(
+        "step",
+        FORK,
+        "--var",
+        "amount=3",
+        "--json",
+        "--db",
+        ":memory:",
+        input="next\nnext\ntokens\ncontinue\n",
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["command"] for line in lines] == ["start", "next", "next", "tokens", "continue"]
+    assert lines[2]["tokens"][0]["element"] in ("Prepare", "Review")
+    assert {t["element"] for t in lines[2]["tokens"]} == {"Prepare", "Review"}
+    assert lines[-1]["state"] == "completed"
+    assert lines[-1]["variables"]["score"] == 6
+
+
+def test_piped_plain_output_has_no_control_codes(bpmn: Bpmn) -> None:
+    done = bpmn("step", FORK, "--var", "amount=3", "--db", ":memory:", input="next\nquit\n")
+    assert done.returncode == 3  # quit part way: not finished
+    assert "\x1b" not in done.stdout
+    assert "Start" in done.stdout and "Split" in done.stdout
+
+
+def test_a_real_terminal_session(tmp_path: Path) -> None:
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "step", FORK, "--var", "amount=3", "--db", ":memory:"],
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        cwd=tmp_path,
+        close_fds=True,
+        env={**os.environ, "TERM": "dumb", "COLUMNS": "120"},
+    )
+    os.close(child)
+    output = b""
+
+    def read_until(needle: bytes, timeout: float = 30) -> None:
+        nonlocal output
+        deadline = time.monotonic() + timeout
+        while needle not in output and time.monotonic() < deadline:
+            ready, _, _ = select.select([main], [], [], 0.2)
+            if ready:
+                try:
+                    output += os.read(main, 4096)
+                except OSError:
+                    return
+
+    read_until(b"step> ")
+    os.write(main, b"continue\n")
+    read_until(b"completed")
+    os.write(main, b"quit\n")
+    assert process.wait(timeout=30) == 0
+    os.close(main)
+    assert b"completed" in output
