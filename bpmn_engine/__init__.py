@@ -2,6 +2,7 @@
 
 from bpmn_engine.errors import (
     BpmnEngineError,
+    BpmnError,
     ConcurrentModification,
     ExpressionError,
     LoadError,
@@ -18,6 +19,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BpmnEngineError",
+    "BpmnError",
     "ConcurrentModification",
     "Definitions",
     "Engine",

@@ -51,3 +51,17 @@ class UsageError(BpmnEngineError):
 
 class ConcurrentModification(BpmnEngineError):
     """A compare-and-set on a track's version failed: someone else moved it first."""
+
+
+class BpmnError(BpmnEngineError):
+    """A business error a service handler throws: caught by an error boundary event.
+
+    `raise BpmnError("OUT_OF_STOCK", "no lamps left")` in a handler is like an error end
+    event: the nearest error boundary event whose error code matches (or that catches all)
+    interrupts its activity; with none, the instance fails with an incident.
+    """
+
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(f"{code}: {message}" if message else code)
+        self.code = code
+        self.message = message

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions.tokens import TokenParser
 
 
 def feel_index(items: Any, index: Any) -> Any:
@@ -84,36 +85,13 @@ def _unquote(literal: str) -> str:
     return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", escape, literal[1:-1], flags=re.DOTALL)
 
 
-class _Parser:
+class _Parser(TokenParser):
     """Recursive descent: if < or < and < comparison < + - < * / < ** < unary < path/index."""
 
+    dialect = "FEEL"
+
     def __init__(self, body: str) -> None:
-        self.tokens = _tokens(body)
-        self.index = 0
-        self.defaults: dict[str, Any] = {}
-
-    def peek(self) -> tuple[str, str, int]:
-        return self.tokens[self.index]
-
-    def take(self) -> tuple[str, str, int]:
-        token = self.tokens[self.index]
-        self.index += 1
-        return token
-
-    def at(self, *values: str) -> bool:
-        kind, value, _ = self.peek()
-        return kind in ("op", "name") and value in values
-
-    def expect(self, value: str) -> None:
-        if not self.at(value):
-            self.unexpected(f"expected {value!r}")
-        self.take()
-
-    def unexpected(self, hint: str = "") -> None:
-        kind, value, position = self.peek()
-        what = "the end" if kind == "end" else repr(value)
-        suffix = f" ({hint})" if hint else ""
-        raise ExpressionError(f"FEEL: unexpected {what} at position {position + 1}{suffix}")
+        super().__init__(_tokens(body))
 
     def parse(self) -> ast.expr:
         if self.peek()[0] == "end":

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
+from bpmn_engine.errors import BpmnEngineError, BpmnError, ConcurrentModification, UsageError
 from bpmn_engine.model import Definitions
 from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours import behaviour_for
@@ -24,6 +24,7 @@ from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.data import InstanceData, Step
+from bpmn_engine.runtime.errors import throw_error
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.state import Event, Track, UserTask
 from bpmn_engine.runtime.variables import storable_all
@@ -396,6 +397,11 @@ class Instance:
         track_id = ctx.track.id
         try:
             result = ctx.external()
+        except BpmnError as thrown:  # a business error: thrown at the task, maybe caught
+            code, message = thrown.code, thrown.message
+            track = self.data.tracks[track_id]
+            self._step(track, lambda c: throw_error(c, code, message), on_event)
+            return
         except Exception as error:  # the user's handler failed: an incident, not a crash
             message = f"handler raised {type(error).__name__}: {error}"
             self._fail(track_id, ctx.node.id, message, on_event)

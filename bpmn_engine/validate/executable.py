@@ -39,7 +39,8 @@ UNSUPPORTED_KINDS = {
     "transaction": "transactions",
     "adHocSubProcess": "ad-hoc subprocesses",
 }
-SUPPORTED_DEFINITIONS = frozenset({"terminate"})  # on end events; every other one needs a trigger
+SUPPORTED_DEFINITIONS = frozenset({"terminate", "error"})  # end events the runtime can throw
+SUPPORTED_BOUNDARIES = frozenset({"error"})  # boundary events the runtime arms
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"
@@ -95,7 +96,12 @@ def _scope(document: Document, scope: FlowScope) -> Iterator[Issue]:
 def _unsupported(node: FlowNode) -> Iterator[Issue]:
     what: str | None = UNSUPPORTED_KINDS.get(node.kind)
     if isinstance(node, BoundaryEvent):
-        what = f"{'/'.join(node.definition_kinds) or 'none'} boundary events"
+        if not set(node.definition_kinds) <= SUPPORTED_BOUNDARIES or not node.definitions:
+            what = f"{'/'.join(node.definition_kinds) or 'none'} boundary events"
+    elif isinstance(node, Event) and node.kind != "endEvent":
+        refused = [k for k in node.definition_kinds if k != "terminate"]
+        if refused:
+            what = f"{'/'.join(refused)} events"
     elif isinstance(node, Event):
         refused = [k for k in node.definition_kinds if k not in SUPPORTED_DEFINITIONS]
         if refused:

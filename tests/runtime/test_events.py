@@ -289,10 +289,9 @@ def test_an_unsupported_element_reached_by_a_token_is_an_incident_with_id_and_li
     "end",
     [
         '<endEvent id="X"><messageEventDefinition/></endEvent>',
-        '<endEvent id="X"><errorEventDefinition/></endEvent>',
         '<endEvent id="X"><signalEventDefinition/></endEvent>',
     ],
-    ids=["message-end", "error-end", "signal-end"],
+    ids=["message-end", "signal-end"],
 )
 def test_an_end_event_with_an_unsupported_trigger_is_an_incident(
     bpmn: Bpmn, engine: Engine, end: str

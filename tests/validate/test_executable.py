@@ -62,9 +62,9 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
         (timer("timeDuration", "PT5M"), "Wait", "timer events"),
         (
             '<bpmn:task id="T"/><bpmn:boundaryEvent id="X" attachedToRef="T">'
-            "<bpmn:errorEventDefinition/></bpmn:boundaryEvent>",
+            "<bpmn:signalEventDefinition/></bpmn:boundaryEvent>",
             "X",
-            "error boundary events",
+            "signal boundary events",
         ),
         (
             '<bpmn:userTask id="X"><bpmn:multiInstanceLoopCharacteristics/></bpmn:userTask>',
@@ -85,6 +85,15 @@ def test_an_unsupported_element_is_a_warning_with_its_id_and_line(
     assert finding.severity == Severity.WARNING
     assert f"{what} are not supported yet by bpmn-engine" in finding.message
     assert finding.line == 3
+
+
+def test_error_end_and_error_boundary_events_are_supported(tmp_path: Path) -> None:
+    body = (
+        '<bpmn:task id="T"/><bpmn:boundaryEvent id="B" attachedToRef="T">'
+        "<bpmn:errorEventDefinition/></bpmn:boundaryEvent>"
+        '<bpmn:endEvent id="E"><bpmn:errorEventDefinition/></bpmn:endEvent>'
+    )
+    assert [f for f in executable_findings(write(tmp_path, body)) if f.element in "BE"] == []
 
 
 def test_a_process_marked_not_executable_is_not_checked(tmp_path: Path) -> None:

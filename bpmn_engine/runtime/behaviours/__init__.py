@@ -5,6 +5,7 @@ from __future__ import annotations
 from bpmn_engine.model import FlowNode
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.events import (
+    BoundaryEventBehaviour,
     CatchEventBehaviour,
     EndEventBehaviour,
     NoneEventBehaviour,
@@ -47,7 +48,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "endEvent": EndEventBehaviour(),
     "intermediateThrowEvent": NoneEventBehaviour(),
     "intermediateCatchEvent": CatchEventBehaviour(),
-    "boundaryEvent": CatchEventBehaviour(),
+    "boundaryEvent": BoundaryEventBehaviour(),
     # containers
     "subProcess": _subprocess,
     "transaction": _subprocess,

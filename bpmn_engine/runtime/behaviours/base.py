@@ -69,6 +69,8 @@ class ActivityBehaviour(FlowNodeBehaviour):
         for boundary_id in node.boundary_events:
             boundary = ctx.scope_model.nodes[boundary_id]
             kinds = ", ".join(getattr(boundary, "definition_kinds", ())) or "none"
+            if kinds == "error":
+                continue  # armed: errors are caught (runtime/errors.py)
             ctx.warn(
                 f"boundary event {boundary_id!r} ({kinds}, line {boundary.line}) is not armed: "
                 "boundary events are not supported yet"

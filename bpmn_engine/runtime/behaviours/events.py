@@ -9,6 +9,7 @@ from __future__ import annotations
 from bpmn_engine.model import Event
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.errors import throw_error
 from bpmn_engine.runtime.lifecycle import TrackState
 
 
@@ -39,15 +40,26 @@ class EndEventBehaviour(FlowNodeBehaviour):
     """
 
     def arrive(self, ctx: StepContext) -> None:
-        refuse_definitions(ctx, ("terminate",))
+        refuse_definitions(ctx, ("terminate", "error"))
         ctx.activated()
         ctx.completed()
         node = ctx.node
         assert isinstance(node, Event)
+        for definition in node.definitions:
+            if definition.kind == "error":
+                # the token ends here without completing its scope: the error decides
+                ctx.step.touch_track(ctx.track).move(TrackState.COMPLETED)
+                code = ctx.definitions.errors.get(definition.ref or "", definition.ref or "")
+                throw_error(ctx, code)
+                return
         if "terminate" in node.definition_kinds:
             ctx.terminate_scope(ctx.track.scope, keep=ctx.track)
         ctx.end_track(TrackState.COMPLETED)
 
 
 class CatchEventBehaviour(NoneEventBehaviour):
-    """Intermediate catch and boundary events: every one needs a trigger."""
+    """Intermediate catch events: every one needs a trigger."""
+
+
+class BoundaryEventBehaviour(FlowNodeBehaviour):
+    """A token reaches a boundary event only when its trigger fired: it passes through."""

@@ -1,0 +1,124 @@
+"""BPMN errors: error end events and handlers throw, error boundary events catch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bpmn_engine import BpmnError, Engine
+
+HEAD = """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+  xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d" targetNamespace="t">
+  <error id="Err_Stock" errorCode="OUT_OF_STOCK"/>
+  <error id="Err_Other" errorCode="OTHER"/>
+  <process id="p" isExecutable="true">
+"""
+TAIL = "</process></definitions>"
+
+
+def write(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "errors.bpmn"
+    path.write_text(HEAD + body + TAIL)
+    return path
+
+
+SUBPROCESS_WITH_ERROR_END = """
+  <startEvent id="s"/>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
+  <subProcess id="sub">
+    <startEvent id="ss"/>
+    <sequenceFlow id="sf1" sourceRef="ss" targetRef="split"/>
+    <parallelGateway id="split"/>
+    <sequenceFlow id="sf2" sourceRef="split" targetRef="wait"/>
+    <sequenceFlow id="sf3" sourceRef="split" targetRef="fail"/>
+    <userTask id="wait"/>
+    <sequenceFlow id="sf4" sourceRef="wait" targetRef="se"/>
+    <endEvent id="se"/>
+    <endEvent id="fail"><errorEventDefinition errorRef="Err_Stock"/></endEvent>
+  </subProcess>
+  <boundaryEvent id="caught" attachedToRef="sub"><errorEventDefinition errorRef="Err_Stock"/>
+  </boundaryEvent>
+  <boundaryEvent id="all" attachedToRef="sub"><errorEventDefinition/></boundaryEvent>
+  <sequenceFlow id="f2" sourceRef="sub" targetRef="ok"/>
+  <sequenceFlow id="f3" sourceRef="caught" targetRef="handled"/>
+  <sequenceFlow id="f4" sourceRef="all" targetRef="other"/>
+  <endEvent id="ok"/><endEvent id="handled"/><endEvent id="other"/>
+"""
+
+
+def test_an_error_end_event_is_caught_by_the_matching_boundary_and_cancels_the_scope(
+    tmp_path: Path,
+) -> None:
+    engine = Engine(":memory:")
+    instance = engine.start(write(tmp_path, SUBPROCESS_WITH_ERROR_END))
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.end_event == "handled"  # the specific catcher wins over the catch-all
+    history = [(e.event, e.element) for e in instance.history()]
+    assert ("error.thrown", "fail") in history
+    assert ("error.caught", "caught") in history
+    assert ("element.terminated", "wait") in history  # the sibling track was cancelled
+    assert ("element.terminated", "sub") in history
+    assert instance.user_tasks() == []
+    assert not any(t["element"] == "wait" for t in instance.tokens())
+
+
+def test_an_error_nobody_catches_is_an_incident(tmp_path: Path) -> None:
+    body = SUBPROCESS_WITH_ERROR_END.replace('<errorEventDefinition errorRef="Err_Stock"/>\n  ', "")
+    body = body.replace('<boundaryEvent id="all" attachedToRef="sub"><errorEventDefinition/>'
+                        "</boundaryEvent>", "")
+    body = body.replace('<sequenceFlow id="f4" sourceRef="all" targetRef="other"/>', "")
+    body = body.replace('<boundaryEvent id="caught" attachedToRef="sub">\n  </boundaryEvent>', "")
+    body = body.replace('<sequenceFlow id="f3" sourceRef="caught" targetRef="handled"/>', "")
+    outcome = Engine(":memory:").start(write(tmp_path, body)).run()
+    assert outcome.state == "failed"
+    assert "unhandled BPMN error 'OUT_OF_STOCK'" in outcome.incident
+    assert outcome.incident.startswith("fail:")
+
+
+def test_a_handler_raising_bpmn_error_is_caught_by_a_catch_all_on_its_task(
+    tmp_path: Path,
+) -> None:
+    body = """
+      <startEvent id="s"/>
+      <sequenceFlow id="f1" sourceRef="s" targetRef="charge"/>
+      <serviceTask id="charge" camunda:type="external" camunda:topic="charge"/>
+      <boundaryEvent id="declined" attachedToRef="charge"><errorEventDefinition/></boundaryEvent>
+      <sequenceFlow id="f2" sourceRef="charge" targetRef="paid"/>
+      <sequenceFlow id="f3" sourceRef="declined" targetRef="notify"/>
+      <endEvent id="paid"/><endEvent id="notify"/>
+    """
+
+    def charge(ctx):
+        raise BpmnError("CARD_DECLINED", "insufficient funds")
+
+    engine = Engine(":memory:", handlers={"charge": charge})
+    instance = engine.start(write(tmp_path, body))
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.end_event == "notify"
+    caught = [e for e in instance.history() if e.event == "error.caught"]
+    assert [(e.element, e.data["code"], e.data["message"]) for e in caught] == [
+        ("declined", "CARD_DECLINED", "insufficient funds")
+    ]
+    assert not any(w.event == "warning" and "declined" in str(w.data) for w in instance.history())
+
+
+def test_a_boundary_for_another_code_does_not_catch(tmp_path: Path) -> None:
+    body = """
+      <startEvent id="s"/>
+      <sequenceFlow id="f1" sourceRef="s" targetRef="charge"/>
+      <serviceTask id="charge" camunda:type="external" camunda:topic="charge"/>
+      <boundaryEvent id="b" attachedToRef="charge"><errorEventDefinition errorRef="Err_Other"/>
+      </boundaryEvent>
+      <sequenceFlow id="f2" sourceRef="charge" targetRef="paid"/>
+      <sequenceFlow id="f3" sourceRef="b" targetRef="notify"/>
+      <endEvent id="paid"/><endEvent id="notify"/>
+    """
+
+    def charge(ctx):
+        raise BpmnError("OUT_OF_STOCK")
+
+    outcome = Engine(":memory:", handlers={"charge": charge}).start(write(tmp_path, body)).run()
+    assert outcome.state == "failed"
+    assert "OUT_OF_STOCK" in outcome.incident
