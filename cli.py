@@ -21,7 +21,9 @@ from bpmn_engine import BpmnEngineError, Engine, Instance, Outcome
 from bpmn_engine.errors import UsageError
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_json
+from bpmn_engine.runtime.clock import RealClock, VirtualClock
 from bpmn_engine.runtime.state import Event, UserTask
+from bpmn_engine.runtime.timers import TimerValueError, parse_duration
 
 DEFAULT_DB = "bpmn-engine.db"
 OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}
@@ -45,6 +47,19 @@ def json_option(f: Callable) -> Callable:
 
 
 def run_options(f: Callable) -> Callable:
+    f = click.option(
+        "--wait-timers",
+        default="PT0S",
+        metavar="DURATION",
+        help="With the real clock, wait for timers due within this ISO 8601 duration (PT5M).",
+    )(f)
+    f = click.option(
+        "--clock",
+        type=click.Choice(["real", "virtual"]),
+        default="real",
+        show_default=True,
+        help="virtual: time jumps to the next timer whenever nothing else can happen.",
+    )(f)
     f = click.option(
         "--answers",
         type=click.Path(dir_okay=False),
@@ -100,6 +115,8 @@ def run(
     answers: str | None,
     handlers: str | None,
     trust_scripts: bool,
+    clock: str,
+    wait_timers: str,
     as_json: bool,
 ) -> None:
     """Run a process until it completes, fails or waits.
@@ -107,12 +124,12 @@ def run(
     Example: bpmn run models/loan-approval.bpmn --var income=4200 --var amount=15000
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = open_engine(db, handlers, trust_scripts, answers, as_json)
+    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
     listener = event_listener(as_json, None)
     instance = engine.start(file, process_id, variables, on_event=listener)
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
-    finish(instance.run(listener), db, listener)
+    finish(instance.run(listener, seconds(wait_timers)), db, listener)
 
 
 @cli.command()
@@ -131,6 +148,8 @@ def complete(
     answers: str | None,
     handlers: str | None,
     trust_scripts: bool,
+    clock: str,
+    wait_timers: str,
     as_json: bool,
 ) -> None:
     """Complete a waiting user task (its element id or name) and run on.
@@ -138,11 +157,11 @@ def complete(
     Example: bpmn complete 3f9a2c Task_ApproveOrder --var approved=true
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = open_engine(db, handlers, trust_scripts, answers, as_json)
+    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
     instance = engine.instance(instance_id)
     listener = event_listener(as_json, instance)
     instance.complete_task(task, variables, listener)
-    finish(instance.run(listener), db, listener)
+    finish(instance.run(listener, seconds(wait_timers)), db, listener)
 
 
 @cli.command()
@@ -156,14 +175,16 @@ def resume(
     answers: str | None,
     handlers: str | None,
     trust_scripts: bool,
+    clock: str,
+    wait_timers: str,
     as_json: bool,
 ) -> None:
     """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried."""
-    engine = open_engine(db, handlers, trust_scripts, answers, as_json)
+    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
     instance = engine.instance(instance_id)
     listener = event_listener(as_json, instance)
     instance.retry(listener)
-    finish(instance.run(listener), db, listener)
+    finish(instance.run(listener, seconds(wait_timers)), db, listener)
 
 
 @cli.command()
@@ -174,6 +195,13 @@ def resume(
 @db_option
 @click.option("--handlers", type=click.Path(dir_okay=False), help="Service task handlers (.py).")
 @click.option("--trust-scripts", is_flag=True, help="Run script tasks as full Python.")
+@click.option(
+    "--clock",
+    type=click.Choice(["real", "virtual"]),
+    default="virtual",
+    show_default=True,
+    help="virtual: `advance DURATION` moves time; timers fire when nothing else can happen.",
+)
 @json_option
 def step(
     file: str | None,
@@ -184,6 +212,7 @@ def step(
     db: str,
     handlers: str | None,
     trust_scripts: bool,
+    clock: str,
     as_json: bool,
 ) -> None:
     """Walk through the token flow one step at a time (type help at the prompt).
@@ -196,7 +225,12 @@ def step(
 
     if (file is None) == (instance_id is None):
         raise click.UsageError("give a FILE to start, or --instance ID to go on with")
-    engine = Engine(db, handlers=handlers, trust_scripts=trust_scripts)
+    engine = Engine(
+        db,
+        handlers=handlers,
+        trust_scripts=trust_scripts,
+        clock=VirtualClock() if clock == "virtual" else RealClock(),
+    )
     if instance_id is not None:
         instance = engine.instance(instance_id)
     else:
@@ -322,10 +356,28 @@ def read_json(path: str, option: str) -> Any:
 
 
 def open_engine(
-    db: str, handlers: str | None, trust_scripts: bool, answers: str | None, as_json: bool
+    db: str,
+    handlers: str | None,
+    trust_scripts: bool,
+    answers: str | None,
+    as_json: bool,
+    clock: str = "real",
 ) -> Engine:
     answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
-    return Engine(db, handlers=handlers, trust_scripts=trust_scripts, on_user_task=answer_book)
+    return Engine(
+        db,
+        handlers=handlers,
+        trust_scripts=trust_scripts,
+        on_user_task=answer_book,
+        clock=VirtualClock() if clock == "virtual" else RealClock(),
+    )
+
+
+def seconds(duration: str) -> float:
+    try:
+        return parse_duration(duration).total_seconds()
+    except TimerValueError as error:
+        raise click.BadParameter(str(error), param_hint="--wait-timers") from None
 
 
 class AnswerBook:

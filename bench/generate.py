@@ -10,6 +10,8 @@ Run: python bench/generate.py [--out DIR] NAME [NAME ...]   e.g. seq_1000 par_10
 - `nested_N`: N embedded subprocesses, one inside the other, a task in the innermost (scopes).
 - `wide_or_N`: an inclusive split into N branches all conditioned `${true}` and the inclusive
   join (the OR-join rule).
+- `wait_N`: a user task `Approve`, then a chain of N tasks: an instance that waits, for the
+  resume measurement.
 
 The files are plain executable BPMN without diagram interchange: the runtime does not need it.
 Conditions and scripts are written in plain Python so SpiffWorkflow can run the same files
@@ -33,7 +35,7 @@ HEADER = (
 )
 FOOTER = "</bpmn:process>\n</bpmn:definitions>\n"
 
-KINDS = ("seq", "par", "loop", "nested", "wide_or")
+KINDS = ("seq", "par", "loop", "nested", "wide_or", "wait")
 
 
 def process_id(name: str) -> str:
@@ -54,31 +56,43 @@ def _flow(
     )
 
 
-def seq(n: int) -> list[str]:
-    out = ['<bpmn:startEvent id="Start"/>']
-    previous = "Start"
+def _chain(out: list[str], first: str, n: int) -> None:
+    """N tasks after `first`, then the end event."""
+    previous = first
     for i in range(1, n + 1):
         out.append(f'<bpmn:task id="Task_{i}"/>')
         _flow(out, f"Flow_{i}", previous, f"Task_{i}")
         previous = f"Task_{i}"
-    out.append('<bpmn:endEvent id="End"/>')
-    _flow(out, "Flow_End", previous, "End")
+    out.append('<bpmn:endEvent id="EndEvent"/>')
+    _flow(out, "Flow_End", previous, "EndEvent")
+
+
+def seq(n: int) -> list[str]:
+    out = ['<bpmn:startEvent id="StartEvent"/>']
+    _chain(out, "StartEvent", n)
+    return out
+
+
+def wait(n: int) -> list[str]:
+    out = ['<bpmn:startEvent id="StartEvent"/>', '<bpmn:userTask id="Approve" name="Approve"/>']
+    _flow(out, "Flow_Approve", "StartEvent", "Approve")
+    _chain(out, "Approve", n)
     return out
 
 
 def _split_join(n: int, gateway: str, condition: str | None) -> list[str]:
     out = [
-        '<bpmn:startEvent id="Start"/>',
+        '<bpmn:startEvent id="StartEvent"/>',
         f'<bpmn:{gateway} id="Split"/>',
         f'<bpmn:{gateway} id="Join"/>',
-        '<bpmn:endEvent id="End"/>',
+        '<bpmn:endEvent id="EndEvent"/>',
     ]
-    _flow(out, "Flow_Start", "Start", "Split")
+    _flow(out, "Flow_Start", "StartEvent", "Split")
     for i in range(1, n + 1):
         out.append(f'<bpmn:task id="Task_{i}"/>')
         _flow(out, f"Flow_In_{i}", "Split", f"Task_{i}", condition)
         _flow(out, f"Flow_Out_{i}", f"Task_{i}", "Join")
-    _flow(out, "Flow_End", "Join", "End")
+    _flow(out, "Flow_End", "Join", "EndEvent")
     return out
 
 
@@ -92,16 +106,16 @@ def wide_or(n: int) -> list[str]:
 
 def loop(n: int) -> list[str]:
     out = [
-        '<bpmn:startEvent id="Start"/>',
+        '<bpmn:startEvent id="StartEvent"/>',
         '<bpmn:scriptTask id="Count" scriptFormat="python"><bpmn:script>n = n + 1'
         "</bpmn:script></bpmn:scriptTask>",
         '<bpmn:exclusiveGateway id="More" default="Flow_Done"/>',
-        '<bpmn:endEvent id="End"/>',
+        '<bpmn:endEvent id="EndEvent"/>',
     ]
-    _flow(out, "Flow_Start", "Start", "Count")
+    _flow(out, "Flow_Start", "StartEvent", "Count")
     _flow(out, "Flow_Check", "Count", "More")
     _flow(out, "Flow_Again", "More", "Count", f"n < {n}")
-    _flow(out, "Flow_Done", "More", "End")
+    _flow(out, "Flow_Done", "More", "EndEvent")
     return out
 
 
@@ -129,6 +143,7 @@ BUILDERS: dict[str, Callable[[int], list[str]]] = {
     "loop": loop,
     "nested": nested,
     "wide_or": wide_or,
+    "wait": wait,
 }
 
 

@@ -113,6 +113,13 @@ def outcome_summary(console: Console, outcome: Outcome, db: str) -> None:
                 highlight=False,
                 soft_wrap=True,
             )
+        elif wait.get("reason") == "timer":
+            console.print(
+                f"waiting for timer [bold]{escape(wait['element'])}[/], due {wait['due']}: "
+                f"[bold]bpmn resume {outcome.instance}{db_opt}[/] once it is due",
+                highlight=False,
+                soft_wrap=True,
+            )
         else:
             console.print(f"waiting at {escape(wait['element'])} ({wait.get('reason')})")
     console.print(f"[dim]database: {escape(db)}[/]", highlight=False)
@@ -308,6 +315,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
             "enter": "enter",
             "join": "join at",
             "resume-job": "retry the job of",
+            "timer": "fire the timer",
             "complete-task": "complete",
         }[action["kind"]]
         console.print(

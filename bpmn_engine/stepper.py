@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bpmn_engine.errors import BpmnEngineError, UsageError
+from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.runtime.engine import Engine
 from bpmn_engine.runtime.instance import Action, Instance
 from bpmn_engine.runtime.lifecycle import InstanceState
 from bpmn_engine.runtime.state import Event
+from bpmn_engine.runtime.timers import TimerValueError, parse_duration
 
 CONTINUE_LIMIT = 100_000
 
@@ -30,6 +32,7 @@ tokens / vars / history / graph
 set NAME=VALUE / unset NAME  change a process variable (VALUE is JSON when it parses)
 choose GATEWAY FLOW...       take these flows at the gateway's next decision
 complete TASK [NAME=VALUE...]
+advance DURATION             move the virtual clock (timers that fall due can then fire)
 back [N]                     undo the last N steps
 save / help / quit (q)"""
 
@@ -106,7 +109,7 @@ class Stepper:
             "q": self._quit,
             "message": self._not_yet,
             "signal": self._not_yet,
-            "advance": self._not_yet,
+            "advance": self._advance,
         }
 
     @property
@@ -252,8 +255,22 @@ class Stepper:
             f"--db {self.engine.store.path}"
         )
 
+    def _advance(self, args: list[str], report: Report) -> None:
+        clock = self.engine.clock
+        if not isinstance(clock, VirtualClock):
+            raise UsageError("advance needs the virtual clock (bpmn step --clock virtual)")
+        if len(args) != 1:
+            raise UsageError("advance DURATION (ISO 8601, e.g. PT30M or P2D)")
+        try:
+            clock.advance_to(clock.now() + parse_duration(args[0]))
+        except TimerValueError as error:
+            raise UsageError(str(error)) from None
+        report.message = f"the clock reads {clock.now().isoformat(timespec='seconds')}"
+
     def _quit(self, args: list[str], report: Report) -> None:
         self.done = True
 
     def _not_yet(self, args: list[str], report: Report) -> None:
-        raise UsageError(f"{report.command.split()[0]}: events are not supported by the engine yet")
+        raise UsageError(
+            f"{report.command.split()[0]}: messages and signals are not supported by the engine yet"
+        )

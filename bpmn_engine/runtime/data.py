@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState, check_instance
-from bpmn_engine.runtime.state import Event, Scope, Track, UserTask
+from bpmn_engine.runtime.state import Event, Scope, Timer, Track, UserTask
 from bpmn_engine.runtime.variables import VariableStore
 
 _MISSING = object()
@@ -32,6 +32,7 @@ class InstanceHead:
     next_task: int = 1
     next_seq: int = 1
     next_event: int = 1
+    next_timer: int = 1
     end_event: str | None = None
     incident: str | None = None
     version: int = 0
@@ -52,6 +53,7 @@ class InstanceData:
     scopes: dict[int, Scope] = field(default_factory=dict)
     values: dict[int, dict[str, Any]] = field(default_factory=dict)
     tasks: dict[int, UserTask] = field(default_factory=dict)
+    timers: dict[int, Timer] = field(default_factory=dict)
     joins: dict[tuple[int, str], int] = field(default_factory=dict)  # activations so far
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # forced, not stored
     _ready: list[tuple[int, int]] = field(default_factory=list)
@@ -94,6 +96,7 @@ class Step:
         self.tracks: dict[int, Track | None] = {}  # id -> copy before the step (None: new)
         self.scopes: dict[int, Scope | None] = {}
         self.tasks: dict[int, UserTask | None] = {}
+        self.timers: dict[int, Timer | None] = {}
         self.values: dict[tuple[int, str], Any] = {}
         self.joins: list[JoinRecord] = []
         self.events: list[Event] = []
@@ -159,6 +162,39 @@ class Step:
         self.tasks[task.id] = None
         return task
 
+    def new_timer(self, track: Track, element: str, host: str, **fields: Any) -> Timer:
+        head = self.data.head
+        timer = Timer(head.next_timer, track.id, element, host, **fields)
+        head.next_timer += 1
+        self.data.timers[timer.id] = timer
+        self.timers[timer.id] = None
+        return timer
+
+    def touch_timer(self, timer: Timer) -> Timer:
+        if timer.id not in self.timers:
+            self.timers[timer.id] = copy.copy(timer)
+        return timer
+
+    def cancel_stale_timers(self) -> None:
+        """A timer matters only while its track is live at its host element: cancel the rest.
+
+        Done once, as the step ends, for every track the step touched: however a track left
+        an activity (completed, interrupted, merged, terminated, failed), its timers go.
+        """
+        touched = set(self.tracks)
+        for timer in self.data.timers.values():
+            if timer.status != "waiting" or timer.track not in touched:
+                continue
+            track = self.data.tracks.get(timer.track)
+            stale = (
+                track is None
+                or not track.live
+                or track.status is TrackState.FAILED
+                or track.element != timer.host
+            )
+            if stale:
+                self.touch_timer(timer).status = "cancelled"
+
     def touch_task(self, task: UserTask) -> UserTask:
         if task.id not in self.tasks:
             self.tasks[task.id] = copy.copy(task)
@@ -217,6 +253,7 @@ class Step:
             (data.tracks, self.tracks),
             (data.scopes, self.scopes),
             (data.tasks, self.tasks),
+            (data.timers, self.timers),
         ):
             for key, old in before.items():
                 if old is None:

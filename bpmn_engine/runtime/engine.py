@@ -11,6 +11,7 @@ from typing import Any
 from bpmn_engine.errors import UsageError
 from bpmn_engine.model import Definitions, Task
 from bpmn_engine.parse import compile_definitions, load_file
+from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
@@ -37,6 +38,7 @@ class Engine:
         handlers: Mapping[str, Handler] | str | Path | None = None,
         trust_scripts: bool = False,
         on_user_task: UserTaskAnswer | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.store = db if isinstance(db, SqliteStore) else SqliteStore(db)
         if isinstance(handlers, str | Path):
@@ -44,6 +46,7 @@ class Engine:
         self.handlers: Mapping[str, Handler] = handlers or {}
         self.trust_scripts = trust_scripts
         self.on_user_task = on_user_task
+        self.clock: Clock = clock or RealClock()
         self._definitions: dict[str, Definitions] = {}
 
     def close(self) -> None:

@@ -10,8 +10,8 @@ host's track goes on from the boundary event. An error nobody catches is an inci
 from __future__ import annotations
 
 from bpmn_engine.model import Activity, BoundaryEvent
+from bpmn_engine.runtime.boundaries import interrupt
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.state import Track
 
 
@@ -42,7 +42,8 @@ def throw_error(ctx: StepContext, code: str, message: str = "") -> None:
         if isinstance(node, Activity):
             boundary = catching_boundary(ctx, node, code)
             if boundary is not None:
-                _interrupt(ctx, track, boundary, code, message)
+                ctx.step.emit("error.caught", boundary.id, track.id, code=code, message=message)
+                interrupt(ctx, track, boundary, trigger="error")
                 return
         scope = ctx.data.scopes[track.scope]
         track = ctx.data.tracks[scope.track] if scope.track is not None else None
@@ -52,22 +53,3 @@ def throw_error(ctx: StepContext, code: str, message: str = "") -> None:
     raise Incident(
         f"unhandled BPMN error {code!r}{detail} (thrown at line {ctx.node.line})", ctx.node.id
     )
-
-
-def _interrupt(
-    ctx: StepContext, host: Track, boundary: BoundaryEvent, code: str, message: str
-) -> None:
-    """End the host activity (and its subprocess scope) and go on from the boundary event."""
-    from bpmn_engine.runtime.behaviours import behaviour_for
-
-    for child in [s for s in ctx.data.scopes.values() if s.track == host.id]:
-        if child.status == "active":
-            ctx.terminate_scope(child.id)
-            ctx.step.touch_scope(child).status = "terminated"
-    host_ctx = ctx.for_track(host)
-    behaviour_for(host_ctx.node).terminate(host_ctx)
-    ctx.step.touch_track(host)
-    if host.status is not TrackState.EXECUTING:
-        host.move(TrackState.EXECUTING)
-    ctx.step.emit("error.caught", boundary.id, host.id, code=code, message=message)
-    ctx.step.ready(host, boundary.id, None)

@@ -10,8 +10,10 @@ transaction. The loop is iterative: a loop in the diagram costs no stack depth.
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -26,7 +28,8 @@ from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.data import InstanceData, Step
 from bpmn_engine.runtime.errors import throw_error
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.state import Event, Track, UserTask
+from bpmn_engine.runtime.state import Event, Timer, Track, UserTask
+from bpmn_engine.runtime.timer_events import fire as fire_timer
 from bpmn_engine.runtime.variables import storable_all
 
 if TYPE_CHECKING:
@@ -48,7 +51,7 @@ def checked_variables(values: dict[str, Any]) -> dict[str, Any]:
 class Action:
     """Something that can happen next (see `Instance.enabled`)."""
 
-    kind: str  # "resume-job", "enter", "join" or "complete-task"
+    kind: str  # "resume-job", "enter", "join", "timer" or "complete-task"
     track: int
     element: str
     task: int | None = None
@@ -165,16 +168,38 @@ class Instance:
         seen = {w["track"] for w in waits}
         for track in self.data.tracks.values():
             if track.status is TrackState.WAITING and track.id not in seen:
-                if track.wait in ("subprocess",):
+                if track.wait in ("subprocess", "timer"):  # timers are listed below, with due
                     continue
                 waits.append({"element": track.element, "reason": track.wait, "track": track.id})
+        for timer in self.data.timers.values():
+            if timer.status == "waiting":
+                waits.append(
+                    {
+                        "element": timer.element,
+                        "reason": "timer",
+                        "due": timer.due,
+                        "track": timer.track,
+                    }
+                )
         return waits
 
     # --- running ------------------------------------------------------------------------------
-    def run(self, on_event: Listener | None = None) -> Outcome:
-        """Run until the instance completes, fails, or every live track waits."""
-        while self.data.head.state is InstanceState.ACTIVE and self.step_once(on_event):
-            pass
+    def run(self, on_event: Listener | None = None, wait_timers: float = 0.0) -> Outcome:
+        """Run until the instance completes, fails, or every live track waits.
+
+        With the real clock, a timer due within `wait_timers` seconds is waited for (the
+        process sleeps); later timers leave the instance waiting, as rows, for a later resume.
+        """
+        while self.data.head.state is InstanceState.ACTIVE:
+            if self.step_once(on_event):
+                continue
+            timer = self._earliest_timer()
+            if timer is None or wait_timers <= 0:
+                break
+            delay = (datetime.fromisoformat(timer.due) - self.engine.clock.now()).total_seconds()
+            if delay > wait_timers:
+                break
+            time.sleep(max(delay, 0.0))
         return self.outcome()
 
     def step_once(self, on_event: Listener | None = None) -> bool:
@@ -197,6 +222,9 @@ class Instance:
         for track in self._waiting_joins():
             if self._join_choice(track) is not None:
                 actions.append(Action("join", track.id, track.element))
+        timer = self._earliest_timer()
+        if timer is not None and (self._due(timer) or (not actions and self.engine.clock.virtual)):
+            actions.append(Action("timer", timer.track, timer.element, timer.id))
         for task in sorted(self.user_tasks(), key=lambda t: t.id):
             actions.append(Action("complete-task", task.track, task.element, task.id))
         return actions
@@ -227,6 +255,11 @@ class Instance:
                 raise UsageError(f"the inclusive join {track.element} cannot fire yet")
             behaviour = InclusiveGatewayBehaviour()
             self._step(chosen[0], lambda c: behaviour.fire_join(c, chosen), on_event)
+        elif action.kind == "timer":
+            timer = self.data.timers[action.task or 0]
+            if self.engine.clock.virtual:
+                self.engine.clock.advance_to(datetime.fromisoformat(timer.due))
+            self._step(track, lambda c: fire_timer(c, timer), on_event)
         elif action.kind == "complete-task":
             self.complete_task(action.task or action.element, variables, on_event)
         else:
@@ -281,7 +314,17 @@ class Instance:
         for waiting in self._waiting_joins():
             if self._join_choice(waiting) is not None:
                 return Action("join", waiting.id, waiting.element)
+        timer = self._earliest_timer()
+        if timer is not None and (self._due(timer) or self.engine.clock.virtual):
+            return Action("timer", timer.track, timer.element, timer.id)
         return None
+
+    def _earliest_timer(self) -> Timer | None:
+        waiting = [t for t in self.data.timers.values() if t.status == "waiting"]
+        return min(waiting, key=lambda t: (t.due, t.id)) if waiting else None
+
+    def _due(self, timer: Timer) -> bool:
+        return datetime.fromisoformat(timer.due) <= self.engine.clock.now()
 
     def complete_task(
         self,
@@ -363,6 +406,7 @@ class Instance:
         return ctx
 
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
+        step.cancel_stale_timers()
         try:
             self.engine.store.commit(step, new_instance=new)
         except ConcurrentModification:

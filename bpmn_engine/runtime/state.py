@@ -74,6 +74,25 @@ class UserTask:
     inputs: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(slots=True)
+class Timer:
+    """A due time in the store: nothing holds a thread while it waits.
+
+    `element` is the timer event (intermediate catch or boundary); `host` is the element the
+    track must still be at for the timer to matter (the catch event itself, or the activity a
+    boundary event is attached to). `repeat` is how many more times a cycle fires (-1: forever).
+    """
+
+    id: int
+    track: int
+    element: str
+    host: str
+    due: str  # ISO 8601, UTC
+    repeat: int = 0
+    interval: float | None = None  # seconds between cycle firings
+    status: str = "waiting"  # waiting, fired, cancelled
+
+
 @dataclass(slots=True, frozen=True)
 class Event:
     """One history entry, also one line of `--json` output."""

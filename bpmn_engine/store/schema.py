@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -97,7 +97,27 @@ def _v1(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [(1, _v1)]
+def _v2(db: sqlite_utils.Database) -> None:
+    """Timers: due times as rows, so a waiting instance costs no thread and survives restarts."""
+    db["instances"].add_column("next_timer", int, not_null_default=1)
+    db["timers"].create(
+        {
+            "instance": str,
+            "id": int,
+            "track": int,
+            "element": str,
+            "host": str,
+            "due": str,
+            "repeat": int,
+            "interval": float,
+            "status": str,
+        },
+        pk=("instance", "id"),
+    )
+    db["timers"].create_index(["status", "due"])
+
+
+MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [(1, _v1), (2, _v2)]
 
 
 def migrate(db: sqlite_utils.Database) -> int:

@@ -23,7 +23,7 @@ import sqlite_utils
 from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
 from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step, is_missing
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.state import Event, Scope, Track, UserTask
+from bpmn_engine.runtime.state import Event, Scope, Timer, Track, UserTask
 from bpmn_engine.store.schema import migrate
 
 _TRACK_COLUMNS = (
@@ -36,6 +36,7 @@ _HEAD_FIELDS = (
     "next_task",
     "next_seq",
     "next_event",
+    "next_timer",
     "end_event",
     "incident",
 )
@@ -54,14 +55,18 @@ class SqliteStore:
             self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
         except sqlite3.Error as error:
             raise LoadError(f"cannot open database: {error}", file=self.path) from None
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute("PRAGMA foreign_keys=ON")
-        self.db = sqlite_utils.Database(self.conn)
         try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.db = sqlite_utils.Database(self.conn)
             migrate(self.db)
         except sqlite3.DatabaseError as error:
+            self.conn.close()
             raise LoadError(f"not a bpmn-engine database: {error}", file=self.path) from None
+        except RuntimeError as error:  # a newer schema than this release knows
+            self.conn.close()
+            raise LoadError(str(error), file=self.path) from None
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
 
     def close(self) -> None:
@@ -169,6 +174,12 @@ class SqliteStore:
             (instance_id,),
         ):
             data.tasks[r[0]] = UserTask(*r[:5], inputs=json.loads(r[5] or "{}"))
+        for r in conn.execute(
+            "SELECT id, track, element, host, due, repeat, interval, status FROM timers "
+            "WHERE instance = ?",
+            (instance_id,),
+        ):
+            data.timers[r[0]] = Timer(*r)
         for scope, gateway, activations in conn.execute(
             "SELECT scope, gateway, max(activation) FROM joins WHERE instance = ? "
             "GROUP BY scope, gateway",
@@ -293,6 +304,14 @@ class SqliteStore:
                 "(instance, id, track, element, name, status, inputs) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (instance, u.id, u.track, u.element, u.name, u.status, json.dumps(u.inputs)),
             )
+        for timer_id in step.timers:
+            t = step.data.timers[timer_id]
+            conn.execute(
+                "INSERT OR REPLACE INTO timers "
+                "(instance, id, track, element, host, due, repeat, interval, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (instance, t.id, t.track, t.element, t.host, t.due, t.repeat, t.interval, t.status),
+            )
         conn.executemany(
             "INSERT INTO joins (instance, scope, gateway, activation, tracks) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -311,7 +330,15 @@ class SqliteStore:
         )
 
     # --- snapshots (`bpmn step`'s `back`) ----------------------------------------------------
-    _INSTANCE_TABLES = ("tracks", "scopes", "variables", "user_tasks", "joins", "history")
+    _INSTANCE_TABLES = (
+        "tracks",
+        "scopes",
+        "variables",
+        "user_tasks",
+        "timers",
+        "joins",
+        "history",
+    )
 
     def snapshot(self, instance_id: str, *, with_history: bool = True) -> dict[str, list[tuple]]:
         """Every row of one instance, exactly as stored (history is append-only: a caller

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import compile_expression, compile_script
@@ -26,6 +26,7 @@ from bpmn_engine.model import (
     SubProcess,
     Task,
 )
+from bpmn_engine.runtime.timers import TimerValueError, schedule
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -40,7 +41,8 @@ UNSUPPORTED_KINDS = {
     "adHocSubProcess": "ad-hoc subprocesses",
 }
 SUPPORTED_DEFINITIONS = frozenset({"terminate", "error"})  # end events the runtime can throw
-SUPPORTED_BOUNDARIES = frozenset({"error"})  # boundary events the runtime arms
+SUPPORTED_BOUNDARIES = frozenset({"error", "timer"})  # boundary events the runtime arms
+SUPPORTED_CATCHES = frozenset({"timer"})  # intermediate catch events the runtime waits on
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"
@@ -99,7 +101,8 @@ def _unsupported(node: FlowNode) -> Iterator[Issue]:
         if not set(node.definition_kinds) <= SUPPORTED_BOUNDARIES or not node.definitions:
             what = f"{'/'.join(node.definition_kinds) or 'none'} boundary events"
     elif isinstance(node, Event) and node.kind != "endEvent":
-        refused = [k for k in node.definition_kinds if k != "terminate"]
+        allowed = SUPPORTED_CATCHES if node.kind == "intermediateCatchEvent" else ()
+        refused = [k for k in node.definition_kinds if k not in allowed]
         if refused:
             what = f"{'/'.join(refused)} events"
     elif isinstance(node, Event):
@@ -178,6 +181,11 @@ def _timer(node: Event, definition: EventDefinition) -> Iterator[Issue]:
     elif not TIMER_CHECKS[kind](value):
         message = f"{kind} {value!r} is not {TIMER_FORMATS[kind]}"
         yield Issue(message, node.id, definition.line or node.line)
+    else:
+        try:  # valid BPMN; but can the engine's own timer code schedule it?
+            schedule(kind, value, datetime.now(UTC))
+        except TimerValueError:
+            yield _warning(node, f"{kind} {value!r}: this form is {NOT_SUPPORTED}")
 
 
 def is_date_time(value: str) -> bool:

@@ -9,10 +9,12 @@ import select
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bpmn_engine import Engine
 from bpmn_engine.render import show_json
+from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.stepper import Stepper
 from tests.cli.conftest import FIXTURES, Bpmn
 
@@ -153,3 +155,25 @@ def test_a_real_terminal_session(tmp_path: Path) -> None:
     assert process.wait(timeout=30) == 0
     os.close(main)
     assert b"completed" in output
+
+
+def test_advance_moves_the_virtual_clock_and_a_due_timer_can_fire(tmp_path: Path) -> None:
+    path = tmp_path / "wait.bpmn"
+    path.write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+        'targetNamespace="t"><process id="p" isExecutable="true"><startEvent id="s"/>'
+        '<sequenceFlow id="f1" sourceRef="s" targetRef="w"/><intermediateCatchEvent id="w">'
+        "<timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>"
+        '</intermediateCatchEvent><sequenceFlow id="f2" sourceRef="w" targetRef="e"/>'
+        '<endEvent id="e"/></process></definitions>'
+    )
+    engine = Engine(tmp_path / "t.db", clock=VirtualClock(datetime(2026, 1, 1, tzinfo=UTC)))
+    s = Stepper(engine, engine.start(path))
+    s.execute("next")
+    s.execute("next")  # the token now waits at the timer
+    assert [a.kind for a in s.actions()] == ["timer"]  # nothing else: the clock may jump
+    assert s.execute("advance PT30M").message.endswith("2026-01-01T00:30:00+00:00")
+    assert not s.execute("advance soon").ok
+    s.execute("continue")
+    assert s.instance.outcome().state == "completed"
+    assert engine.clock.now() == datetime(2026, 1, 1, 1, tzinfo=UTC)

@@ -65,8 +65,9 @@ def test_an_error_end_event_is_caught_by_the_matching_boundary_and_cancels_the_s
 
 def test_an_error_nobody_catches_is_an_incident(tmp_path: Path) -> None:
     body = SUBPROCESS_WITH_ERROR_END.replace('<errorEventDefinition errorRef="Err_Stock"/>\n  ', "")
-    body = body.replace('<boundaryEvent id="all" attachedToRef="sub"><errorEventDefinition/>'
-                        "</boundaryEvent>", "")
+    body = body.replace(
+        '<boundaryEvent id="all" attachedToRef="sub"><errorEventDefinition/></boundaryEvent>', ""
+    )
     body = body.replace('<sequenceFlow id="f4" sourceRef="all" targetRef="other"/>', "")
     body = body.replace('<boundaryEvent id="caught" attachedToRef="sub">\n  </boundaryEvent>', "")
     body = body.replace('<sequenceFlow id="f3" sourceRef="caught" targetRef="handled"/>', "")

@@ -222,9 +222,8 @@ def test_cancel_a_failed_instance_terminates_its_failed_track(bpmn: Bpmn, engine
 # --- what the engine refuses ----------------------------------------------------------------
 
 UNSUPPORTED = {
-    "timer-catch": (
-        '<intermediateCatchEvent id="X"><timerEventDefinition>'
-        "<timeDuration>PT1M</timeDuration></timerEventDefinition></intermediateCatchEvent>"
+    "conditional-catch": (
+        '<intermediateCatchEvent id="X"><conditionalEventDefinition/></intermediateCatchEvent>'
     ),
     "message-catch": (
         '<intermediateCatchEvent id="X"><messageEventDefinition/></intermediateCatchEvent>'
@@ -362,8 +361,7 @@ def test_a_boundary_event_is_not_armed_and_says_so(bpmn: Bpmn, engine: Engine):
     # given
     path = bpmn(
         '<startEvent id="S"/><userTask id="U"/><endEvent id="E"/>'
-        '<boundaryEvent id="Late" attachedToRef="U"><timerEventDefinition>'
-        "<timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>"
+        '<boundaryEvent id="Late" attachedToRef="U"><messageEventDefinition/></boundaryEvent>'
         '<endEvent id="LateEnd"/>' + flow("S", "U") + flow("U", "E") + flow("Late", "LateEnd")
     )
     instance = engine.start(path)

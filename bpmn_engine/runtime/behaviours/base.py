@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bpmn_engine.model import Activity, SequenceFlow
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.timer_events import arm
 
 
 class FlowNodeBehaviour:
@@ -71,6 +72,9 @@ class ActivityBehaviour(FlowNodeBehaviour):
             kinds = ", ".join(getattr(boundary, "definition_kinds", ())) or "none"
             if kinds == "error":
                 continue  # armed: errors are caught (runtime/errors.py)
+            if kinds == "timer":
+                arm(ctx, boundary, boundary.definitions[0], node.id)  # type: ignore[attr-defined]
+                continue
             ctx.warn(
                 f"boundary event {boundary_id!r} ({kinds}, line {boundary.line}) is not armed: "
                 "boundary events are not supported yet"

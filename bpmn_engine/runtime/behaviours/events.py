@@ -11,6 +11,7 @@ from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.errors import throw_error
 from bpmn_engine.runtime.lifecycle import TrackState
+from bpmn_engine.runtime.timer_events import arm
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -57,8 +58,18 @@ class EndEventBehaviour(FlowNodeBehaviour):
         ctx.end_track(TrackState.COMPLETED)
 
 
-class CatchEventBehaviour(NoneEventBehaviour):
-    """Intermediate catch events: every one needs a trigger."""
+class CatchEventBehaviour(FlowNodeBehaviour):
+    """Intermediate catch events wait for their trigger; timers are the ones supported yet."""
+
+    def arrive(self, ctx: StepContext) -> None:
+        refuse_definitions(ctx, ("timer",))
+        node = ctx.node
+        assert isinstance(node, Event)
+        if not node.definitions:
+            raise Incident(f"intermediate catch event (line {node.line}) has no trigger", node.id)
+        ctx.activated()
+        timer = arm(ctx, node, node.definitions[0], node.id)
+        ctx.wait("timer", due=timer.due)
 
 
 class BoundaryEventBehaviour(FlowNodeBehaviour):

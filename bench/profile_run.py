@@ -1,0 +1,133 @@
+"""Where one run's time goes, per element step: cProfile (and pyinstrument if installed).
+
+Run: python bench/profile_run.py NAME [--mode memory|file] [--top N] [--pyinstrument]
+     e.g. python bench/profile_run.py seq_10000 --mode file
+
+Profiles `Instance.run()` of one synthetic diagram (see generate.py) and prints the costliest
+functions by own time, in microseconds per element step (`element.completed` events), then the
+same time grouped by area (SQLite, copying, JSON, the runtime, ...), so that the cost of one
+step can be read off directly. Profiling slows Python code down more than the C calls into
+SQLite, so the shares are a guide, not a measurement: bench/run.py has the timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import generate  # noqa: E402
+from run import fresh, start_variables  # noqa: E402
+
+from bpmn_engine import Engine, Instance, load  # noqa: E402
+
+# (area, test on "file:function") in order: the first that matches names the area
+AREAS = (
+    ("sqlite (C calls)", lambda f: "sqlite3.Connection" in f or "sqlite3.Cursor" in f),
+    ("store/sqlite.py (building rows)", lambda f: "bpmn_engine/store/" in f),
+    ("copy module", lambda f: "/copy.py" in f or "__reduce_ex__" in f),
+    ("json encode/decode", lambda f: "/json/" in f),
+    ("expressions (conditions, scripts)", lambda f: "bpmn_engine/expressions/" in f),
+    ("runtime/data.py (Step, InstanceData)", lambda f: "bpmn_engine/runtime/data.py" in f),
+    ("runtime/joins.py", lambda f: "bpmn_engine/runtime/joins.py" in f),
+    ("runtime (other)", lambda f: "bpmn_engine/runtime/" in f),
+    ("datetime (timestamps)", lambda f: "datetime" in f),
+    ("contextlib", lambda f: "contextlib" in f),
+)
+
+
+def label(key: tuple[str, int, str]) -> str:
+    filename, line, function = key
+    if filename == "~":
+        return function
+    for marker in ("bpmn_engine/", "site-packages/", "lib/python3."):
+        if marker in filename:
+            filename = filename[filename.index(marker) :]
+            break
+    return f"{filename}:{line}:{function}"
+
+
+def area(name: str) -> str:
+    return next((title for title, test in AREAS if test(name)), "other (builtins, stdlib)")
+
+
+def prepare(name: str, mode: str, work: Path) -> Instance:
+    path = generate.write(name, work)
+    db = ":memory:" if mode == "memory" else fresh(work / f"{name}.db")
+    engine = Engine(db)
+    return engine.start(load(path), variables=start_variables(name))
+
+
+def steps_of(instance: Instance) -> int:
+    return sum(1 for e in instance.history() if e.event == "element.completed")
+
+
+def profile(name: str, mode: str, top: int, work: Path) -> None:
+    instance = prepare(name, mode, work)
+    profiler = cProfile.Profile()
+    began = time.perf_counter()
+    profiler.enable()
+    instance.run()
+    profiler.disable()
+    elapsed = time.perf_counter() - began
+    steps = steps_of(instance)
+    instance.engine.close()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = sum(entry[2] for entry in stats.values())
+    print(f"{name}, store {mode}: {steps:,} element steps in {elapsed:.2f} s under cProfile")
+    print(f"({elapsed / steps * 1e6:,.0f} us per step profiled; bench/run.py has unprofiled times)")
+    print(f"\n{'own us/step':>11} {'cum us/step':>11} {'calls/step':>10} {'share':>6}  function")
+    ranked = sorted(stats.items(), key=lambda kv: kv[1][2], reverse=True)
+    for key, (_cc, calls, own, cum, _callers) in ranked[:top]:
+        print(
+            f"{own / steps * 1e6:11.1f} {cum / steps * 1e6:11.1f} {calls / steps:10.1f} "
+            f"{own / total:6.1%}  {label(key)}"
+        )
+    grouped: dict[str, float] = {}
+    for key, (_cc, _calls, own, _cum, _callers) in stats.items():
+        grouped[area(label(key))] = grouped.get(area(label(key)), 0.0) + own
+    print(f"\n{'own us/step':>11} {'share':>6}  area")
+    for title, own in sorted(grouped.items(), key=lambda kv: kv[1], reverse=True):
+        print(f"{own / steps * 1e6:11.1f} {own / total:6.1%}  {title}")
+
+
+def with_pyinstrument(name: str, mode: str, work: Path) -> None:
+    try:
+        from pyinstrument import Profiler
+    except ImportError:
+        print("\npyinstrument is not installed (pip install pyinstrument): skipped")
+        return
+    instance = prepare(name, mode, work)
+    profiler = Profiler(interval=0.0005)
+    profiler.start()
+    instance.run()
+    profiler.stop()
+    instance.engine.close()
+    print("\n== pyinstrument (sampling, wall clock)")
+    print(profiler.output_text(unicode=False, color=False, show_all=False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name", help="a synthetic diagram, e.g. seq_10000, par_1000, loop_10000")
+    parser.add_argument("--mode", choices=("memory", "file"), default="file")
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--pyinstrument", action="store_true")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bpmn-profile-") as tmp:
+        profile(args.name, args.mode, args.top, Path(tmp))
+        if args.pyinstrument:
+            with_pyinstrument(args.name, args.mode, Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Timer events at run time: arming a due time as a row, and firing it.
+
+A timer belongs to a track and a host element (see `state.Timer`); `Step` cancels it as soon as
+the track leaves the host, whichever way. Firing is a step of its own, chosen by the scheduler
+when the timer is due (a virtual clock jumps there when nothing else can happen).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode
+from bpmn_engine.runtime.boundaries import branch_off, interrupt
+from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.state import Timer
+from bpmn_engine.runtime.timers import TimerValueError, schedule
+
+EXPRESSION_PREFIXES = ("${", "#{", "=")
+
+
+def arm(ctx: StepContext, event: FlowNode, definition: EventDefinition, host: str) -> Timer:
+    """Create the timer row for a timer event definition, its value evaluated now."""
+    kind, text = definition.timer or ("", "")
+    if not kind or not text:
+        raise Incident(f"timer event {event.id!r} (line {event.line}) has no timer value", event.id)
+    if text.strip().startswith(EXPRESSION_PREFIXES):
+        text = str(ctx.evaluate(Expression(text, None, definition.line), what="the timer value"))
+    now = ctx.engine.clock.now()
+    try:
+        plan = schedule(kind, text, now)
+    except TimerValueError as error:
+        raise Incident(f"timer event {event.id!r} (line {event.line}): {error}", event.id) from None
+    interval = plan.interval.total_seconds() if plan.interval else None
+    timer = ctx.step.new_timer(
+        ctx.track, event.id, host, due=plan.due.isoformat(), repeat=plan.repeat, interval=interval
+    )
+    ctx.step.emit("timer.scheduled", event.id, ctx.track.id, due=timer.due, timer=timer.id)
+    return timer
+
+
+def fire(ctx: StepContext, timer: Timer) -> None:
+    """The timer is due: finish the catch event, or trigger the boundary event."""
+    from bpmn_engine.runtime.behaviours import behaviour_for
+
+    ctx.step.touch_timer(timer).status = "fired"
+    scope = ctx.definitions.node_scopes[timer.element]
+    event = scope.nodes[timer.element]
+    ctx.step.emit("timer.fired", event.id, ctx.track.id, due=timer.due, timer=timer.id)
+    if not isinstance(event, BoundaryEvent):
+        behaviour_for(event).complete(ctx.for_track(ctx.track))
+        return
+    if event.cancel_activity:
+        interrupt(ctx, ctx.track, event, trigger="timer")
+        return
+    branch_off(ctx, ctx.track, event, trigger="timer")
+    if timer.repeat != 0 and timer.interval:
+        due = datetime.fromisoformat(timer.due).timestamp() + timer.interval
+        ctx.step.new_timer(
+            ctx.track,
+            timer.element,
+            timer.host,
+            due=datetime.fromtimestamp(due, datetime.fromisoformat(timer.due).tzinfo).isoformat(),
+            repeat=timer.repeat - 1 if timer.repeat > 0 else -1,
+            interval=timer.interval,
+        )
