@@ -188,6 +188,117 @@ def resume(
 
 
 @cli.command()
+@click.argument("name")
+@click.option(
+    "--key", help="Correlation key: only a subscription with this key (or none) takes it."
+)
+@click.option("--id", "message_id", help="Message id: a message published twice is used once.")
+@click.option(
+    "--ttl", default="PT0S", metavar="DURATION", help="Buffer it this long (PT1H) if no one waits."
+)
+@var_options
+@db_option
+@run_options
+@json_option
+def message(
+    name: str,
+    key: str | None,
+    message_id: str | None,
+    ttl: str,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    db: str,
+    answers: str | None,
+    handlers: str | None,
+    trust_scripts: bool,
+    clock: str,
+    wait_timers: str,
+    as_json: bool,
+) -> None:
+    """Publish a message and run the instance it wakes until it completes, fails or waits.
+
+    Example: bpmn message payment-received --key A-1 --var amount=12 --ttl PT1H
+    """
+    variables = parse_variables(var_pairs, vars_file)
+    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
+    listener = event_listener(as_json, None)
+    woken = engine.publish_message(
+        name, key, variables, message_id=message_id, ttl=seconds(ttl, "--ttl"), on_event=listener
+    )
+    if not woken:
+        say(
+            as_json,
+            {
+                "event": "message.unclaimed",
+                "name": name,
+                "key": key,
+                "buffered": seconds(ttl, "--ttl") > 0,
+            },
+        )
+        raise SystemExit(int(ExitCode.OK))
+    finish_many(woken, db, listener, seconds(wait_timers))
+
+
+@cli.command()
+@click.argument("name")
+@var_options
+@db_option
+@run_options
+@json_option
+def signal(
+    name: str,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    db: str,
+    answers: str | None,
+    handlers: str | None,
+    trust_scripts: bool,
+    clock: str,
+    wait_timers: str,
+    as_json: bool,
+) -> None:
+    """Broadcast a signal to every waiting catcher and run the instances it wakes."""
+    variables = parse_variables(var_pairs, vars_file)
+    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
+    listener = event_listener(as_json, None)
+    woken = engine.broadcast_signal(name, variables, on_event=listener)
+    if not woken:
+        say(as_json, {"event": "signal.unclaimed", "name": name})
+        raise SystemExit(int(ExitCode.OK))
+    finish_many(woken, db, listener, seconds(wait_timers))
+
+
+def say(as_json: bool, payload: dict[str, Any]) -> None:
+    if as_json:
+        click.echo(json_line(payload))
+    else:
+        console.print(
+            f"no instance waits for {payload['event'].split('.')[0]} {payload['name']!r}"
+            + (" (buffered)" if payload.get("buffered") else "")
+        )
+
+
+def finish_many(
+    instances: list[Instance], db: str, listener: Callable[[Event], None], wait: float
+) -> None:
+    """Run every woken instance on; the exit code is the most serious outcome."""
+    codes = []
+    for instance in instances:
+        if isinstance(listener, Trace):
+            listener.instance = instance
+        outcome = instance.run(listener, wait)
+        if isinstance(listener, JsonLines):
+            if not listener.ended:
+                click.echo(json_line(outcome.to_json()))
+            listener.ended = False
+        else:
+            outcome_summary(console, outcome, db)
+        codes.append(ExitCode.for_state(outcome.state))
+    worst = max(codes, key=lambda c: {ExitCode.FAILED: 3, ExitCode.WAITING: 2}.get(c, 1))
+    raise SystemExit(int(worst))
+
+
+@cli.command()
 @click.argument("file", required=False)
 @click.option("--process", "process_id", help="Id of the process to run (default: the first).")
 @click.option("--instance", "instance_id", help="Step an existing instance instead.")
@@ -373,11 +484,11 @@ def open_engine(
     )
 
 
-def seconds(duration: str) -> float:
+def seconds(duration: str, option: str = "--wait-timers") -> float:
     try:
         return parse_duration(duration).total_seconds()
     except TimerValueError as error:
-        raise click.BadParameter(str(error), param_hint="--wait-timers") from None
+        raise click.BadParameter(str(error), param_hint=option) from None
 
 
 class AnswerBook:

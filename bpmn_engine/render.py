@@ -120,6 +120,15 @@ def outcome_summary(console: Console, outcome: Outcome, db: str) -> None:
                 highlight=False,
                 soft_wrap=True,
             )
+        elif wait.get("reason") in ("message", "signal"):
+            key = f" --key {shlex.quote(wait['key'])}" if wait.get("key") else ""
+            console.print(
+                f"waiting for {wait['reason']} [bold]{escape(wait['name'])}[/] at "
+                f"{escape(wait['element'])}: [bold]bpmn {wait['reason']} "
+                f"{shlex.quote(wait['name'])}{escape(key)}{db_opt}[/]",
+                highlight=False,
+                soft_wrap=True,
+            )
         else:
             console.print(f"waiting at {escape(wait['element'])} ({wait.get('reason')})")
     console.print(f"[dim]database: {escape(db)}[/]", highlight=False)

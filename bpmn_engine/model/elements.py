@@ -99,6 +99,7 @@ class Task(Activity):
     script_format: str | None = None
     result_variable: str | None = None
     form_fields: tuple[FormField, ...] = ()
+    message_ref: str | None = None  # receive (and send) tasks
 
 
 @dataclass(frozen=True, slots=True)

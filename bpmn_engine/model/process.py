@@ -137,6 +137,7 @@ class Definitions:
     messages: Mapping[str, str] = field(default_factory=dict)  # id -> name
     signals: Mapping[str, str] = field(default_factory=dict)
     errors: Mapping[str, str] = field(default_factory=dict)  # id -> errorCode
+    correlation_keys: Mapping[str, str] = field(default_factory=dict)  # message id -> expression
 
     def process(self, process_id: str | None = None) -> Process:
         """The process to run: the one asked for, else the only (or first executable) one."""

@@ -142,7 +142,19 @@ class _Compiler:
             messages=self._named(root, "message", "name"),
             signals=self._named(root, "signal", "name"),
             errors=self._named(root, "error", "errorCode"),
+            correlation_keys=self._correlation_keys(root),
         )
+
+    def _correlation_keys(self, root: etree._Element) -> dict[str, str]:
+        """Message id -> the expression whose value correlates it (Zeebe: on the message)."""
+        keys: dict[str, str] = {}
+        for message in _children(root, "message"):
+            for subscription in extensions.extension_children(
+                message, extensions.ZEEBE, "subscription"
+            ):
+                if subscription.get("correlationKey"):
+                    keys[message.get("id", "")] = subscription.get("correlationKey", "")
+        return keys
 
     def _named(self, root: etree._Element, tag: str, attr: str) -> dict[str, str]:
         return {e.get("id", ""): e.get(attr) or e.get("id", "") for e in _children(root, tag)}
@@ -327,6 +339,7 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         script_format=script_format,
         result_variable=result_variable,
         form_fields=extensions.form_fields(element),
+        message_ref=_ref(element.get("messageRef")),
     )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState, check_instance
-from bpmn_engine.runtime.state import Event, Scope, Timer, Track, UserTask
+from bpmn_engine.runtime.state import Event, Scope, Subscription, Timer, Track, UserTask
 from bpmn_engine.runtime.variables import VariableStore
 
 _MISSING = object()
@@ -33,6 +33,7 @@ class InstanceHead:
     next_seq: int = 1
     next_event: int = 1
     next_timer: int = 1
+    next_subscription: int = 1
     end_event: str | None = None
     incident: str | None = None
     version: int = 0
@@ -54,6 +55,7 @@ class InstanceData:
     values: dict[int, dict[str, Any]] = field(default_factory=dict)
     tasks: dict[int, UserTask] = field(default_factory=dict)
     timers: dict[int, Timer] = field(default_factory=dict)
+    subscriptions: dict[int, Subscription] = field(default_factory=dict)
     joins: dict[tuple[int, str], int] = field(default_factory=dict)  # activations so far
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # forced, not stored
     _ready: list[tuple[int, int]] = field(default_factory=list)
@@ -97,6 +99,8 @@ class Step:
         self.scopes: dict[int, Scope | None] = {}
         self.tasks: dict[int, UserTask | None] = {}
         self.timers: dict[int, Timer | None] = {}
+        self.subscriptions: dict[int, Subscription | None] = {}
+        self.claimed_messages: list[str] = []  # buffered messages this step consumes
         self.values: dict[tuple[int, str], Any] = {}
         self.joins: list[JoinRecord] = []
         self.events: list[Event] = []
@@ -175,25 +179,45 @@ class Step:
             self.timers[timer.id] = copy.copy(timer)
         return timer
 
-    def cancel_stale_timers(self) -> None:
-        """A timer matters only while its track is live at its host element: cancel the rest.
+    def new_subscription(
+        self, track: Track, element: str, host: str, **fields: Any
+    ) -> Subscription:
+        head = self.data.head
+        subscription = Subscription(head.next_subscription, track.id, element, host, **fields)
+        head.next_subscription += 1
+        self.data.subscriptions[subscription.id] = subscription
+        self.subscriptions[subscription.id] = None
+        return subscription
+
+    def touch_subscription(self, subscription: Subscription) -> Subscription:
+        if subscription.id not in self.subscriptions:
+            self.subscriptions[subscription.id] = copy.copy(subscription)
+        return subscription
+
+    def cancel_stale_waits(self) -> None:
+        """Timers and subscriptions matter only while their track is live at their host.
 
         Done once, as the step ends, for every track the step touched: however a track left
-        an activity (completed, interrupted, merged, terminated, failed), its timers go.
+        an activity or gateway (completed, interrupted, merged, terminated, failed, or another
+        event won the race), what it waited for goes.
         """
         touched = set(self.tracks)
-        for timer in self.data.timers.values():
-            if timer.status != "waiting" or timer.track not in touched:
+        waits: list[tuple[Timer | Subscription, Any]] = [
+            *((t, self.touch_timer) for t in self.data.timers.values()),
+            *((s, self.touch_subscription) for s in self.data.subscriptions.values()),
+        ]
+        for wait, touch in waits:
+            if wait.status != "waiting" or wait.track not in touched:
                 continue
-            track = self.data.tracks.get(timer.track)
+            track = self.data.tracks.get(wait.track)
             stale = (
                 track is None
                 or not track.live
                 or track.status is TrackState.FAILED
-                or track.element != timer.host
+                or track.element != wait.host
             )
             if stale:
-                self.touch_timer(timer).status = "cancelled"
+                touch(wait).status = "cancelled"
 
     def touch_task(self, task: UserTask) -> UserTask:
         if task.id not in self.tasks:
@@ -254,6 +278,7 @@ class Step:
             (data.scopes, self.scopes),
             (data.tasks, self.tasks),
             (data.timers, self.timers),
+            (data.subscriptions, self.subscriptions),
         ):
             for key, old in before.items():
                 if old is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import secrets
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,55 @@ class Engine:
         """Reopen an instance from its rows alone (a unique id prefix is enough)."""
         data = self.store.load(self.store.resolve(instance_id))
         return Instance(self, data, self.definitions(data.head.definition))
+
+    def publish_message(
+        self,
+        name: str,
+        key: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        message_id: str | None = None,
+        ttl: float = 0.0,
+        on_event: Listener | None = None,
+    ) -> list[Instance]:
+        """Correlate a message to the oldest subscription waiting for it (name and key).
+
+        With nobody waiting, the message is buffered for `ttl` seconds and taken by the first
+        subscription that opens in time. A `message_id` already seen is ignored: a message
+        published twice is correlated once. Returns the instance woken (to run on), if any.
+        """
+        values = checked_variables(dict(variables or {}))
+        message_id = message_id or f"msg-{secrets.token_hex(8)}"
+        if self.store.message_seen(message_id):
+            return []
+        now = self.clock.now()
+        for instance_id, subscription_id in self.store.waiting_subscriptions("message", name, key):
+            instance = self.instance(instance_id)
+            instance.deliver(subscription_id, values, on_event)
+            self.store.record_message(
+                message_id, name, key, values, now.isoformat(), "correlated", instance_id
+            )
+            return [instance]
+        status = "buffered" if ttl > 0 else "expired"
+        expires = (now + timedelta(seconds=ttl)).isoformat()
+        self.store.record_message(message_id, name, key, values, expires, status)
+        return []
+
+    def broadcast_signal(
+        self,
+        name: str,
+        variables: Mapping[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> list[Instance]:
+        """Deliver a signal to every subscription waiting for it, in every instance."""
+        values = checked_variables(dict(variables or {}))
+        woken: dict[str, Instance] = {}
+        for instance_id, subscription_id in self.store.waiting_subscriptions("signal", name):
+            instance = woken.get(instance_id) or self.instance(instance_id)
+            if instance.data.subscriptions[subscription_id].status == "waiting":
+                instance.deliver(subscription_id, values, on_event)
+            woken[instance_id] = instance
+        return list(woken.values())
 
     def instances(self) -> list[dict[str, Any]]:
         return self.store.list_instances()

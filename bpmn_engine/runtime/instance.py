@@ -30,6 +30,7 @@ from bpmn_engine.runtime.errors import throw_error
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.state import Event, Timer, Track, UserTask
 from bpmn_engine.runtime.timer_events import fire as fire_timer
+from bpmn_engine.runtime.triggers import deliver
 from bpmn_engine.runtime.variables import storable_all
 
 if TYPE_CHECKING:
@@ -168,9 +169,20 @@ class Instance:
         seen = {w["track"] for w in waits}
         for track in self.data.tracks.values():
             if track.status is TrackState.WAITING and track.id not in seen:
-                if track.wait in ("subprocess", "timer"):  # timers are listed below, with due
-                    continue
+                if track.wait in ("subprocess", "timer", "message", "signal", "event"):
+                    continue  # listed below, with what they wait for
                 waits.append({"element": track.element, "reason": track.wait, "track": track.id})
+        for subscription in self.data.subscriptions.values():
+            if subscription.status == "waiting":
+                waits.append(
+                    {
+                        "element": subscription.element,
+                        "reason": subscription.kind,
+                        "name": subscription.name,
+                        "key": subscription.key,
+                        "track": subscription.track,
+                    }
+                )
         for timer in self.data.timers.values():
             if timer.status == "waiting":
                 waits.append(
@@ -285,6 +297,20 @@ class Instance:
             step.delete_value(root, name)
         step.emit("variables.updated", self.process_id, variables=dict(values), unset=list(unset))
         self._commit(step, on_event)
+
+    def deliver(
+        self,
+        subscription_id: int,
+        variables: dict[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> None:
+        """A message or signal for one of this instance's subscriptions: one step."""
+        subscription = self.data.subscriptions[subscription_id]
+        if subscription.status != "waiting":
+            raise UsageError(f"subscription {subscription_id} no longer waits")
+        values = checked_variables(variables or {})
+        track = self.data.tracks[subscription.track]
+        self._step(track, lambda c: deliver(c, subscription, values), on_event)
 
     def choose(self, gateway: str, flows: list[str]) -> None:
         """Take these flows at the gateway's next decision, whatever its conditions say."""
@@ -406,7 +432,7 @@ class Instance:
         return ctx
 
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
-        step.cancel_stale_timers()
+        step.cancel_stale_waits()
         try:
             self.engine.store.commit(step, new_instance=new)
         except ConcurrentModification:

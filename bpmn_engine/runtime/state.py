@@ -93,6 +93,24 @@ class Timer:
     status: str = "waiting"  # waiting, fired, cancelled
 
 
+@dataclass(slots=True)
+class Subscription:
+    """A track waiting for a message or a signal (by name, and for messages a correlation key).
+
+    Like a `Timer`, it matters only while its track is live at `host`: the catch event or
+    receive task itself, the activity of a boundary event, or an event-based gateway.
+    """
+
+    id: int
+    track: int
+    element: str
+    host: str
+    kind: str  # "message" or "signal"
+    name: str
+    key: str | None = None
+    status: str = "waiting"  # waiting, fired, cancelled
+
+
 @dataclass(slots=True, frozen=True)
 class Event:
     """One history entry, also one line of `--json` output."""

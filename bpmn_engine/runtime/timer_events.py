@@ -7,13 +7,13 @@ when the timer is due (a virtual clock jumps there when nothing else can happen)
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode
-from bpmn_engine.runtime.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.state import Timer
 from bpmn_engine.runtime.timers import TimerValueError, schedule
+from bpmn_engine.runtime.triggers import trigger
 
 EXPRESSION_PREFIXES = ("${", "#{", "=")
 
@@ -39,27 +39,19 @@ def arm(ctx: StepContext, event: FlowNode, definition: EventDefinition, host: st
 
 
 def fire(ctx: StepContext, timer: Timer) -> None:
-    """The timer is due: finish the catch event, or trigger the boundary event."""
-    from bpmn_engine.runtime.behaviours import behaviour_for
-
+    """The timer is due: trigger its event; a cycle on a boundary event schedules again."""
     ctx.step.touch_timer(timer).status = "fired"
-    scope = ctx.definitions.node_scopes[timer.element]
-    event = scope.nodes[timer.element]
-    ctx.step.emit("timer.fired", event.id, ctx.track.id, due=timer.due, timer=timer.id)
-    if not isinstance(event, BoundaryEvent):
-        behaviour_for(event).complete(ctx.for_track(ctx.track))
-        return
-    if event.cancel_activity:
-        interrupt(ctx, ctx.track, event, trigger="timer")
-        return
-    branch_off(ctx, ctx.track, event, trigger="timer")
-    if timer.repeat != 0 and timer.interval:
-        due = datetime.fromisoformat(timer.due).timestamp() + timer.interval
+    ctx.step.emit("timer.fired", timer.element, ctx.track.id, due=timer.due, timer=timer.id)
+    event = ctx.definitions.node_scopes[timer.element].nodes[timer.element]
+    trigger(ctx, timer.element, trigger="timer")
+    repeating = isinstance(event, BoundaryEvent) and not event.cancel_activity
+    if repeating and timer.repeat != 0 and timer.interval:
+        due = datetime.fromisoformat(timer.due) + timedelta(seconds=timer.interval)
         ctx.step.new_timer(
             ctx.track,
             timer.element,
             timer.host,
-            due=datetime.fromtimestamp(due, datetime.fromisoformat(timer.due).tzinfo).isoformat(),
+            due=due.isoformat(),
             repeat=timer.repeat - 1 if timer.repeat > 0 else -1,
             interval=timer.interval,
         )

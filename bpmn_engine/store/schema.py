@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -117,7 +117,45 @@ def _v2(db: sqlite_utils.Database) -> None:
     db["timers"].create_index(["status", "due"])
 
 
-MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [(1, _v1), (2, _v2)]
+def _v3(db: sqlite_utils.Database) -> None:
+    """Message and signal subscriptions, and messages buffered until someone waits for them."""
+    db["instances"].add_column("next_subscription", int, not_null_default=1)
+    db["subscriptions"].create(
+        {
+            "instance": str,
+            "id": int,
+            "track": int,
+            "element": str,
+            "host": str,
+            "kind": str,
+            "name": str,
+            "key": str,
+            "status": str,
+        },
+        pk=("instance", "id"),
+    )
+    db["subscriptions"].create_index(["status", "kind", "name"])
+    db["messages"].create(
+        {
+            "id": str,
+            "name": str,
+            "key": str,
+            "variables": str,
+            "published_at": str,
+            "expires_at": str,
+            "status": str,  # buffered, correlated, expired
+            "instance": str,
+        },
+        pk="id",
+    )
+    db["messages"].create_index(["status", "name"])
+
+
+MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
+    (1, _v1),
+    (2, _v2),
+    (3, _v3),
+]
 
 
 def migrate(db: sqlite_utils.Database) -> int:

@@ -23,7 +23,7 @@ import sqlite_utils
 from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
 from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step, is_missing
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.state import Event, Scope, Timer, Track, UserTask
+from bpmn_engine.runtime.state import Event, Scope, Subscription, Timer, Track, UserTask
 from bpmn_engine.store.schema import migrate
 
 _TRACK_COLUMNS = (
@@ -37,6 +37,7 @@ _HEAD_FIELDS = (
     "next_seq",
     "next_event",
     "next_timer",
+    "next_subscription",
     "end_event",
     "incident",
 )
@@ -180,6 +181,12 @@ class SqliteStore:
             (instance_id,),
         ):
             data.timers[r[0]] = Timer(*r)
+        for r in conn.execute(
+            "SELECT id, track, element, host, kind, name, key, status FROM subscriptions "
+            "WHERE instance = ?",
+            (instance_id,),
+        ):
+            data.subscriptions[r[0]] = Subscription(*r)
         for scope, gateway, activations in conn.execute(
             "SELECT scope, gateway, max(activation) FROM joins WHERE instance = ? "
             "GROUP BY scope, gateway",
@@ -312,6 +319,22 @@ class SqliteStore:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (instance, t.id, t.track, t.element, t.host, t.due, t.repeat, t.interval, t.status),
             )
+        for subscription_id in step.subscriptions:
+            u = step.data.subscriptions[subscription_id]
+            conn.execute(
+                "INSERT OR REPLACE INTO subscriptions "
+                "(instance, id, track, element, host, kind, name, key, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (instance, u.id, u.track, u.element, u.host, u.kind, u.name, u.key, u.status),
+            )
+        for message_id in step.claimed_messages:
+            cursor = conn.execute(
+                "UPDATE messages SET status = 'correlated', instance = ? "
+                "WHERE id = ? AND status = 'buffered'",
+                (instance, message_id),
+            )
+            if cursor.rowcount != 1:
+                raise ConcurrentModification(f"message {message_id} was correlated elsewhere")
         conn.executemany(
             "INSERT INTO joins (instance, scope, gateway, activation, tracks) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -329,6 +352,64 @@ class SqliteStore:
             ],
         )
 
+    # --- messages and signals ---------------------------------------------------------------
+    def waiting_subscriptions(
+        self, kind: str, name: str, key: str | None = None
+    ) -> list[tuple[str, int]]:
+        """(instance, subscription) pairs waiting for this message or signal, oldest first.
+
+        A subscription without a correlation key takes any key; one with a key only its own.
+        """
+        rows = self.conn.execute(
+            "SELECT s.instance, s.id, s.key FROM subscriptions s "
+            "JOIN instances i ON i.id = s.instance "
+            "WHERE s.status = 'waiting' AND s.kind = ? AND s.name = ? AND i.state = 'active' "
+            "ORDER BY i.created_at, s.instance, s.id",
+            (kind, name),
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows if r[2] is None or r[2] == key]
+
+    def message_seen(self, message_id: str) -> bool:
+        row = self.conn.execute("SELECT 1 FROM messages WHERE id = ?", (message_id,)).fetchone()
+        return row is not None
+
+    def record_message(
+        self,
+        message_id: str,
+        name: str,
+        key: str | None,
+        variables: dict[str, Any],
+        expires_at: str,
+        status: str,
+        instance: str | None = None,
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO messages (id, name, key, variables, published_at, expires_at, "
+                "status, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    message_id,
+                    name,
+                    key,
+                    json.dumps(variables),
+                    _now(),
+                    expires_at,
+                    status,
+                    instance,
+                ),
+            )
+
+    def buffered_message(
+        self, name: str, key: str | None, now: str
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The oldest buffered message for this name and key that has not expired."""
+        row = self.conn.execute(
+            "SELECT id, variables FROM messages WHERE status = 'buffered' AND name = ? "
+            "AND (key IS ? OR ? IS NULL) AND expires_at > ? ORDER BY published_at, id LIMIT 1",
+            (name, key, key, now),
+        ).fetchone()
+        return (row[0], json.loads(row[1])) if row else None
+
     # --- snapshots (`bpmn step`'s `back`) ----------------------------------------------------
     _INSTANCE_TABLES = (
         "tracks",
@@ -336,6 +417,7 @@ class SqliteStore:
         "variables",
         "user_tasks",
         "timers",
+        "subscriptions",
         "joins",
         "history",
     )

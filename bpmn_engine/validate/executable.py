@@ -33,16 +33,14 @@ from bpmn_engine.validate.findings import Issue, Severity
 
 NOT_SUPPORTED = "not supported yet by bpmn-engine"
 UNSUPPORTED_KINDS = {
-    "receiveTask": "receive tasks",
-    "eventBasedGateway": "event-based gateways",
     "complexGateway": "complex gateways",
     "callActivity": "call activities",
     "transaction": "transactions",
     "adHocSubProcess": "ad-hoc subprocesses",
 }
 SUPPORTED_DEFINITIONS = frozenset({"terminate", "error"})  # end events the runtime can throw
-SUPPORTED_BOUNDARIES = frozenset({"error", "timer"})  # boundary events the runtime arms
-SUPPORTED_CATCHES = frozenset({"timer"})  # intermediate catch events the runtime waits on
+SUPPORTED_BOUNDARIES = frozenset({"error", "timer", "message", "signal"})  # armed by the runtime
+SUPPORTED_CATCHES = frozenset({"timer", "message", "signal"})  # catch events the runtime waits on
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"

@@ -134,3 +134,31 @@ def test_people_see_a_trace_and_a_summary(bpmn: Bpmn) -> None:
     assert "bpmn complete" in done.stdout and "--var approved=VALUE" in done.stdout
     assert "bpmn-engine.db" in done.stdout
     assert (bpmn.cwd / "bpmn-engine.db").exists()
+
+
+def test_message_wakes_the_waiting_instance_and_runs_it(bpmn: Bpmn, tmp_path: Path) -> None:
+    path = tmp_path / "pay.bpmn"
+    path.write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
+        'xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="t">'
+        '<message id="M" name="paid"><extensionElements>'
+        '<zeebe:subscription correlationKey="=orderId"/></extensionElements></message>'
+        '<process id="p" isExecutable="true"><startEvent id="s"/>'
+        '<sequenceFlow id="f1" sourceRef="s" targetRef="w"/><receiveTask id="w" messageRef="M"/>'
+        '<sequenceFlow id="f2" sourceRef="w" targetRef="e"/><endEvent id="e"/></process>'
+        "</definitions>"
+    )
+    code, lines = bpmn.json_lines("run", str(path), "--var", "orderId=A-1")
+    assert code == 3
+    assert lines[-1]["waiting_for"][0]["reason"] == "message"
+    done = bpmn("run", str(path), "--var", "orderId=B-2")
+    assert "bpmn message paid --key B-2" in done.stdout
+    code, lines = bpmn.json_lines("message", "paid", "--key", "A-1", "--var", "amount=5")
+    assert code == 0
+    assert lines[-1]["event"] == "instance.completed"
+    assert lines[-1]["variables"] == {"amount": 5, "orderId": "A-1"}
+    code, lines = bpmn.json_lines("message", "paid", "--key", "nobody", "--ttl", "PT1H")
+    assert code == 0 and lines == [
+        {"event": "message.unclaimed", "name": "paid", "key": "nobody", "buffered": True}
+    ]
+    assert bpmn("signal", "nothing").returncode == 0

@@ -225,15 +225,13 @@ UNSUPPORTED = {
     "conditional-catch": (
         '<intermediateCatchEvent id="X"><conditionalEventDefinition/></intermediateCatchEvent>'
     ),
-    "message-catch": (
-        '<intermediateCatchEvent id="X"><messageEventDefinition/></intermediateCatchEvent>'
+    "link-catch": (
+        '<intermediateCatchEvent id="X"><linkEventDefinition name="L"/></intermediateCatchEvent>'
     ),
     "signal-throw": (
         '<intermediateThrowEvent id="X"><signalEventDefinition/></intermediateThrowEvent>'
     ),
     "call-activity": '<callActivity id="X" calledElement="other"/>',
-    "receive-task": '<receiveTask id="X"/>',
-    "event-based-gateway": '<eventBasedGateway id="X"/>',
     "complex-gateway": '<complexGateway id="X"/>',
     "transaction": '<transaction id="X"/>',
     "ad-hoc-subprocess": '<adHocSubProcess id="X"/>',
@@ -361,7 +359,7 @@ def test_a_boundary_event_is_not_armed_and_says_so(bpmn: Bpmn, engine: Engine):
     # given
     path = bpmn(
         '<startEvent id="S"/><userTask id="U"/><endEvent id="E"/>'
-        '<boundaryEvent id="Late" attachedToRef="U"><messageEventDefinition/></boundaryEvent>'
+        '<boundaryEvent id="Late" attachedToRef="U"><escalationEventDefinition/></boundaryEvent>'
         '<endEvent id="LateEnd"/>' + flow("S", "U") + flow("U", "E") + flow("Late", "LateEnd")
     )
     instance = engine.start(path)

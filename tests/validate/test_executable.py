@@ -54,8 +54,6 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "element", "what"),
     [
-        ('<bpmn:receiveTask id="X"/>', "X", "receive tasks"),
-        ('<bpmn:eventBasedGateway id="X"/>', "X", "event-based gateways"),
         ('<bpmn:complexGateway id="X"/>', "X", "complex gateways"),
         ('<bpmn:transaction id="X"/>', "X", "transactions"),
         ('<bpmn:adHocSubProcess id="X"/>', "X", "ad-hoc subprocesses"),
@@ -66,9 +64,9 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
         ),
         (
             '<bpmn:task id="T"/><bpmn:boundaryEvent id="X" attachedToRef="T">'
-            "<bpmn:signalEventDefinition/></bpmn:boundaryEvent>",
+            "<bpmn:escalationEventDefinition/></bpmn:boundaryEvent>",
             "X",
-            "signal boundary events",
+            "escalation boundary events",
         ),
         (
             '<bpmn:userTask id="X"><bpmn:multiInstanceLoopCharacteristics/></bpmn:userTask>',
@@ -101,7 +99,7 @@ def test_error_end_and_error_boundary_events_are_supported(tmp_path: Path) -> No
 
 
 def test_a_process_marked_not_executable_is_not_checked(tmp_path: Path) -> None:
-    body = '<bpmn:receiveTask id="X"/>' + timer("timeDuration", "five minutes")
+    body = '<bpmn:complexGateway id="X"/>' + timer("timeDuration", "five minutes")
     assert executable_findings(write(tmp_path, body, executable="false")) == []
 
 

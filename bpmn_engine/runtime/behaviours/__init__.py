@@ -8,6 +8,7 @@ from bpmn_engine.runtime.behaviours.events import (
     BoundaryEventBehaviour,
     CatchEventBehaviour,
     EndEventBehaviour,
+    EventBasedGatewayBehaviour,
     NoneEventBehaviour,
 )
 from bpmn_engine.runtime.behaviours.gateways import (
@@ -18,6 +19,7 @@ from bpmn_engine.runtime.behaviours.gateways import (
 from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
 from bpmn_engine.runtime.behaviours.tasks import (
     PassThroughTaskBehaviour,
+    ReceiveTaskBehaviour,
     ScriptTaskBehaviour,
     ServiceTaskBehaviour,
     UserTaskBehaviour,
@@ -36,12 +38,12 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "serviceTask": _service,
     "sendTask": _service,
     "businessRuleTask": _service,
-    "receiveTask": UnsupportedBehaviour("receive tasks wait for messages, not supported yet"),
+    "receiveTask": ReceiveTaskBehaviour(),
     # gateways
     "exclusiveGateway": ExclusiveGatewayBehaviour(),
     "parallelGateway": ParallelGatewayBehaviour(),
     "inclusiveGateway": InclusiveGatewayBehaviour(),
-    "eventBasedGateway": UnsupportedBehaviour("event-based gateways are not supported yet"),
+    "eventBasedGateway": EventBasedGatewayBehaviour(),
     "complexGateway": UnsupportedBehaviour("complex gateways are not supported yet"),
     # events
     "startEvent": NoneEventBehaviour(),

@@ -17,6 +17,7 @@ from __future__ import annotations
 from bpmn_engine.model import Activity, SequenceFlow
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.timer_events import arm
+from bpmn_engine.runtime.triggers import deliver_buffered, subscribe
 
 
 class FlowNodeBehaviour:
@@ -67,19 +68,32 @@ class ActivityBehaviour(FlowNodeBehaviour):
                 node.id,
             )
         ctx.activated()
+        subscriptions = self.arm_boundaries(ctx)
+        self.execute(ctx)
+        if subscriptions and ctx.track.element == node.id and ctx.track.live:
+            deliver_buffered(ctx, subscriptions)  # a message that came before the activity
+
+    def arm_boundaries(self, ctx: StepContext) -> list:
+        """Timers, messages and signals attached to the activity start waiting with it."""
+        node = ctx.node
+        assert isinstance(node, Activity)
+        subscriptions = []
         for boundary_id in node.boundary_events:
             boundary = ctx.scope_model.nodes[boundary_id]
-            kinds = ", ".join(getattr(boundary, "definition_kinds", ())) or "none"
+            definitions = getattr(boundary, "definitions", ())
+            kinds = ", ".join(d.kind for d in definitions) or "none"
             if kinds == "error":
                 continue  # armed: errors are caught (runtime/errors.py)
             if kinds == "timer":
-                arm(ctx, boundary, boundary.definitions[0], node.id)  # type: ignore[attr-defined]
-                continue
-            ctx.warn(
-                f"boundary event {boundary_id!r} ({kinds}, line {boundary.line}) is not armed: "
-                "boundary events are not supported yet"
-            )
-        self.execute(ctx)
+                arm(ctx, boundary, definitions[0], node.id)
+            elif kinds in ("message", "signal"):
+                subscriptions.append(subscribe(ctx, boundary, definitions[0], node.id))
+            else:
+                ctx.warn(
+                    f"boundary event {boundary_id!r} ({kinds}, line {boundary.line}) is not "
+                    "armed: boundary events of this kind are not supported yet"
+                )
+        return subscriptions
 
     def inputs(self, ctx: StepContext) -> dict:
         node = ctx.node

@@ -9,6 +9,7 @@ from bpmn_engine.model import Expression, Task
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.handlers import ServiceTaskContext
+from bpmn_engine.runtime.triggers import deliver_buffered, subscribe
 
 
 class PassThroughTaskBehaviour(ActivityBehaviour):
@@ -34,6 +35,15 @@ class UserTaskBehaviour(ActivityBehaviour):
             if task.track == ctx.track.id and task.status == "waiting":
                 ctx.step.touch_task(task).status = "cancelled"
         super().terminate(ctx)
+
+
+class ReceiveTaskBehaviour(ActivityBehaviour):
+    """Waits for its message; the message's variables are set when it arrives."""
+
+    def execute(self, ctx: StepContext) -> None:
+        subscription = subscribe(ctx, ctx.node, None, ctx.node.id)
+        ctx.wait("message", name=subscription.name)
+        deliver_buffered(ctx, [subscription])
 
 
 class ScriptTaskBehaviour(ActivityBehaviour):

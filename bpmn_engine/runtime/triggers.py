@@ -1,0 +1,94 @@
+"""What happens when a wait is over: a timer fell due, a message or a signal arrived.
+
+One place for every trigger, so that catch events, receive tasks, boundary events and the
+event-based gateway behave alike whatever woke them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode, Task
+from bpmn_engine.runtime.boundaries import branch_off, interrupt
+from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.state import Subscription
+
+
+def trigger(ctx: StepContext, element: str, **data: Any) -> None:
+    """The event `element` fired for the context's track."""
+    from bpmn_engine.runtime.behaviours import behaviour_for
+
+    event = ctx.definitions.node_scopes[element].nodes[element]
+    if isinstance(event, BoundaryEvent):
+        if event.cancel_activity:
+            interrupt(ctx, ctx.track, event, **data)
+        else:
+            branch_off(ctx, ctx.track, event, **data)
+        return
+    track = ctx.track
+    if track.element != element:  # an event-based gateway: the first event wins
+        gateway = ctx.scope_model.nodes[track.element]
+        ctx.completed()
+        flow = next(f for f in ctx.scope_model.outgoing(gateway) if f.target == element)
+        ctx.step.emit("flow.taken", gateway.id, track.id, flow=flow.id, target=element)
+        ctx.step.touch_track(track)
+        track.element, track.via = element, flow.id
+        ctx = ctx.for_track(track)
+        ctx.emit("element.activated", type=event.kind, name=event.name)
+    behaviour_for(event).complete(ctx)
+
+
+def subscribe(
+    ctx: StepContext, event: FlowNode, definition: EventDefinition | None, host: str
+) -> Subscription:
+    """Wait for the message or signal of an event definition (or of a receive task)."""
+    if definition is None:  # a receive task names its message itself
+        assert isinstance(event, Task)
+        kind, ref = "message", event.message_ref
+    else:
+        kind, ref = definition.kind, definition.ref
+    names = ctx.definitions.messages if kind == "message" else ctx.definitions.signals
+    name = names.get(ref or "", ref)
+    if not name:
+        raise Incident(f"{event.kind} (line {event.line}) names no {kind} to wait for", event.id)
+    key = None
+    expression = ctx.definitions.correlation_keys.get(ref or "") if kind == "message" else None
+    if expression:
+        value = ctx.evaluate(Expression(expression, None, event.line), what="the correlation key")
+        key = None if value is None else str(value)
+    subscription = ctx.step.new_subscription(
+        ctx.track, event.id, host, kind=kind, name=name, key=key
+    )
+    ctx.step.emit(f"{kind}.awaited", event.id, ctx.track.id, name=name, key=key)
+    return subscription
+
+
+def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, Any]) -> None:
+    """A message or signal reached a subscription: its variables, then the trigger."""
+    ctx.step.touch_subscription(subscription).status = "fired"
+    ctx.step.emit(
+        f"{subscription.kind}.received",
+        subscription.element,
+        ctx.track.id,
+        name=subscription.name,
+        key=subscription.key,
+    )
+    if variables:
+        ctx.set_variables(variables)
+    trigger(ctx, subscription.element, trigger=subscription.kind)
+
+
+def deliver_buffered(ctx: StepContext, subscriptions: list[Subscription]) -> bool:
+    """A message published before anyone waited: the first subscription that matches takes it."""
+    for subscription in subscriptions:
+        if subscription.kind != "message":
+            continue
+        found = ctx.engine.store.buffered_message(
+            subscription.name, subscription.key, ctx.engine.clock.now().isoformat()
+        )
+        if found is not None:
+            message_id, variables = found
+            ctx.step.claimed_messages.append(message_id)
+            deliver(ctx, subscription, variables)
+            return True
+    return False
