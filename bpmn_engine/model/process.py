@@ -137,6 +137,7 @@ class Definitions:
     messages: Mapping[str, str] = field(default_factory=dict)  # id -> name
     signals: Mapping[str, str] = field(default_factory=dict)
     errors: Mapping[str, str] = field(default_factory=dict)  # id -> errorCode
+    escalations: Mapping[str, str] = field(default_factory=dict)  # id -> escalationCode
     correlation_keys: Mapping[str, str] = field(default_factory=dict)  # message id -> expression
 
     def process(self, process_id: str | None = None) -> Process:

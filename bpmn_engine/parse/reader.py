@@ -142,6 +142,7 @@ class _Compiler:
             messages=self._named(root, "message", "name"),
             signals=self._named(root, "signal", "name"),
             errors=self._named(root, "error", "errorCode"),
+            escalations=self._named(root, "escalation", "escalationCode"),
             correlation_keys=self._correlation_keys(root),
         )
 

@@ -101,6 +101,7 @@ class Step:
         self.timers: dict[int, Timer | None] = {}
         self.subscriptions: dict[int, Subscription | None] = {}
         self.claimed_messages: list[str] = []  # buffered messages this step consumes
+        self.signals: list[str] = []  # thrown here; broadcast once the step is committed
         self.values: dict[tuple[int, str], Any] = {}
         self.joins: list[JoinRecord] = []
         self.events: list[Event] = []

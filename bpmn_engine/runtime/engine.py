@@ -171,16 +171,21 @@ class Engine:
         name: str,
         variables: Mapping[str, Any] | None = None,
         on_event: Listener | None = None,
+        thrower: Instance | None = None,
     ) -> list[Instance]:
-        """Deliver a signal to every subscription waiting for it, in every instance."""
+        """Deliver a signal to every subscription waiting for it, in every instance.
+
+        `thrower` is the instance whose signal throw event sent it: it is delivered through
+        that same object, so the running instance in memory stays the one that moves on.
+        """
         values = checked_variables(dict(variables or {}))
-        woken: dict[str, Instance] = {}
+        woken: dict[str, Instance] = {thrower.id: thrower} if thrower is not None else {}
         for instance_id, subscription_id in self.store.waiting_subscriptions("signal", name):
             instance = woken.get(instance_id) or self.instance(instance_id)
             if instance.data.subscriptions[subscription_id].status == "waiting":
                 instance.deliver(subscription_id, values, on_event)
             woken[instance_id] = instance
-        return list(woken.values())
+        return [i for i in woken.values() if i is not thrower]
 
     def instances(self) -> list[dict[str, Any]]:
         return self.store.list_instances()

@@ -1,4 +1,4 @@
-"""BPMN errors: thrown by an error end event or a handler, caught by an error boundary event.
+"""BPMN errors and escalations: thrown by end/throw events or handlers, caught by boundaries.
 
 The catcher is looked for from the thrower outwards (spec 10.5.4): the thrower's own boundary
 events if it is an activity, then those of each enclosing subprocess. At each level an event
@@ -10,46 +10,75 @@ host's track goes on from the boundary event. An error nobody catches is an inci
 from __future__ import annotations
 
 from bpmn_engine.model import Activity, BoundaryEvent
-from bpmn_engine.runtime.boundaries import interrupt
+from bpmn_engine.runtime.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.state import Track
 
 
-def catching_boundary(ctx: StepContext, host: Activity, code: str) -> BoundaryEvent | None:
-    """The error boundary event of `host` that catches `code`, specific before catch-all."""
-    errors = ctx.definitions.errors
+def catching_boundary(
+    ctx: StepContext, host: Activity, code: str, kind: str = "error"
+) -> BoundaryEvent | None:
+    """The `kind` boundary event of `host` that catches `code`, specific before catch-all."""
+    codes = ctx.definitions.errors if kind == "error" else ctx.definitions.escalations
     scope = ctx.definitions.node_scopes[host.id]
     catch_all = None
     for boundary_id in host.boundary_events:
         boundary = scope.nodes[boundary_id]
         assert isinstance(boundary, BoundaryEvent)
         for definition in boundary.definitions:
-            if definition.kind != "error":
+            if definition.kind != kind:
                 continue
             if definition.ref is None:
                 catch_all = catch_all or boundary
-            elif errors.get(definition.ref, definition.ref) == code:
+            elif codes.get(definition.ref, definition.ref) == code:
                 return boundary
     return catch_all
+
+
+def find_catcher(ctx: StepContext, code: str, kind: str) -> tuple[Track, BoundaryEvent] | None:
+    """Walk from the thrower outwards: its own boundaries, then each enclosing subprocess's."""
+    track: Track | None = ctx.track
+    node = ctx.node
+    while track is not None:
+        if isinstance(node, Activity):
+            boundary = catching_boundary(ctx, node, code, kind)
+            if boundary is not None:
+                return track, boundary
+        scope = ctx.data.scopes[track.scope]
+        track = ctx.data.tracks[scope.track] if scope.track is not None else None
+        if track is not None:
+            node = ctx.definitions.node_scopes[track.element].nodes[track.element]
+    return None
 
 
 def throw_error(ctx: StepContext, code: str, message: str = "") -> None:
     """Throw a BPMN error from the context's track; catch it or raise an incident."""
     ctx.emit("error.thrown", code=code, message=message)
-    track: Track | None = ctx.track
-    node = ctx.node
-    while track is not None:
-        if isinstance(node, Activity):
-            boundary = catching_boundary(ctx, node, code)
-            if boundary is not None:
-                ctx.step.emit("error.caught", boundary.id, track.id, code=code, message=message)
-                interrupt(ctx, track, boundary, trigger="error")
-                return
-        scope = ctx.data.scopes[track.scope]
-        track = ctx.data.tracks[scope.track] if scope.track is not None else None
-        if track is not None:
-            node = ctx.definitions.node_scopes[track.element].nodes[track.element]
-    detail = f": {message}" if message else ""
-    raise Incident(
-        f"unhandled BPMN error {code!r}{detail} (thrown at line {ctx.node.line})", ctx.node.id
-    )
+    caught = find_catcher(ctx, code, "error")
+    if caught is None:
+        detail = f": {message}" if message else ""
+        raise Incident(
+            f"unhandled BPMN error {code!r}{detail} (thrown at line {ctx.node.line})", ctx.node.id
+        )
+    track, boundary = caught
+    ctx.step.emit("error.caught", boundary.id, track.id, code=code, message=message)
+    interrupt(ctx, track, boundary, trigger="error")
+
+
+def throw_escalation(ctx: StepContext, code: str) -> None:
+    """Escalate to the enclosing activities; unlike an error, nobody catching is no failure.
+
+    An interrupting escalation boundary event ends its activity (the thrower included); a
+    non-interrupting one starts a token from the boundary event and everything goes on.
+    """
+    ctx.emit("escalation.thrown", code=code)
+    caught = find_catcher(ctx, code, "escalation")
+    if caught is None:
+        ctx.warn(f"escalation {code!r} was not caught by any enclosing activity")
+        return
+    track, boundary = caught
+    ctx.step.emit("escalation.caught", boundary.id, track.id, code=code)
+    if boundary.cancel_activity:
+        interrupt(ctx, track, boundary, trigger="escalation")
+    else:
+        branch_off(ctx, track, boundary, trigger="escalation")

@@ -441,6 +441,8 @@ class Instance:
         if on_event is not None:
             for event in step.events:
                 on_event(event)
+        for name in step.signals:  # every catcher in the store, this instance included
+            self.engine.broadcast_signal(name, on_event=on_event, thrower=self)
 
     def _fail(self, track_id: int, element: str, message: str, on_event: Listener | None) -> None:
         step = Step(self.data)

@@ -38,9 +38,10 @@ UNSUPPORTED_KINDS = {
     "transaction": "transactions",
     "adHocSubProcess": "ad-hoc subprocesses",
 }
-SUPPORTED_DEFINITIONS = frozenset({"terminate", "error"})  # end events the runtime can throw
-SUPPORTED_BOUNDARIES = frozenset({"error", "timer", "message", "signal"})  # armed by the runtime
-SUPPORTED_CATCHES = frozenset({"timer", "message", "signal"})  # catch events the runtime waits on
+SUPPORTED_DEFINITIONS = frozenset({"terminate", "error", "escalation", "signal"})  # end events
+SUPPORTED_BOUNDARIES = frozenset({"error", "escalation", "timer", "message", "signal"})
+SUPPORTED_CATCHES = frozenset({"timer", "message", "signal", "link"})  # intermediate catch
+SUPPORTED_THROWS = frozenset({"link", "signal", "escalation"})  # intermediate throw
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"
@@ -99,7 +100,10 @@ def _unsupported(node: FlowNode) -> Iterator[Issue]:
         if not set(node.definition_kinds) <= SUPPORTED_BOUNDARIES or not node.definitions:
             what = f"{'/'.join(node.definition_kinds) or 'none'} boundary events"
     elif isinstance(node, Event) and node.kind != "endEvent":
-        allowed = SUPPORTED_CATCHES if node.kind == "intermediateCatchEvent" else ()
+        allowed = {
+            "intermediateCatchEvent": SUPPORTED_CATCHES,
+            "intermediateThrowEvent": SUPPORTED_THROWS,
+        }.get(node.kind, frozenset())
         refused = [k for k in node.definition_kinds if k not in allowed]
         if refused:
             what = f"{'/'.join(refused)} events"

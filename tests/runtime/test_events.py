@@ -225,11 +225,11 @@ UNSUPPORTED = {
     "conditional-catch": (
         '<intermediateCatchEvent id="X"><conditionalEventDefinition/></intermediateCatchEvent>'
     ),
-    "link-catch": (
-        '<intermediateCatchEvent id="X"><linkEventDefinition name="L"/></intermediateCatchEvent>'
+    "compensate-throw": (
+        '<intermediateThrowEvent id="X"><compensateEventDefinition/></intermediateThrowEvent>'
     ),
-    "signal-throw": (
-        '<intermediateThrowEvent id="X"><signalEventDefinition/></intermediateThrowEvent>'
+    "message-throw": (
+        '<intermediateThrowEvent id="X"><messageEventDefinition/></intermediateThrowEvent>'
     ),
     "call-activity": '<callActivity id="X" calledElement="other"/>',
     "complex-gateway": '<complexGateway id="X"/>',
@@ -286,9 +286,9 @@ def test_an_unsupported_element_reached_by_a_token_is_an_incident_with_id_and_li
     "end",
     [
         '<endEvent id="X"><messageEventDefinition/></endEvent>',
-        '<endEvent id="X"><signalEventDefinition/></endEvent>',
+        '<endEvent id="X"><compensateEventDefinition/></endEvent>',
     ],
-    ids=["message-end", "signal-end"],
+    ids=["message-end", "compensate-end"],
 )
 def test_an_end_event_with_an_unsupported_trigger_is_an_incident(
     bpmn: Bpmn, engine: Engine, end: str
@@ -359,7 +359,7 @@ def test_a_boundary_event_is_not_armed_and_says_so(bpmn: Bpmn, engine: Engine):
     # given
     path = bpmn(
         '<startEvent id="S"/><userTask id="U"/><endEvent id="E"/>'
-        '<boundaryEvent id="Late" attachedToRef="U"><escalationEventDefinition/></boundaryEvent>'
+        '<boundaryEvent id="Late" attachedToRef="U"><compensateEventDefinition/></boundaryEvent>'
         '<endEvent id="LateEnd"/>' + flow("S", "U") + flow("U", "E") + flow("Late", "LateEnd")
     )
     instance = engine.start(path)

@@ -64,9 +64,10 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
         ),
         (
             '<bpmn:task id="T"/><bpmn:boundaryEvent id="X" attachedToRef="T">'
-            "<bpmn:escalationEventDefinition/></bpmn:boundaryEvent>",
+            "<bpmn:conditionalEventDefinition><bpmn:condition>x</bpmn:condition>"
+            "</bpmn:conditionalEventDefinition></bpmn:boundaryEvent>",
             "X",
-            "escalation boundary events",
+            "conditional boundary events",
         ),
         (
             '<bpmn:userTask id="X"><bpmn:multiInstanceLoopCharacteristics/></bpmn:userTask>',
@@ -74,9 +75,9 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
             "multi-instance markers",
         ),
         (
-            '<bpmn:endEvent id="X"><bpmn:escalationEventDefinition/></bpmn:endEvent>',
+            '<bpmn:endEvent id="X"><bpmn:compensateEventDefinition/></bpmn:endEvent>',
             "X",
-            "escalation events",
+            "compensate events",
         ),
     ],
 )

@@ -10,6 +10,7 @@ from bpmn_engine.runtime.behaviours.events import (
     EndEventBehaviour,
     EventBasedGatewayBehaviour,
     NoneEventBehaviour,
+    ThrowEventBehaviour,
 )
 from bpmn_engine.runtime.behaviours.gateways import (
     ExclusiveGatewayBehaviour,
@@ -48,7 +49,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     # events
     "startEvent": NoneEventBehaviour(),
     "endEvent": EndEventBehaviour(),
-    "intermediateThrowEvent": NoneEventBehaviour(),
+    "intermediateThrowEvent": ThrowEventBehaviour(),
     "intermediateCatchEvent": CatchEventBehaviour(),
     "boundaryEvent": BoundaryEventBehaviour(),
     # containers

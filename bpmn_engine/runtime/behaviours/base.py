@@ -82,8 +82,8 @@ class ActivityBehaviour(FlowNodeBehaviour):
             boundary = ctx.scope_model.nodes[boundary_id]
             definitions = getattr(boundary, "definitions", ())
             kinds = ", ".join(d.kind for d in definitions) or "none"
-            if kinds == "error":
-                continue  # armed: errors are caught (runtime/errors.py)
+            if kinds in ("error", "escalation"):
+                continue  # armed: thrown errors and escalations look for them (errors.py)
             if kinds == "timer":
                 arm(ctx, boundary, definitions[0], node.id)
             elif kinds in ("message", "signal"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from bpmn_engine.model import Event
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.errors import throw_error
+from bpmn_engine.runtime.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.timer_events import arm
 from bpmn_engine.runtime.triggers import deliver_buffered, subscribe
@@ -36,6 +36,57 @@ class NoneEventBehaviour(FlowNodeBehaviour):
         super().arrive(ctx)
 
 
+class ThrowEventBehaviour(FlowNodeBehaviour):
+    """Intermediate throw events: none, link (jump to the catch of that name), signal
+    (broadcast once the step is committed) and escalation."""
+
+    def arrive(self, ctx: StepContext) -> None:
+        refuse_definitions(ctx, ("link", "signal", "escalation"))
+        node = ctx.node
+        assert isinstance(node, Event)
+        ctx.activated()
+        for definition in node.definitions:
+            if definition.kind == "link":
+                ctx.completed()
+                jump_to_link(ctx, definition.ref or "")
+                return
+            if definition.kind == "signal":
+                throw_signal(ctx, definition.ref)
+            elif definition.kind == "escalation":
+                throw_escalation(ctx, code_of(ctx, definition.ref, "escalation"))
+                if not ctx.track.live or ctx.track.element != node.id:
+                    return  # an interrupting catcher ended the thrower's scope
+        self.complete(ctx)
+
+
+def code_of(ctx: StepContext, ref: str | None, kind: str) -> str:
+    codes = ctx.definitions.errors if kind == "error" else ctx.definitions.escalations
+    return codes.get(ref or "", ref or "")
+
+
+def throw_signal(ctx: StepContext, ref: str | None) -> None:
+    name = ctx.definitions.signals.get(ref or "", ref)
+    if not name:
+        raise Incident(f"signal throw (line {ctx.node.line}) names no signal", ctx.node.id)
+    ctx.step.signals.append(name)
+    ctx.emit("signal.thrown", name=name)
+
+
+def jump_to_link(ctx: StepContext, name: str) -> None:
+    """A link throw continues at the link catch event of the same name in the same scope."""
+    targets = [
+        n.id
+        for n in ctx.scope_model.nodes.values()
+        if n.kind == "intermediateCatchEvent"
+        and any(d.kind == "link" and d.ref == name for d in getattr(n, "definitions", ()))
+    ]
+    if len(targets) != 1:
+        found = "no" if not targets else f"{len(targets)}"
+        raise Incident(f"link {name!r} has {found} catch events in this scope", ctx.node.id)
+    ctx.step.emit("link.taken", ctx.node.id, ctx.track.id, link=name, target=targets[0])
+    ctx.step.ready(ctx.track, targets[0], None)
+
+
 class EndEventBehaviour(FlowNodeBehaviour):
     """Ends the track; a terminate end event first ends every other track of its scope.
 
@@ -44,7 +95,7 @@ class EndEventBehaviour(FlowNodeBehaviour):
     """
 
     def arrive(self, ctx: StepContext) -> None:
-        refuse_definitions(ctx, ("terminate", "error"))
+        refuse_definitions(ctx, ("terminate", "error", "escalation", "signal"))
         ctx.activated()
         ctx.completed()
         node = ctx.node
@@ -53,25 +104,34 @@ class EndEventBehaviour(FlowNodeBehaviour):
             if definition.kind == "error":
                 # the token ends here without completing its scope: the error decides
                 ctx.step.touch_track(ctx.track).move(TrackState.COMPLETED)
-                code = ctx.definitions.errors.get(definition.ref or "", definition.ref or "")
-                throw_error(ctx, code)
+                throw_error(ctx, code_of(ctx, definition.ref, "error"))
                 return
+            if definition.kind == "escalation":
+                throw_escalation(ctx, code_of(ctx, definition.ref, "escalation"))
+                if not ctx.track.live:
+                    return  # an interrupting catcher ended the thrower's scope
+            if definition.kind == "signal":
+                throw_signal(ctx, definition.ref)
         if "terminate" in node.definition_kinds:
             ctx.terminate_scope(ctx.track.scope, keep=ctx.track)
         ctx.end_track(TrackState.COMPLETED)
 
 
 class CatchEventBehaviour(FlowNodeBehaviour):
-    """Intermediate catch events wait for a timer, a message or a signal."""
+    """Intermediate catch events wait for a timer, a message or a signal; a link catch is
+    reached only by a jump from its throw, and passes the token on."""
 
     def arrive(self, ctx: StepContext) -> None:
-        refuse_definitions(ctx, WAITABLE)
+        refuse_definitions(ctx, (*WAITABLE, "link"))
         node = ctx.node
         assert isinstance(node, Event)
         if not node.definitions:
             raise Incident(f"intermediate catch event (line {node.line}) has no trigger", node.id)
         ctx.activated()
         definition = node.definitions[0]
+        if definition.kind == "link":
+            self.complete(ctx)
+            return
         if definition.kind == "timer":
             timer = arm(ctx, node, definition, node.id)
             ctx.wait("timer", due=timer.due)
