@@ -12,6 +12,7 @@ from typing import Any
 from bpmn_engine.errors import UsageError
 from bpmn_engine.model import Definitions, Task
 from bpmn_engine.parse import compile_definitions, load_file
+from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
@@ -122,6 +123,8 @@ class Engine:
                 process.id,
                 message='the process is marked isExecutable="false"; running it anyway',
             )
+        for element, message in unarmed_event_subprocesses(process):
+            step.emit("warning", element, message=message)
         for start in starts:
             step.new_track(element=start, scope=scope.id, status=TrackState.READY)
         instance = Instance(self, data, definitions)

@@ -9,7 +9,8 @@ host's track goes on from the boundary event. An error nobody catches is an inci
 
 from __future__ import annotations
 
-from bpmn_engine.model import Activity, BoundaryEvent
+from bpmn_engine.model import Activity, BoundaryEvent, StartEvent, SubProcess
+from bpmn_engine.runtime import event_subprocesses
 from bpmn_engine.runtime.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.state import Track
@@ -35,8 +36,12 @@ def catching_boundary(
     return catch_all
 
 
-def find_catcher(ctx: StepContext, code: str, kind: str) -> tuple[Track, BoundaryEvent] | None:
-    """Walk from the thrower outwards: its own boundaries, then each enclosing subprocess's."""
+Catcher = tuple[Track, BoundaryEvent] | tuple[int, SubProcess, StartEvent]
+
+
+def find_catcher(ctx: StepContext, code: str, kind: str) -> Catcher | None:
+    """Walk from the thrower outwards: its own boundaries, then at each scope its event
+    subprocesses, then the boundaries of the activity holding that scope, and so on."""
     track: Track | None = ctx.track
     node = ctx.node
     while track is not None:
@@ -45,10 +50,30 @@ def find_catcher(ctx: StepContext, code: str, kind: str) -> tuple[Track, Boundar
             if boundary is not None:
                 return track, boundary
         scope = ctx.data.scopes[track.scope]
+        model = ctx.definitions.scopes[scope.element]
+        # an event subprocess never catches what its own run throws: look further out
+        from_event_subprocess = isinstance(node, SubProcess) and node.triggered_by_event
+        found = event_subprocesses.catching_start(ctx, model, code, kind)
+        if found is not None and scope.status == "active" and not from_event_subprocess:
+            return (scope.id, *found)
         track = ctx.data.tracks[scope.track] if scope.track is not None else None
         if track is not None:
             node = ctx.definitions.node_scopes[track.element].nodes[track.element]
     return None
+
+
+def _catch(ctx: StepContext, catcher: Catcher, kind: str, **data: object) -> None:
+    if len(catcher) == 3:
+        scope_id, node, start = catcher
+        ctx.step.emit(f"{kind}.caught", start.id, ctx.track.id, **data)
+        event_subprocesses.start(ctx, scope_id, node, start, trigger=kind)
+        return
+    track, boundary = catcher
+    ctx.step.emit(f"{kind}.caught", boundary.id, track.id, **data)
+    if boundary.cancel_activity:
+        interrupt(ctx, track, boundary, trigger=kind)
+    else:
+        branch_off(ctx, track, boundary, trigger=kind)
 
 
 def throw_error(ctx: StepContext, code: str, message: str = "") -> None:
@@ -60,9 +85,7 @@ def throw_error(ctx: StepContext, code: str, message: str = "") -> None:
         raise Incident(
             f"unhandled BPMN error {code!r}{detail} (thrown at line {ctx.node.line})", ctx.node.id
         )
-    track, boundary = caught
-    ctx.step.emit("error.caught", boundary.id, track.id, code=code, message=message)
-    interrupt(ctx, track, boundary, trigger="error")
+    _catch(ctx, caught, "error", code=code, message=message)
 
 
 def throw_escalation(ctx: StepContext, code: str) -> None:
@@ -76,9 +99,4 @@ def throw_escalation(ctx: StepContext, code: str) -> None:
     if caught is None:
         ctx.warn(f"escalation {code!r} was not caught by any enclosing activity")
         return
-    track, boundary = caught
-    ctx.step.emit("escalation.caught", boundary.id, track.id, code=code)
-    if boundary.cancel_activity:
-        interrupt(ctx, track, boundary, trigger="escalation")
-    else:
-        branch_off(ctx, track, boundary, trigger="escalation")
+    _catch(ctx, caught, "escalation", code=code)

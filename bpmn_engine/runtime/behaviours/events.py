@@ -29,10 +29,14 @@ def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
 
 
 class NoneEventBehaviour(FlowNodeBehaviour):
-    """None start events and none intermediate throw events: the token passes through."""
+    """Start events: the token passes through. A start event with a trigger is reached only
+    when it fired (the start of an event subprocess)."""
 
     def arrive(self, ctx: StepContext) -> None:
-        refuse_definitions(ctx)
+        holder = ctx.definitions.node_scopes.get(ctx.scope_model.id)
+        node = holder.nodes.get(ctx.scope_model.id) if holder else None
+        if not getattr(node, "triggered_by_event", False):
+            refuse_definitions(ctx)
         super().arrive(ctx)
 
 

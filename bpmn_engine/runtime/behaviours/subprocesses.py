@@ -2,10 +2,38 @@
 
 from __future__ import annotations
 
-from bpmn_engine.model import SubProcess
+from bpmn_engine.model import FlowScope, StartEvent, SubProcess
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.lifecycle import TrackState
+
+ARMED_TRIGGERS = frozenset({"error", "escalation"})  # thrown inside the scope: always listened to
+
+
+def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
+    """(id, message) for each event subprocess of the scope the engine does not listen for."""
+    found = []
+    for inner in scope.nodes.values():
+        if not (isinstance(inner, SubProcess) and inner.triggered_by_event and inner.scope):
+            continue
+        kinds = {
+            d.kind
+            for start in inner.scope.nodes.values()
+            if isinstance(start, StartEvent)
+            for d in start.definitions
+        }
+        if not kinds <= ARMED_TRIGGERS:
+            message = (
+                f"event subprocess {inner.id!r} ({', '.join(sorted(kinds))}) is not armed: "
+                "only error and escalation event subprocesses are supported yet"
+            )
+            found.append((inner.id, message))
+    return found
+
+
+def warn_unarmed_event_subprocesses(ctx: StepContext, scope: FlowScope) -> None:
+    for _, message in unarmed_event_subprocesses(scope):
+        ctx.warn(message)
 
 
 class SubProcessBehaviour(ActivityBehaviour):
@@ -21,9 +49,7 @@ class SubProcessBehaviour(ActivityBehaviour):
         scope = ctx.step.new_scope(node.id, ctx.track.scope, ctx.track.id)
         ctx.set_local(scope.id, self.inputs(ctx))
         ctx.wait("subprocess", scope=scope.id)
-        for inner in node.scope.nodes.values():
-            if node.scope.is_event_subprocess(inner):
-                ctx.warn(f"event subprocess {inner.id!r} is not armed: not supported yet")
+        warn_unarmed_event_subprocesses(ctx, node.scope)
         starts = node.scope.start_nodes
         if not starts:
             ctx.scope_completed(scope.id)

@@ -1,0 +1,107 @@
+"""Event subprocesses started by errors and escalations thrown inside their scope."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bpmn_engine import BpmnError, Engine
+
+HEAD = """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+  xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d" targetNamespace="t">
+  <error id="Err_Card" errorCode="CARD_DECLINED"/>
+  <escalation id="Esc_Slow" escalationCode="SLOW"/>
+  <process id="p" isExecutable="true">
+"""
+TAIL = "</process></definitions>"
+
+BODY = """
+  <startEvent id="s"/>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="split"/>
+  <parallelGateway id="split"/>
+  <sequenceFlow id="f2" sourceRef="split" targetRef="charge"/>
+  <sequenceFlow id="f3" sourceRef="split" targetRef="review"/>
+  <serviceTask id="charge" camunda:type="external" camunda:topic="charge"/>
+  <userTask id="review"/>
+  <sequenceFlow id="f4" sourceRef="charge" targetRef="join"/>
+  <sequenceFlow id="f5" sourceRef="review" targetRef="join"/>
+  <parallelGateway id="join"/>
+  <sequenceFlow id="f6" sourceRef="join" targetRef="e"/>
+  <endEvent id="e"/>
+  <subProcess id="onDecline" triggeredByEvent="true">
+    <startEvent id="declined"><errorEventDefinition errorRef="Err_Card"/></startEvent>
+    <sequenceFlow id="h1" sourceRef="declined" targetRef="refund"/>
+    <scriptTask id="refund" scriptFormat="python"><script>refunded = True</script></scriptTask>
+    <sequenceFlow id="h2" sourceRef="refund" targetRef="handled"/>
+    <endEvent id="handled"/>
+  </subProcess>
+"""
+
+
+def write(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "evsub.bpmn"
+    path.write_text(HEAD + body + TAIL)
+    return path
+
+
+def elements(instance, event: str) -> list[str | None]:
+    return [e.element for e in instance.history() if e.event == event]
+
+
+def decline(ctx):
+    raise BpmnError("CARD_DECLINED", "no funds")
+
+
+def test_an_error_starts_the_interrupting_event_subprocess_of_its_scope(tmp_path: Path) -> None:
+    engine = Engine(":memory:", handlers={"charge": decline})
+    instance = engine.start(write(tmp_path, BODY))
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.end_event == "onDecline"  # the last element of the process scope to end
+    assert "handled" in elements(instance, "element.completed")
+    assert outcome.variables == {"refunded": True}
+    assert elements(instance, "error.caught") == ["declined"]
+    ended = elements(instance, "element.terminated") + elements(instance, "track.terminated")
+    assert "review" in ended  # the other branch ended
+    assert instance.user_tasks() == []
+    assert "e" not in elements(instance, "element.completed")
+
+
+def test_without_the_error_the_event_subprocess_never_runs(tmp_path: Path) -> None:
+    engine = Engine(":memory:", handlers={"charge": lambda ctx: {"paid": True}})
+    instance = engine.start(write(tmp_path, BODY))
+    assert instance.run().state == "waiting"
+    instance.complete_task("review")
+    outcome = instance.run()
+    assert outcome.end_event == "e"
+    assert "onDecline" not in elements(instance, "element.activated")
+
+
+def test_a_non_interrupting_escalation_event_subprocess_runs_beside_the_scope(
+    tmp_path: Path,
+) -> None:
+    body = """
+      <startEvent id="s"/>
+      <sequenceFlow id="f1" sourceRef="s" targetRef="tell"/>
+      <intermediateThrowEvent id="tell"><escalationEventDefinition escalationRef="Esc_Slow"/>
+      </intermediateThrowEvent>
+      <sequenceFlow id="f2" sourceRef="tell" targetRef="work"/>
+      <task id="work"/>
+      <sequenceFlow id="f3" sourceRef="work" targetRef="e"/>
+      <endEvent id="e"/>
+      <subProcess id="onSlow" triggeredByEvent="true">
+        <startEvent id="slow" isInterrupting="false">
+          <escalationEventDefinition escalationRef="Esc_Slow"/></startEvent>
+        <sequenceFlow id="h1" sourceRef="slow" targetRef="note"/>
+        <scriptTask id="note" scriptFormat="python"><script>noted = True</script></scriptTask>
+        <sequenceFlow id="h2" sourceRef="note" targetRef="noteEnd"/>
+        <endEvent id="noteEnd"/>
+      </subProcess>
+    """
+    instance = Engine(":memory:").start(write(tmp_path, body))
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    completed = elements(instance, "element.completed")
+    assert {"work", "e", "note", "onSlow"} <= set(completed)
+    assert outcome.variables == {"noted": True}
+    assert elements(instance, "element.terminated") == []
