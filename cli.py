@@ -6,9 +6,11 @@ mapped to exit codes in one place (`main`), so no user ever sees a traceback.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,41 @@ def json_option(f: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="JSON lines on stdout.")(f)
 
 
-def run_options(f: Callable) -> Callable:
+@dataclass(frozen=True)
+class RunSettings:
+    """The options every command that runs instances shares (`run_options`)."""
+
+    answers: str | None
+    handlers: str | None
+    trust_scripts: bool
+    clock: str
+    wait_timers: str
+
+    def engine(self, db: str, as_json: bool) -> Engine:
+        return open_engine(db, self.handlers, self.trust_scripts, self.answers, as_json, self.clock)
+
+    @property
+    def wait(self) -> float:
+        return seconds(self.wait_timers)
+
+
+def run_options(command: Callable) -> Callable:
+    """--answers, --handlers, --trust-scripts, --clock, --wait-timers, passed as `settings`."""
+
+    @functools.wraps(command)
+    def collapsed(
+        *args: Any,
+        answers: str | None,
+        handlers: str | None,
+        trust_scripts: bool,
+        clock: str,
+        wait_timers: str,
+        **kwargs: Any,
+    ) -> Any:
+        settings = RunSettings(answers, handlers, trust_scripts, clock, wait_timers)
+        return command(*args, settings=settings, **kwargs)
+
+    f: Callable = collapsed
     f = click.option(
         "--wait-timers",
         default="PT0S",
@@ -112,11 +148,7 @@ def run(
     var_pairs: tuple[str, ...],
     vars_file: str | None,
     db: str,
-    answers: str | None,
-    handlers: str | None,
-    trust_scripts: bool,
-    clock: str,
-    wait_timers: str,
+    settings: RunSettings,
     as_json: bool,
 ) -> None:
     """Run a process until it completes, fails or waits.
@@ -124,12 +156,12 @@ def run(
     Example: bpmn run models/loan-approval.bpmn --var income=4200 --var amount=15000
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
+    engine = settings.engine(db, as_json)
     listener = event_listener(as_json, None)
     instance = engine.start(file, process_id, variables, on_event=listener)
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
-    finish(instance.run(listener, seconds(wait_timers)), db, listener)
+    finish(instance.run(listener, settings.wait), db, listener)
 
 
 @cli.command()
@@ -145,11 +177,7 @@ def complete(
     var_pairs: tuple[str, ...],
     vars_file: str | None,
     db: str,
-    answers: str | None,
-    handlers: str | None,
-    trust_scripts: bool,
-    clock: str,
-    wait_timers: str,
+    settings: RunSettings,
     as_json: bool,
 ) -> None:
     """Complete a waiting user task (its element id or name) and run on.
@@ -157,11 +185,11 @@ def complete(
     Example: bpmn complete 3f9a2c Task_ApproveOrder --var approved=true
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
+    engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     listener = event_listener(as_json, instance)
     instance.complete_task(task, variables, listener)
-    finish(instance.run(listener, seconds(wait_timers)), db, listener)
+    finish(instance.run(listener, settings.wait), db, listener)
 
 
 @cli.command()
@@ -172,19 +200,15 @@ def complete(
 def resume(
     instance_id: str,
     db: str,
-    answers: str | None,
-    handlers: str | None,
-    trust_scripts: bool,
-    clock: str,
-    wait_timers: str,
+    settings: RunSettings,
     as_json: bool,
 ) -> None:
     """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried."""
-    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
+    engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     listener = event_listener(as_json, instance)
     instance.retry(listener)
-    finish(instance.run(listener, seconds(wait_timers)), db, listener)
+    finish(instance.run(listener, settings.wait), db, listener)
 
 
 @cli.command()
@@ -208,11 +232,7 @@ def message(
     var_pairs: tuple[str, ...],
     vars_file: str | None,
     db: str,
-    answers: str | None,
-    handlers: str | None,
-    trust_scripts: bool,
-    clock: str,
-    wait_timers: str,
+    settings: RunSettings,
     as_json: bool,
 ) -> None:
     """Publish a message and run the instance it wakes until it completes, fails or waits.
@@ -220,7 +240,7 @@ def message(
     Example: bpmn message payment-received --key A-1 --var amount=12 --ttl PT1H
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
+    engine = settings.engine(db, as_json)
     listener = event_listener(as_json, None)
     woken = engine.publish_message(
         name, key, variables, message_id=message_id, ttl=seconds(ttl, "--ttl"), on_event=listener
@@ -236,7 +256,7 @@ def message(
             },
         )
         raise SystemExit(int(ExitCode.OK))
-    finish_many(woken, db, listener, seconds(wait_timers))
+    finish_many(woken, db, listener, settings.wait)
 
 
 @cli.command()
@@ -250,22 +270,18 @@ def signal(
     var_pairs: tuple[str, ...],
     vars_file: str | None,
     db: str,
-    answers: str | None,
-    handlers: str | None,
-    trust_scripts: bool,
-    clock: str,
-    wait_timers: str,
+    settings: RunSettings,
     as_json: bool,
 ) -> None:
     """Broadcast a signal to every waiting catcher and run the instances it wakes."""
     variables = parse_variables(var_pairs, vars_file)
-    engine = open_engine(db, handlers, trust_scripts, answers, as_json, clock)
+    engine = settings.engine(db, as_json)
     listener = event_listener(as_json, None)
     woken = engine.broadcast_signal(name, variables, on_event=listener)
     if not woken:
         say(as_json, {"event": "signal.unclaimed", "name": name})
         raise SystemExit(int(ExitCode.OK))
-    finish_many(woken, db, listener, seconds(wait_timers))
+    finish_many(woken, db, listener, settings.wait)
 
 
 def say(as_json: bool, payload: dict[str, Any]) -> None:
