@@ -32,6 +32,8 @@ tokens / vars / history / graph
 set NAME=VALUE / unset NAME  change a process variable (VALUE is JSON when it parses)
 choose GATEWAY FLOW...       take these flows at the gateway's next decision
 complete TASK [NAME=VALUE...]
+message NAME [KEY] [N=V...]  deliver a message this instance waits for
+signal NAME [N=V...]         broadcast a signal (to every waiting instance)
 advance DURATION             move the virtual clock (timers that fall due can then fire)
 back [N]                     undo the last N steps
 save / help / quit (q)"""
@@ -107,8 +109,8 @@ class Stepper:
             "help": lambda args, r: setattr(r, "show", "help"),
             "quit": self._quit,
             "q": self._quit,
-            "message": self._not_yet,
-            "signal": self._not_yet,
+            "message": self._message,
+            "signal": self._signal,
             "advance": self._advance,
         }
 
@@ -267,10 +269,39 @@ class Stepper:
             raise UsageError(str(error)) from None
         report.message = f"the clock reads {clock.now().isoformat(timespec='seconds')}"
 
+    def _message(self, args: list[str], report: Report) -> None:
+        """message NAME [KEY] [NAME=VALUE...]: to this instance's subscription for it."""
+        if not args:
+            raise UsageError("message NAME [KEY] [NAME=VALUE...]")
+        name, rest = args[0], args[1:]
+        key = rest.pop(0) if rest and "=" not in rest[0] else None
+        variables = parse_assignments(rest)
+        waiting = [
+            s
+            for s in self.instance.data.subscriptions.values()
+            if s.status == "waiting"
+            and s.kind == "message"
+            and s.name == name
+            and (s.key is None or s.key == key)
+        ]
+        if not waiting:
+            raise UsageError(
+                f"this instance waits for no message {name!r}"
+                + (f" with key {key!r}" if key else "")
+            )
+        self._checkpoint()
+        self.instance.deliver(waiting[0].id, variables, report.events.append)
+        report.message = f"message {name!r} received at {waiting[0].element}"
+
+    def _signal(self, args: list[str], report: Report) -> None:
+        """signal NAME [NAME=VALUE...]: broadcast, as a throw event would (other instances too)."""
+        if not args:
+            raise UsageError("signal NAME [NAME=VALUE...]")
+        self._checkpoint()
+        self.engine.broadcast_signal(
+            args[0], parse_assignments(args[1:]), report.events.append, thrower=self.instance
+        )
+        report.message = f"signal {args[0]!r} broadcast"
+
     def _quit(self, args: list[str], report: Report) -> None:
         self.done = True
-
-    def _not_yet(self, args: list[str], report: Report) -> None:
-        raise UsageError(
-            f"{report.command.split()[0]}: messages and signals are not supported by the engine yet"
-        )

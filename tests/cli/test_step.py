@@ -177,3 +177,29 @@ def test_advance_moves_the_virtual_clock_and_a_due_timer_can_fire(tmp_path: Path
     s.execute("continue")
     assert s.instance.outcome().state == "completed"
     assert engine.clock.now() == datetime(2026, 1, 1, 1, tzinfo=UTC)
+
+
+def test_message_and_signal_commands_move_waiting_tokens(tmp_path: Path) -> None:
+    path = tmp_path / "wait.bpmn"
+    path.write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+        'targetNamespace="t"><message id="M" name="paid"/><signal id="S" name="go"/>'
+        '<process id="p" isExecutable="true"><startEvent id="s"/>'
+        '<sequenceFlow id="f1" sourceRef="s" targetRef="m"/><intermediateCatchEvent id="m">'
+        '<messageEventDefinition messageRef="M"/></intermediateCatchEvent>'
+        '<sequenceFlow id="f2" sourceRef="m" targetRef="g"/><intermediateCatchEvent id="g">'
+        '<signalEventDefinition signalRef="S"/></intermediateCatchEvent>'
+        '<sequenceFlow id="f3" sourceRef="g" targetRef="e"/><endEvent id="e"/>'
+        "</process></definitions>"
+    )
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(engine, engine.start(path))
+    s.execute("continue")
+    assert not s.execute("message unknown").ok
+    assert s.execute("message paid amount=3").ok
+    s.execute("continue")
+    assert s.instance.outcome().waiting_for[0]["reason"] == "signal"
+    assert s.execute("signal go").ok
+    s.execute("continue")
+    assert s.instance.outcome().state == "completed"
+    assert s.instance.variables == {"amount": 3}
