@@ -1,13 +1,14 @@
 """Where one run's time goes, per element step: cProfile (and pyinstrument if installed).
 
-Run: python bench/profile_run.py NAME [--mode memory|file] [--top N] [--pyinstrument]
-     e.g. python bench/profile_run.py seq_10000 --mode file
+Run: python bench/profile_run.py NAME [--mode memory|file] [--top N] [--pyinstrument] [--sql]
+     e.g. python bench/profile_run.py seq_10000 --mode file --sql
 
 Profiles `Instance.run()` of one synthetic diagram (see generate.py) and prints the costliest
 functions by own time, in microseconds per element step (`element.completed` events), then the
 same time grouped by area (SQLite, copying, JSON, the runtime, ...), so that the cost of one
 step can be read off directly. Profiling slows Python code down more than the C calls into
-SQLite, so the shares are a guide, not a measurement: bench/run.py has the timings.
+SQLite, so the shares are a guide, not a measurement: bench/run.py has the timings, and
+`--sql` times each kind of SQL statement in an unprofiled run.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -99,6 +102,63 @@ def profile(name: str, mode: str, top: int, work: Path) -> None:
         print(f"{own / steps * 1e6:11.1f} {own / total:6.1%}  {title}")
 
 
+class TimedConnection:
+    """Stands in for the store's connection and adds up the time of each statement kind."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.spent: dict[str, list[float]] = {}
+
+    def _kind(self, sql: str) -> str:
+        words = sql.split()
+        verb = words[0].upper()
+        if verb in ("INSERT", "DELETE", "SELECT"):
+            table = next((w for w in words[1:] if w.upper() not in NOISE), "?")
+            return f"{verb} {table}"
+        return f"{verb} {words[1]}" if verb == "UPDATE" else verb
+
+    def _timed(self, method: str, sql: str, *args: Any) -> Any:
+        began = time.perf_counter()
+        result = getattr(self.conn, method)(sql, *args)
+        entry = self.spent.setdefault(self._kind(sql), [0, 0.0])
+        entry[0] += 1
+        entry[1] += time.perf_counter() - began
+        return result
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        return self._timed("execute", sql, *args)
+
+    def executemany(self, sql: str, *args: Any) -> Any:
+        return self._timed("executemany", sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+
+NOISE = {"OR", "IGNORE", "REPLACE", "INTO", "FROM"}
+
+
+def sql_breakdown(name: str, mode: str, work: Path) -> None:
+    instance = prepare(name, mode, work)
+    store = instance.engine.store
+    timed = TimedConnection(store.conn)
+    store.conn = timed  # type: ignore[assignment]
+    began = time.perf_counter()
+    instance.run()
+    elapsed = time.perf_counter() - began
+    store.conn = timed.conn
+    steps = steps_of(instance)
+    instance.engine.close()
+    in_sql = sum(spent for _count, spent in timed.spent.values())
+    print(
+        f"\n== SQL statements, unprofiled: {elapsed / steps * 1e6:,.1f} us per step in all, "
+        f"{in_sql / steps * 1e6:,.1f} us of it in SQLite calls"
+    )
+    print(f"{'us/step':>8} {'calls/step':>10}  statement")
+    for kind, (count, spent) in sorted(timed.spent.items(), key=lambda kv: -kv[1][1]):
+        print(f"{spent / steps * 1e6:8.1f} {count / steps:10.2f}  {kind}")
+
+
 def with_pyinstrument(name: str, mode: str, work: Path) -> None:
     try:
         from pyinstrument import Profiler
@@ -121,9 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("memory", "file"), default="file")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--pyinstrument", action="store_true")
+    parser.add_argument("--sql", action="store_true", help="time each kind of SQL statement")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bpmn-profile-") as tmp:
         profile(args.name, args.mode, args.top, Path(tmp))
+        if args.sql:
+            sql_breakdown(args.name, args.mode, Path(tmp))
         if args.pyinstrument:
             with_pyinstrument(args.name, args.mode, Path(tmp))
     return 0
