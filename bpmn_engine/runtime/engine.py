@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from bpmn_engine.errors import UsageError
-from bpmn_engine.model import Definitions, Task
+from bpmn_engine.model import Definitions, Process, Task
 from bpmn_engine.parse import compile_definitions, load_file
+from bpmn_engine.runtime import starts
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
@@ -50,6 +51,8 @@ class Engine:
         self.on_user_task = on_user_task
         self.clock: Clock = clock or RealClock()
         self._definitions: dict[str, Definitions] = {}
+        self._deployed: set[str] = set()  # versions saved in this store by this engine
+        self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
 
     def close(self) -> None:
         self.store.close()
@@ -65,8 +68,10 @@ class Engine:
         """Store the definitions (by content hash) so instances can be resumed from the store."""
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
-        self.store.save_definition(definitions.version, definitions.path, definitions.source)
-        self._definitions[definitions.version] = definitions
+        if definitions.version not in self._deployed:
+            self.store.save_definition(definitions.version, definitions.path, definitions.source)
+            self._deployed.add(definitions.version)
+        self._definitions.setdefault(definitions.version, definitions)
         return definitions
 
     def definitions(self, version: str) -> Definitions:
@@ -90,7 +95,7 @@ class Engine:
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
         process = definitions.process(process_id)
-        check_process(definitions, process, self.trust_scripts)
+        warnings = self._checked_process(definitions, process)
         self.deploy(definitions)
         starts = process.start_nodes
         if not starts:
@@ -123,13 +128,22 @@ class Engine:
                 process.id,
                 message='the process is marked isExecutable="false"; running it anyway',
             )
-        for element, message in unarmed_event_subprocesses(process):
+        for element, message in warnings:
             step.emit("warning", element, message=message)
         for start in starts:
             step.new_track(element=start, scope=scope.id, status=TrackState.READY)
         instance = Instance(self, data, definitions)
         instance._commit(step, on_event, new=True)
         return instance
+
+    def _checked_process(self, definitions: Definitions, process: Process) -> list[tuple[str, str]]:
+        """Compile-check a process once per version (starting must stay cheap on big models);
+        returns the warnings every start repeats."""
+        key = (definitions.version, process.id, self.trust_scripts)
+        if key not in self._checked:
+            check_process(definitions, process, self.trust_scripts)
+            self._checked[key] = unarmed_event_subprocesses(process)
+        return self._checked[key]
 
     def instance(self, instance_id: str) -> Instance:
         """Reopen an instance from its rows alone (a unique id prefix is enough)."""
@@ -164,6 +178,12 @@ class Engine:
                 message_id, name, key, values, now.isoformat(), "correlated", instance_id
             )
             return [instance]
+        started = self.start_by_message(name, values, on_event)
+        if started is not None:  # a deployed process with a message start event takes it
+            self.store.record_message(
+                message_id, name, key, values, now.isoformat(), "correlated", started.id
+            )
+            return [started]
         status = "buffered" if ttl > 0 else "expired"
         expires = (now + timedelta(seconds=ttl)).isoformat()
         self.store.record_message(message_id, name, key, values, expires, status)
@@ -198,3 +218,64 @@ class Engine:
             candidate = secrets.token_hex(5)
             if not self.store.instance_exists(candidate):
                 return candidate
+
+    # --- deployments and triggered starts (bpmn deploy, bpmn worker) -------------------------
+    def deploy_processes(self, definitions: Definitions | str | Path) -> list[starts.Deployment]:
+        """Deploy each executable process: its timer and message start events start instances.
+
+        A new version replaces the process's active deployment; the same version again
+        changes nothing. The worker fires due start timers; `publish_message` starts an
+        instance at a message start event when no waiting subscription takes the message.
+        """
+        if not isinstance(definitions, Definitions):
+            definitions = load_file(definitions)
+        return starts.deploy(self, definitions)
+
+    def start_at(
+        self,
+        definitions: Definitions | str | Path,
+        process_id: str | None,
+        start_event_id: str,
+        variables: Mapping[str, Any] | None = None,
+        on_event: Listener | None = None,
+        *,
+        instance_id: str | None = None,
+        trigger: starts.Trigger | None = None,
+    ) -> Instance:
+        """Create an instance whose start event `start_event_id` (timer, message...) fired.
+
+        The start event completes in the first step and the token waits on its outgoing
+        flows; `run()` moves it. `trigger` is an event for the history (`timer.fired`...).
+        """
+        if not isinstance(definitions, Definitions):
+            definitions = load_file(definitions)
+        return starts.start_at(
+            self,
+            definitions,
+            process_id,
+            start_event_id,
+            variables,
+            on_event,
+            instance_id=instance_id or self._new_id(),
+            trigger=trigger,
+        )
+
+    def start_by_message(
+        self,
+        name: str,
+        variables: Mapping[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> Instance | None:
+        """Start the deployed process whose message start event waits for `name`, if any."""
+        found = self.store.message_start(name)
+        if found is None:
+            return None
+        process_id, version, element = found
+        return self.start_at(
+            self.definitions(version),
+            process_id,
+            element,
+            variables,
+            on_event,
+            trigger=("message.received", {"name": name, "key": None}),
+        )

@@ -91,7 +91,12 @@ class Instance:
         self.engine = engine
         self.data = data
         self.definitions = definitions
-        self._orphans = [t.id for t in data.tracks.values() if t.status is TrackState.EXECUTING]
+        # jobs a crash left `executing` are re-run, unless a live worker still holds them
+        self._orphans = [
+            t.id
+            for t in data.tracks.values()
+            if t.status is TrackState.EXECUTING and not engine.store.live_claim(data.head.id, t.id)
+        ]
 
     # --- reading ------------------------------------------------------------------------------
     @property

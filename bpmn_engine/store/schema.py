@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -151,10 +151,52 @@ def _v3(db: sqlite_utils.Database) -> None:
     db["messages"].create_index(["status", "name"])
 
 
+def _v4(db: sqlite_utils.Database) -> None:
+    """Deployments and their triggered starts, and leases on claimed jobs (`bpmn worker`).
+
+    A deployment is one process of one definition version; at most one per process is active
+    (a partial unique index, so two deploys racing cannot both win). Timer and message start
+    events are rows, like every other wait. A job's lease (`lease_until`, renewed by the
+    heartbeat) says until when its `claimed_by` worker must be presumed alive.
+    """
+    db["deployments"].create(
+        {"id": int, "process": str, "definition": str, "deployed_at": str, "active": int},
+        pk="id",
+        foreign_keys=[("definition", "definitions", "version")],
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX deployments_one_active ON deployments (process) WHERE active = 1"
+    )
+    db["start_timers"].create(
+        {
+            "id": int,
+            "deployment": int,
+            "element": str,
+            "due": str,  # UTC, ISO 8601 with microseconds: compares as text
+            "repeat": int,  # firings left after the next one (-1: forever)
+            "interval": float,
+            "status": str,  # waiting, done, cancelled
+        },
+        pk="id",
+        foreign_keys=[("deployment", "deployments", "id")],
+    )
+    db["start_timers"].create_index(["status", "due"])
+    db["start_subscriptions"].create(
+        {"id": int, "deployment": int, "element": str, "name": str},
+        pk="id",
+        foreign_keys=[("deployment", "deployments", "id")],
+    )
+    db["start_subscriptions"].create_index(["name"])
+    db["tracks"].add_column("lease_until", str)
+    db["tracks"].add_column("heartbeat_at", str)
+    db["tracks"].create_index(["status", "instance"])
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
     (3, _v3),
+    (4, _v4),
 ]
 
 

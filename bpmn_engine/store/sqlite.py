@@ -12,9 +12,10 @@ import json
 import os
 import socket
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -106,14 +107,18 @@ class SqliteStore:
         return row.fetchone() is not None
 
     def resolve(self, prefix: str) -> str:
-        """The full id of the instance whose id is or starts with `prefix`."""
+        """The full id of the instance whose id is or starts with `prefix`.
+
+        The exact id is looked up by key; a prefix is a range on the key (not a LIKE, which
+        scans the table), so resuming one of many instances stays cheap.
+        """
+        if self.instance_exists(prefix):
+            return prefix
         rows = self.conn.execute(
-            "SELECT id FROM instances WHERE id = ? OR id LIKE ? ESCAPE '\\' LIMIT 3",
-            (prefix, prefix.replace("%", "\\%").replace("_", "\\_") + "%"),
+            "SELECT id FROM instances WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+            (prefix, prefix + "\U0010ffff"),
         ).fetchall()
         ids = [r[0] for r in rows]
-        if prefix in ids:
-            return prefix
         if len(ids) == 1:
             return ids[0]
         if not ids:
@@ -205,6 +210,7 @@ class SqliteStore:
             with self.transaction() as conn:
                 self._write_head(conn, head, step.head_before.version, new_instance, now)
                 self._write_tracks(conn, step)
+                self._write_leases(conn, step)
                 self._write_scopes(conn, step)
                 self._write_rest(conn, step, now)
         except sqlite3.IntegrityError as error:
@@ -469,3 +475,281 @@ class SqliteStore:
                 (instance_id,),
             )
         ]
+
+    # --- deployments and triggered starts (`bpmn deploy`, `bpmn worker`) ---------------------
+    def record_deployment(
+        self,
+        process: str,
+        definition: str,
+        deployed_at: datetime,
+        timers: list[tuple[str, datetime, int, float | None]],
+        messages: list[tuple[str, str]],
+    ) -> tuple[int, int | None, bool]:
+        """Make this definition version the process's active deployment, in one transaction.
+
+        `timers` are (start event, first due, firings left after it, interval seconds) and
+        `messages` are (start event, message name). The previous active deployment of the
+        process stops (its start timers are cancelled); deploying the version that is already
+        active changes nothing, so a deploy script may run as often as it likes.
+        Returns (deployment id, the previous active one, whether anything changed).
+        """
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT id, definition FROM deployments WHERE process = ? AND active = 1",
+                (process,),
+            ).fetchone()
+            if row is not None and row[1] == definition:
+                return row[0], row[0], False
+            if row is not None:
+                conn.execute("UPDATE deployments SET active = 0 WHERE id = ?", (row[0],))
+                conn.execute(
+                    "UPDATE start_timers SET status = 'cancelled' "
+                    "WHERE deployment = ? AND status = 'waiting'",
+                    (row[0],),
+                )
+            cursor = conn.execute(
+                "INSERT INTO deployments (process, definition, deployed_at, active) "
+                "VALUES (?, ?, ?, 1)",
+                (process, definition, _instant(deployed_at)),
+            )
+            deployment = int(cursor.lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO start_timers (deployment, element, due, repeat, interval, status) "
+                "VALUES (?, ?, ?, ?, ?, 'waiting')",
+                [(deployment, e, _instant(due), r, i) for e, due, r, i in timers],
+            )
+            conn.executemany(
+                "INSERT INTO start_subscriptions (deployment, element, name) VALUES (?, ?, ?)",
+                [(deployment, element, name) for element, name in messages],
+            )
+        return deployment, row[0] if row else None, True
+
+    def deployments(self, *, active_only: bool = True) -> list[dict[str, Any]]:
+        return list(
+            self.db.query(
+                "SELECT id, process, definition, deployed_at, active FROM deployments "
+                + ("WHERE active = 1 " if active_only else "")
+                + "ORDER BY id"
+            )
+        )
+
+    def start_timers(self, deployment: int) -> list[dict[str, Any]]:
+        return list(
+            self.db.query(
+                "SELECT id, element, due, repeat, interval, status FROM start_timers "
+                "WHERE deployment = ? ORDER BY id",
+                (deployment,),
+            )
+        )
+
+    def due_start_timers(self, now: datetime) -> list[tuple[Any, ...]]:
+        """(timer, deployment, process, definition, start event, due, repeat, interval) of
+        each waiting start timer of an active deployment that is due at `now`."""
+        return self.conn.execute(
+            "SELECT s.id, s.deployment, d.process, d.definition, s.element, s.due, s.repeat, "
+            "s.interval FROM start_timers s JOIN deployments d ON d.id = s.deployment "
+            "WHERE s.status = 'waiting' AND d.active = 1 AND s.due <= ? ORDER BY s.due, s.id",
+            (_instant(now),),
+        ).fetchall()
+
+    def advance_start_timer(
+        self, timer_id: int, due_before: str, due_after: datetime | None, repeat: int
+    ) -> bool:
+        """Move a start timer to its next firing (None: it is done), if nobody else did yet."""
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE start_timers SET due = ?, repeat = ?, status = ? "
+                "WHERE id = ? AND due = ? AND status = 'waiting'",
+                (
+                    due_before if due_after is None else _instant(due_after),
+                    repeat,
+                    "done" if due_after is None else "waiting",
+                    timer_id,
+                    due_before,
+                ),
+            )
+        return cursor.rowcount == 1
+
+    def message_start(self, name: str) -> tuple[str, str, str] | None:
+        """(process, definition, start event) of the oldest active deployment whose message
+        start event waits for `name`."""
+        row = self.conn.execute(
+            "SELECT d.process, d.definition, m.element FROM start_subscriptions m "
+            "JOIN deployments d ON d.id = m.deployment WHERE m.name = ? AND d.active = 1 "
+            "ORDER BY d.id, m.id LIMIT 1",
+            (name,),
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    # --- finding work (`bpmn worker`) --------------------------------------------------------
+    def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]:
+        """Active instances with something to do at `now`: a ready track, a due timer, or a
+        job nobody alive holds. An instance with a job another live worker holds is left
+        alone (any step of ours would make its result fail to commit). `joins` adds those
+        waiting at a join, which only a step can re-check (for a worker that just started).
+        """
+        active = "JOIN instances i ON i.id = {0}.instance AND i.state = 'active'"
+        found = {
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT t.instance FROM tracks t "
+                + active.format("t")
+                + " WHERE t.status = 'ready'"
+            )
+        }
+        # a due with a UTC offset compares wrongly as text: the text bound (+14 h, the widest
+        # offset) keeps the index; julianday() then decides exactly
+        found.update(
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT m.instance FROM timers m "
+                + active.format("m")
+                + " WHERE m.status = 'waiting' AND m.due <= ? AND julianday(m.due) <= julianday(?)",
+                (_instant(now + timedelta(hours=14)), _instant(now)),
+            )
+        )
+        if joins:
+            found.update(
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT DISTINCT t.instance FROM tracks t "
+                    + active.format("t")
+                    + " WHERE t.status = 'waiting' AND t.wait = 'join'"
+                )
+            )
+        held: set[str] = set()
+        stamp = _stamp(datetime.now(UTC))
+        for instance, claimed_by, lease_until in self.conn.execute(
+            "SELECT t.instance, t.claimed_by, t.lease_until FROM tracks t "
+            + active.format("t")
+            + " WHERE t.status = 'executing'"
+        ):
+            (held if self._holds(claimed_by, lease_until, stamp) else found).add(instance)
+        return sorted(found - held)
+
+    def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]:
+        """(due, repeat, definition, element) of every waiting timer of an active instance,
+        the earliest first (a virtual clock jumps to the first that matters)."""
+        yield from self.conn.execute(
+            "SELECT m.due, m.repeat, i.definition, m.element FROM timers m "
+            "JOIN instances i ON i.id = m.instance AND i.state = 'active' "
+            "WHERE m.status = 'waiting' ORDER BY julianday(m.due), m.instance, m.id"
+        )
+
+    def start_timers_by_due(self) -> Iterator[tuple[str, int]]:
+        """(due, repeat) of every waiting start timer of an active deployment, earliest first."""
+        yield from self.conn.execute(
+            "SELECT s.due, s.repeat FROM start_timers s "
+            "JOIN deployments d ON d.id = s.deployment AND d.active = 1 "
+            "WHERE s.status = 'waiting' ORDER BY s.due, s.id"
+        )
+
+    # --- leases on jobs (seed 004) -----------------------------------------------------------
+    lease_seconds: float = 300.0  # how long a claim is presumed alive without a heartbeat
+
+    def _write_leases(self, conn: sqlite3.Connection, step: Step) -> None:
+        """A job claimed in this step gets a lease; a job that ended gives its lease back."""
+        now = datetime.now(UTC)
+        for track_id, before in step.tracks.items():
+            track = step.data.tracks[track_id]
+            if track.status is TrackState.EXECUTING:
+                lease = (_stamp(now + timedelta(seconds=self.lease_seconds)), _stamp(now))
+            elif before is not None and before.status is TrackState.EXECUTING:
+                lease = (None, None)
+            else:
+                continue
+            conn.execute(
+                "UPDATE tracks SET lease_until = ?, heartbeat_at = ? WHERE instance = ? AND id = ?",
+                (*lease, step.data.head.id, track_id),
+            )
+
+    def live_claim(self, instance_id: str, track_id: int) -> bool:
+        """Is this track a job that another worker, alive as far as we can tell, is running?
+
+        Not when its lease ran out, nor when its holder is a process of this host that no
+        longer exists (so `bpmn resume` right after a crash need not wait out the lease), nor
+        when the holder is this very process (it runs one step at a time: the claim is an
+        orphan of an earlier step).
+        """
+        row = self.conn.execute(
+            "SELECT status, claimed_by, lease_until FROM tracks WHERE instance = ? AND id = ?",
+            (instance_id, track_id),
+        ).fetchone()
+        return (
+            row is not None
+            and row[0] == str(TrackState.EXECUTING)
+            and self._holds(row[1], row[2], _stamp(datetime.now(UTC)))
+        )
+
+    def _holds(self, claimed_by: str | None, lease_until: str | None, now: str) -> bool:
+        if not claimed_by or claimed_by == self.worker or not lease_until or lease_until <= now:
+            return False
+        host, _, pid = claimed_by.rpartition(":")
+        return host != socket.gethostname() or _pid_alive(pid)
+
+    def heartbeat(self, instance_id: str, track_id: int, lease_seconds: float) -> bool:
+        """Extend the lease of a job this process runs; False if the job is no longer ours."""
+        now = datetime.now(UTC)
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE tracks SET lease_until = ?, heartbeat_at = ? WHERE instance = ? "
+                "AND id = ? AND status = 'executing' AND claimed_by = ?",
+                (
+                    _stamp(now + timedelta(seconds=lease_seconds)),
+                    _stamp(now),
+                    instance_id,
+                    track_id,
+                    self.worker,
+                ),
+            )
+        return cursor.rowcount == 1
+
+    def release_expired_leases(self) -> int:
+        """The reaper: give up the claims of jobs whose holder is presumed gone.
+
+        The track stays `executing` with nobody holding it: the next worker that loads the
+        instance runs the job again (at least once, with the same idempotency key). A claim
+        renewed between our read and our write is left alone.
+        """
+        stamp = _stamp(datetime.now(UTC))
+        rows = self.conn.execute(
+            "SELECT instance, id, claimed_by, lease_until FROM tracks "
+            "WHERE status = 'executing' AND claimed_by IS NOT NULL"
+        ).fetchall()
+        gone = [r for r in rows if r[2] != self.worker and not self._holds(r[2], r[3], stamp)]
+        if not gone:
+            return 0
+        released = 0
+        with self.transaction() as conn:
+            for instance, track, claimed_by, lease_until in gone:
+                cursor = conn.execute(
+                    "UPDATE tracks SET claimed_by = NULL, lease_until = NULL, heartbeat_at = NULL "
+                    "WHERE instance = ? AND id = ? AND status = 'executing' AND claimed_by = ? "
+                    "AND lease_until IS ?",
+                    (instance, track, claimed_by, lease_until),
+                )
+                released += cursor.rowcount
+        return released
+
+
+def _stamp(moment: datetime) -> str:
+    """A lease time: UTC, fixed width, so leases compare as text in SQL."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def _instant(moment: datetime) -> str:
+    """A start timer's due time: UTC, fixed width (microseconds), so it compares as text."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _pid_alive(pid: str) -> bool:
+    """Whether a process of this host exists; when in doubt, alive (then the lease decides)."""
+    if sys.platform == "win32" or not pid.isdigit() or int(pid) <= 0:
+        return True  # on Windows os.kill(pid, 0) would not probe but kill
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, owned by someone else
+        return True
+    return True

@@ -42,6 +42,8 @@ SUPPORTED_DEFINITIONS = frozenset({"terminate", "error", "escalation", "signal"}
 SUPPORTED_BOUNDARIES = frozenset({"error", "escalation", "timer", "message", "signal"})
 SUPPORTED_CATCHES = frozenset({"timer", "message", "signal", "link"})  # intermediate catch
 SUPPORTED_THROWS = frozenset({"link", "signal", "escalation"})  # intermediate throw
+SUPPORTED_STARTS = frozenset({"timer", "message", "error", "escalation"})  # deploy + worker,
+# and error/escalation starts of event subprocesses
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"
@@ -103,6 +105,7 @@ def _unsupported(node: FlowNode) -> Iterator[Issue]:
         allowed = {
             "intermediateCatchEvent": SUPPORTED_CATCHES,
             "intermediateThrowEvent": SUPPORTED_THROWS,
+            "startEvent": SUPPORTED_STARTS,
         }.get(node.kind, frozenset())
         refused = [k for k in node.definition_kinds if k not in allowed]
         if refused:

@@ -1,0 +1,258 @@
+"""Triggered starts: deploying processes whose start events wait for a timer or a message.
+
+A deployed process waits like an instance does, as rows: a start timer with its next due time,
+or a start subscription with its message name. When the trigger comes (the worker finds the
+timer due, `publish_message` finds nobody else waiting), an instance starts *at* that start
+event, as if the event had just fired: the start event completes in the first step and the
+token waits on its outgoing flows, so the start event's own behaviour (which refuses triggered
+events) never runs.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from bpmn_engine.errors import ExpressionError, LoadError, UsageError
+from bpmn_engine.expressions import compile_expression
+from bpmn_engine.model import Definitions, Process
+from bpmn_engine.model.elements import StartEvent
+from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
+from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
+from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
+from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
+from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
+from bpmn_engine.runtime.precheck import check_process
+from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
+from bpmn_engine.runtime.timers import TimerValueError, schedule
+
+if TYPE_CHECKING:
+    from bpmn_engine.runtime.engine import Engine
+
+# (event name, data) written to the history when a trigger starts an instance
+Trigger = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class StartTimer:
+    """A timer start event's schedule: first due, firings left after it (-1: forever)."""
+
+    element: str
+    due: datetime
+    repeat: int
+    interval: float | None
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What `bpmn deploy` did for one process."""
+
+    process: str
+    version: str
+    id: int
+    previous: int | None  # the deployment this one replaced (== id: unchanged)
+    changed: bool
+    timers: tuple[StartTimer, ...]
+    messages: tuple[tuple[str, str], ...]  # (start event, message name)
+    untriggered: tuple[str, ...]  # start events of kinds nothing starts yet (signal...)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": "process.deployed" if self.changed else "process.unchanged",
+            "process": self.process,
+            "definition": self.version,
+            "deployment": self.id,
+            "replaces": self.previous if self.changed else None,
+            "start_timers": [
+                {
+                    "element": t.element,
+                    "due": t.due.isoformat(),
+                    "repeat": t.repeat,
+                    "interval": t.interval,
+                }
+                for t in self.timers
+            ],
+            "message_starts": [{"element": e, "name": n} for e, n in self.messages],
+            "not_started_by_triggers": list(self.untriggered),
+        }
+
+
+def deploy(engine: Engine, definitions: Definitions) -> list[Deployment]:
+    """Store the definitions and make each executable process the active deployment."""
+    processes = [p for p in definitions.processes.values() if p.is_executable and p.nodes]
+    if not processes:
+        raise UsageError(f"{definitions.path}: no executable process to deploy")
+    now = engine.clock.now()
+    plans = []
+    for process in processes:  # everything is checked before anything is recorded
+        check_process(definitions, process, engine.trust_scripts)
+        plans.append((process, *_triggers(definitions, process, now)))
+    engine.deploy(definitions)
+    deployments = []
+    for process, timers, messages, untriggered in plans:
+        rows = [(t.element, t.due, t.repeat, t.interval) for t in timers]
+        deployment, previous, changed = engine.store.record_deployment(
+            process.id, definitions.version, now, rows, list(messages)
+        )
+        if not changed:  # the timers already running, not a new plan
+            timers = [
+                StartTimer(
+                    r["element"], datetime.fromisoformat(r["due"]), r["repeat"], r["interval"]
+                )
+                for r in engine.store.start_timers(deployment)
+                if r["status"] == "waiting"
+            ]
+        deployments.append(
+            Deployment(
+                process.id,
+                definitions.version,
+                deployment,
+                previous,
+                changed,
+                tuple(timers),
+                tuple(messages),
+                tuple(untriggered),
+            )
+        )
+    return deployments
+
+
+def _triggers(
+    definitions: Definitions, process: Process, now: datetime
+) -> tuple[list[StartTimer], list[tuple[str, str]], list[str]]:
+    timers: list[StartTimer] = []
+    messages: list[tuple[str, str]] = []
+    untriggered: list[str] = []
+    for node in process.nodes.values():
+        if not isinstance(node, StartEvent) or not node.definitions:
+            continue
+        definition = node.definitions[0]
+        if definition.kind == "timer" and definition.timer:
+            kind, text = definition.timer
+            try:
+                plan = schedule(kind, _timer_text(text), now)
+            except (TimerValueError, ExpressionError) as error:
+                raise LoadError(
+                    f"timer start event: {error}",
+                    file=definitions.path,
+                    line=definition.line or node.line,
+                    element_id=node.id,
+                ) from None
+            interval = plan.interval.total_seconds() if plan.interval else None
+            timers.append(StartTimer(node.id, plan.due.astimezone(UTC), plan.repeat, interval))
+        elif definition.kind == "message":
+            name = definitions.messages.get(definition.ref or "", definition.ref)
+            if not name:
+                raise LoadError(
+                    "message start event names no message",
+                    file=definitions.path,
+                    line=node.line,
+                    element_id=node.id,
+                )
+            messages.append((node.id, name))
+        else:
+            untriggered.append(node.id)
+    return timers, messages, untriggered
+
+
+def _timer_text(text: str) -> str:
+    """A start timer has no instance yet: an expression may use no variables."""
+    if not text.strip().startswith(EXPRESSION_PREFIXES):
+        return text
+    return str(compile_expression(text, None).evaluate({}))
+
+
+def next_firing(
+    due: datetime, repeat: int, interval: float | None, now: datetime
+) -> tuple[datetime, int] | None:
+    """After a start timer fired at `due`, its next due time and the firings left after that.
+
+    Firings a stopped worker missed are skipped, each counting against `Rn`: a worker that
+    comes back after three days starts one instance for an hourly cycle, not seventy-two.
+    """
+    if not interval or repeat == 0:
+        return None
+    step = timedelta(seconds=interval)
+    left, following = repeat, due
+    while True:
+        if left == 0:
+            return None
+        following += step
+        left = left - 1 if left > 0 else -1
+        if following > now:
+            return following, left
+
+
+def firing_id(deployment: int, element: str, due: str) -> str:
+    """The instance id of one firing of a start timer: the same for every worker, so two
+    workers firing it at once create it once (the second insert fails)."""
+    return "t" + hashlib.sha256(f"{deployment}/{element}/{due}".encode()).hexdigest()[:11]
+
+
+def start_at(
+    engine: Engine,
+    definitions: Definitions,
+    process_id: str | None,
+    start_event_id: str,
+    variables: Mapping[str, Any] | None,
+    on_event: Listener | None,
+    *,
+    instance_id: str,
+    trigger: Trigger | None = None,
+) -> Instance:
+    """Create the instance `instance_id`, whose start event `start_event_id` has just fired.
+
+    An id that exists already fails the commit with `ConcurrentModification`: that is how a
+    start timer's firing, whose id is fixed, starts one instance however many workers fire it.
+    """
+    process = definitions.process(process_id)
+    node = process.nodes.get(start_event_id)
+    if not isinstance(node, StartEvent):
+        starts = [n.id for n in process.nodes.values() if isinstance(n, StartEvent)]
+        raise UsageError(
+            f"{definitions.path}: {process.id} has no start event {start_event_id!r} "
+            f"(its start events: {', '.join(starts) or 'none'})"
+        )
+    check_process(definitions, process, engine.trust_scripts)
+    engine.deploy(definitions)
+    head = InstanceHead(id=instance_id, definition=definitions.version, process=process.id)
+    data = InstanceData(head)
+    step = Step(data)
+    step.set_state(InstanceState.ACTIVE)
+    scope = step.new_scope(process.id, None, None)
+    values = checked_variables(dict(variables or {}))
+    for name, value in values.items():
+        step.set_value(scope.id, name, value)
+    step.emit(
+        "instance.started",
+        process.id,
+        process=process.id,
+        definition=definitions.version,
+        variables=copy.deepcopy(values),
+        start_event=start_event_id,
+    )
+    if not process.is_executable:
+        step.emit(
+            "warning",
+            process.id,
+            message='the process is marked isExecutable="false"; running it anyway',
+        )
+    for element, message in unarmed_event_subprocesses(process):  # as `Engine.start` does
+        step.emit("warning", element, message=message)
+    track = step.new_track(element=start_event_id, scope=scope.id, status=TrackState.READY)
+    ctx = StepContext(engine, definitions, data, step, track)
+    ctx.activated()
+    if trigger is not None:
+        step.emit(trigger[0], start_event_id, track.id, **trigger[1])
+    try:  # the plain flow-node behaviour: complete, take the outgoing flows
+        FlowNodeBehaviour().complete(ctx)
+    except Incident as incident:
+        raise UsageError(f"{definitions.path}: {start_event_id}: {incident.message}") from None
+    instance = Instance(engine, data, definitions)
+    instance._commit(step, on_event, new=True)
+    return instance

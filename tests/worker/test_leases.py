@@ -1,0 +1,212 @@
+"""Jobs and leases (seed 004): who may re-run a track a crash left `executing`, and when.
+
+A crash is simulated by a handler that raises `KeyboardInterrupt`: the claim (track
+`executing`, attempt 1, `claimed_by` this process, a lease) is committed, the result never is.
+The claim is then handed to a dead process, a live one, or another host, by rewriting the row.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bpmn_engine import Engine
+from bpmn_engine.runtime.worker import Worker
+from tests.worker.conftest import JOB, bpmn_file, completions
+
+HOST = socket.gethostname()
+TRACK = 1  # the one track of JOB: start, work, end
+
+
+def crash(engine: Engine, path: Path) -> str:
+    """Start an instance and 'crash' while its handler runs; the claim stays committed."""
+
+    def dies(ctx: Any) -> None:
+        raise KeyboardInterrupt  # not an Exception: the engine does not turn it into an incident
+
+    engine.handlers = {"work": dies}
+    instance = engine.start(path)
+    with pytest.raises(KeyboardInterrupt):
+        instance.run()
+    return instance.id
+
+
+def claim(engine: Engine, instance_id: str) -> tuple[str, str, str | None]:
+    row = engine.store.conn.execute(
+        "SELECT status, claimed_by, lease_until FROM tracks WHERE instance = ? AND id = 1",
+        (instance_id,),
+    ).fetchone()
+    return row[0], row[1], row[2]
+
+
+def hand_over(engine: Engine, instance_id: str, holder: str, lease: timedelta) -> None:
+    until = (datetime.now(UTC) + lease).isoformat(timespec="milliseconds")
+    engine.store.conn.execute(
+        "UPDATE tracks SET claimed_by = ?, lease_until = ? WHERE instance = ? AND id = 1",
+        (holder, until, instance_id),
+    )
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+@pytest.fixture
+def crashed(tmp_path: Path, engines) -> tuple[Path, str, list[str]]:
+    """A database with one instance whose job a crash left `executing`."""
+    db = tmp_path / "jobs.db"
+    first = engines(db)
+    instance_id = crash(first, bpmn_file(tmp_path / "job.bpmn", JOB))
+    return db, instance_id, []
+
+
+def worker_engine(engines, db: Path, calls: list[str]) -> Engine:
+    return engines(db, handlers={"work": lambda ctx: calls.append(ctx.idempotency_key)})
+
+
+def test_the_claim_is_committed_with_a_lease(crashed, engines) -> None:
+    db, instance_id, _ = crashed
+    engine = engines(db)
+    status, holder, until = claim(engine, instance_id)
+    assert (status, holder) == ("executing", f"{HOST}:{os.getpid()}")
+    assert until is not None and until > datetime.now(UTC).isoformat()
+
+
+def test_a_job_whose_holder_died_on_this_host_is_taken_over_at_once(crashed, engines) -> None:
+    db, instance_id, calls = crashed
+    engine = worker_engine(engines, db, calls)
+    hand_over(engine, instance_id, f"{HOST}:{dead_pid()}", timedelta(hours=1))
+    assert not engine.store.live_claim(instance_id, TRACK)
+
+    report = Worker(engine, once=True).run()
+
+    assert report.instances == {instance_id}
+    assert engine.instance(instance_id).state == "completed"
+    assert len(calls) == 1 and calls[0].startswith(instance_id)
+    assert completions(engine, instance_id) == {"s": 1, "work": 1, "e": 1}
+    attempts = [
+        e.data["attempt"] for e in engine.store.history(instance_id) if e.event == "job.started"
+    ]
+    assert attempts == [1, 2]
+    assert claim(engine, instance_id) == ("completed", None, None)
+
+
+def test_a_job_a_live_process_holds_under_lease_is_left_alone(crashed, engines) -> None:
+    db, instance_id, calls = crashed
+    engine = worker_engine(engines, db, calls)
+    hand_over(engine, instance_id, f"{HOST}:{os.getppid()}", timedelta(hours=1))
+    assert engine.store.live_claim(instance_id, TRACK)
+
+    report = Worker(engine, once=True).run()
+
+    assert (report.steps, calls) == (0, [])
+    assert engine.store.runnable_instances(datetime.now(UTC)) == []
+    assert claim(engine, instance_id)[0] == "executing"
+
+
+def test_a_job_held_on_another_host_waits_for_its_lease(crashed, engines) -> None:
+    db, instance_id, calls = crashed
+    engine = worker_engine(engines, db, calls)
+    hand_over(engine, instance_id, "elsewhere.example:4242", timedelta(hours=1))
+    assert Worker(engine, once=True).run().steps == 0
+
+    hand_over(engine, instance_id, "elsewhere.example:4242", timedelta(seconds=-1))
+    report = Worker(engine, once=True).run()
+
+    assert report.leases_released == 1
+    assert engine.instance(instance_id).state == "completed"
+    assert len(calls) == 1
+
+
+def test_the_reaper_releases_expired_leases_only(crashed, engines) -> None:
+    db, instance_id, _ = crashed
+    engine = engines(db)
+    hand_over(engine, instance_id, "elsewhere.example:1", timedelta(minutes=5))
+    assert engine.store.release_expired_leases() == 0
+    hand_over(engine, instance_id, "elsewhere.example:1", timedelta(seconds=-1))
+    assert engine.store.release_expired_leases() == 1
+    assert claim(engine, instance_id) == ("executing", None, None)
+    assert not engine.store.live_claim(instance_id, TRACK)
+
+
+def test_a_heartbeat_extends_only_this_processs_own_lease(crashed, engines) -> None:
+    db, instance_id, _ = crashed
+    engine = engines(db)
+    before = claim(engine, instance_id)[2]
+    assert engine.store.heartbeat(instance_id, TRACK, 3600)
+    assert claim(engine, instance_id)[2] > before
+    hand_over(engine, instance_id, "elsewhere.example:1", timedelta(minutes=1))
+    assert not engine.store.heartbeat(instance_id, TRACK, 3600)
+
+
+def test_losing_a_race_drops_the_instance_and_never_crashes(tmp_path: Path, engines) -> None:
+    """The handler's result cannot commit: someone cancelled the instance meanwhile."""
+    db = tmp_path / "race.db"
+    path = bpmn_file(tmp_path / "job.bpmn", JOB)
+    other = engines(db)
+
+    def cancelled_meanwhile(ctx: Any) -> dict:
+        other.instance(ctx.instance_id).cancel()
+        return {"done": True}
+
+    engine = engines(db, handlers={"work": cancelled_meanwhile})
+    instance = engine.start(path)
+
+    report = Worker(engine, once=True).run()
+
+    assert report.conflicts == 1 and report.errors == []
+    reopened = engine.instance(instance.id)
+    assert reopened.state == "terminated"
+    assert "done" not in reopened.variables
+    assert [e.event for e in reopened.history()].count("element.completed") == 1  # the start
+
+
+def test_an_instance_that_cannot_be_loaded_is_reported_and_the_worker_goes_on(
+    tmp_path: Path, engines
+) -> None:
+    db = tmp_path / "bad.db"
+    good = engines(db).start(bpmn_file(tmp_path / "job.bpmn", JOB))
+    bad = engines(db).start(bpmn_file(tmp_path / "other.bpmn", JOB), variables={"x": 1})
+    engine = engines(db, handlers={"work": lambda ctx: None})
+    engine.store.conn.execute(  # a row the engine cannot read back: a bug, not a crash
+        "UPDATE variables SET value = '{' WHERE instance = ?", (bad.id,)
+    )
+    errors: list[str] = []
+
+    report = Worker(engine, once=True, on_error=errors.append).run()
+
+    assert engine.instance(good.id).state == "completed"
+    assert report.errors == errors
+    assert len(errors) == 1 and errors[0].startswith(f"instance {bad.id}: JSONDecodeError")
+
+
+def test_the_heartbeat_renews_the_lease_while_the_handler_runs(tmp_path: Path, engines) -> None:
+    db = tmp_path / "beat.db"
+    seen: list[str] = []
+
+    def slow(ctx: Any) -> None:
+        with sqlite3.connect(db) as conn:  # what another worker would read
+            query = "SELECT lease_until FROM tracks WHERE instance = ? AND id = 1"
+            seen.append(conn.execute(query, (ctx.instance_id,)).fetchone()[0])
+            time.sleep(0.5)
+            seen.append(conn.execute(query, (ctx.instance_id,)).fetchone()[0])
+
+    engine = engines(db, handlers={"work": slow})
+    instance = engine.start(bpmn_file(tmp_path / "job.bpmn", JOB))
+
+    Worker(engine, once=True, lease=0.3).run()
+
+    assert engine.instance(instance.id).state == "completed"
+    first, last = (datetime.fromisoformat(s) for s in seen)
+    assert last - first >= timedelta(seconds=0.2)  # renewed at least once, every 0.1 s
