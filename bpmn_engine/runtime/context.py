@@ -183,7 +183,11 @@ class StepContext:
         self.track.move(status)
         if status is TrackState.COMPLETED:
             self.emit("track.completed")
-        if not any(t.live for t in self.data.tracks.values() if t.scope == self.track.scope):
+        if not any(
+            t.live and not t.listening
+            for t in self.data.tracks.values()
+            if t.scope == self.track.scope
+        ):
             self.scope_completed(self.track.scope)
 
     def scope_completed(self, scope_id: int) -> None:
@@ -191,6 +195,9 @@ class StepContext:
         if scope.status != "active":
             return
         scope.status = "completed"
+        for listener in self.data.live_tracks(scope_id):  # its event subprocesses stop waiting
+            if listener.listening:
+                self.step.touch_track(listener).move(TrackState.TERMINATED)
         if scope.parent is None or scope.track is None:
             self.complete_instance()
             return
@@ -225,7 +232,9 @@ class StepContext:
                     self.terminate_scope(child.id)
                     self.step.touch_scope(child).status = "terminated"
             self.step.touch_track(track)
-            if track.status is TrackState.READY:  # never entered its element: only the token goes
+            if track.listening:
+                pass  # no token: its waits are cancelled with it
+            elif track.status is TrackState.READY:  # never entered its element: the token goes
                 self.step.emit("track.terminated", track.element, track.id)
             else:
                 other = self.for_track(track)

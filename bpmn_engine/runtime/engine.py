@@ -9,13 +9,15 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bpmn_engine.errors import UsageError
+from bpmn_engine.errors import LoadError, UsageError
 from bpmn_engine.model import Definitions, Process, Task
 from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.runtime import starts
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.clock import Clock, RealClock
+from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
+from bpmn_engine.runtime.event_subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
@@ -130,8 +132,16 @@ class Engine:
             )
         for element, message in warnings:
             step.emit("warning", element, message=message)
-        for start in starts:
+        tracks = [
             step.new_track(element=start, scope=scope.id, status=TrackState.READY)
+            for start in starts
+        ]
+        try:  # timer, message and signal event subprocesses of the process start listening
+            listen(StepContext(self, definitions, data, step, tracks[0]), scope.id, process)
+        except Incident as incident:
+            raise LoadError(
+                incident.message, file=definitions.path, element_id=incident.element
+            ) from None
         instance = Instance(self, data, definitions)
         instance._commit(step, on_event, new=True)
         return instance

@@ -1,4 +1,5 @@
-"""Event subprocesses started by an error or an escalation thrown inside their scope.
+"""Event subprocesses: started by an error or escalation thrown in their scope, or by a
+timer, message or signal their scope listens for.
 
 When a BPMN error or escalation is thrown, each scope on the way out is asked first whether an
 event subprocess of its own starts on it (spec 10.5.5), before the boundary events of the
@@ -11,6 +12,7 @@ from __future__ import annotations
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
 from bpmn_engine.runtime.context import StepContext
 from bpmn_engine.runtime.lifecycle import TrackState
+from bpmn_engine.runtime.state import LISTENING
 
 
 def catching_start(
@@ -56,3 +58,48 @@ def start(ctx: StepContext, scope_id: int, node: SubProcess, event: StartEvent, 
         element=event.id, scope=inner.id, status=TrackState.READY, parent=track.id
     )
     ctx.step.emit("track.created", event.id, child.id, parent=track.id)
+
+
+WAITED_FOR = ("timer", "message", "signal")  # starts that wait, held by a listening track
+
+
+def listen(ctx: StepContext, scope_id: int, model: FlowScope) -> None:
+    """Arm the timer, message and signal starts of a scope's event subprocesses.
+
+    Each gets a listening track (not a token: it keeps no scope alive, see `Track.listening`)
+    at the event subprocess node; its timers and subscriptions go when the scope ends.
+    """
+    from bpmn_engine.runtime.timer_events import arm
+    from bpmn_engine.runtime.triggers import subscribe
+
+    for node in model.nodes.values():
+        if not (isinstance(node, SubProcess) and node.triggered_by_event and node.scope):
+            continue
+        for event in node.scope.nodes.values():
+            if not (isinstance(event, StartEvent) and event.definitions):
+                continue
+            definition = event.definitions[0]
+            if definition.kind not in WAITED_FOR:
+                continue
+            listener = ctx.step.new_track(
+                element=node.id, scope=scope_id, status=TrackState.WAITING, wait=LISTENING
+            )
+            listener_ctx = ctx.for_track(listener)
+            if definition.kind == "timer":
+                arm(listener_ctx, event, definition, node.id)
+            else:
+                subscribe(listener_ctx, event, definition, node.id)
+
+
+def fired(ctx: StepContext, event: StartEvent, **data) -> None:
+    """A listening track's start event fired: run the event subprocess; a non-interrupting
+    message or signal start listens again (timer cycles re-arm in `timer_events.fire`)."""
+    from bpmn_engine.runtime.triggers import subscribe
+
+    listener = ctx.track
+    node = ctx.definitions.node_scopes[listener.element].nodes[listener.element]
+    assert isinstance(node, SubProcess)
+    start(ctx, listener.scope, node, event, **data)
+    definition = event.definitions[0]
+    if listener.live and definition.kind in ("message", "signal"):
+        subscribe(ctx, event, definition, node.id)

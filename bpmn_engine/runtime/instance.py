@@ -28,7 +28,7 @@ from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.data import InstanceData, Step
 from bpmn_engine.runtime.errors import throw_error
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.state import Event, Timer, Track, UserTask
+from bpmn_engine.runtime.state import LISTENING, Event, Timer, Track, UserTask
 from bpmn_engine.runtime.timer_events import fire as fire_timer
 from bpmn_engine.runtime.triggers import deliver
 from bpmn_engine.runtime.variables import storable_all
@@ -128,7 +128,8 @@ class Instance:
 
     def tokens(self) -> list[dict[str, Any]]:
         """The tokens: a projection of the live tracks' positions (seed 001)."""
-        return [t.token() for t in sorted(self.data.tracks.values(), key=lambda t: t.id) if t.live]
+        tracks = sorted(self.data.tracks.values(), key=lambda t: t.id)
+        return [t.token() for t in tracks if t.live and not t.listening]
 
     def user_tasks(self) -> list[UserTask]:
         return [t for t in self.data.tasks.values() if t.status == "waiting"]
@@ -174,7 +175,7 @@ class Instance:
         seen = {w["track"] for w in waits}
         for track in self.data.tracks.values():
             if track.status is TrackState.WAITING and track.id not in seen:
-                if track.wait in ("subprocess", "timer", "message", "signal", "event"):
+                if track.wait in ("subprocess", "timer", "message", "signal", "event", LISTENING):
                     continue  # listed below, with what they wait for
                 waits.append({"element": track.element, "reason": track.wait, "track": track.id})
         for subscription in self.data.subscriptions.values():

@@ -21,6 +21,7 @@ from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, Process
 from bpmn_engine.model.elements import StartEvent
+from bpmn_engine.runtime import event_subprocesses
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -250,6 +251,7 @@ def start_at(
     if trigger is not None:
         step.emit(trigger[0], start_event_id, track.id, **trigger[1])
     try:  # the plain flow-node behaviour: complete, take the outgoing flows
+        event_subprocesses.listen(ctx, scope.id, process)
         FlowNodeBehaviour().complete(ctx)
     except Incident as incident:
         raise UsageError(f"{definitions.path}: {start_event_id}: {incident.message}") from None

@@ -10,6 +10,8 @@ from typing import Any
 
 from bpmn_engine.runtime.lifecycle import TOKEN_STATE, TrackState, check_track
 
+LISTENING = "event subprocess"
+
 
 @dataclass(slots=True)
 class Track:
@@ -30,6 +32,12 @@ class Track:
     def move(self, status: TrackState) -> None:
         check_track(self.status, status)
         self.status = status
+
+    @property
+    def listening(self) -> bool:
+        """Not a token: the track that holds a scope's event subprocess waits (timer,
+        message, signal). It keeps no scope alive and shows in no token list."""
+        return self.wait == LISTENING
 
     @property
     def live(self) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode
+from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode, StartEvent
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.state import Timer
 from bpmn_engine.runtime.timers import TimerValueError, schedule
@@ -44,8 +44,10 @@ def fire(ctx: StepContext, timer: Timer) -> None:
     ctx.step.emit("timer.fired", timer.element, ctx.track.id, due=timer.due, timer=timer.id)
     event = ctx.definitions.node_scopes[timer.element].nodes[timer.element]
     trigger(ctx, timer.element, trigger="timer")
-    repeating = isinstance(event, BoundaryEvent) and not event.cancel_activity
-    if repeating and timer.repeat != 0 and timer.interval:
+    repeating = (isinstance(event, BoundaryEvent) and not event.cancel_activity) or (
+        isinstance(event, StartEvent) and not event.interrupting
+    )
+    if repeating and ctx.track.live and timer.repeat != 0 and timer.interval:
         due = datetime.fromisoformat(timer.due) + timedelta(seconds=timer.interval)
         ctx.step.new_timer(
             ctx.track,

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode, Task
+from bpmn_engine.model import (
+    BoundaryEvent,
+    EventDefinition,
+    Expression,
+    FlowNode,
+    StartEvent,
+    Task,
+)
 from bpmn_engine.runtime.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.state import Subscription
@@ -19,6 +26,11 @@ def trigger(ctx: StepContext, element: str, **data: Any) -> None:
     from bpmn_engine.runtime.behaviours import behaviour_for
 
     event = ctx.definitions.node_scopes[element].nodes[element]
+    if isinstance(event, StartEvent):  # held by a scope's listening track
+        from bpmn_engine.runtime import event_subprocesses
+
+        event_subprocesses.fired(ctx, event, **data)
+        return
     if isinstance(event, BoundaryEvent):
         if event.cancel_activity:
             interrupt(ctx, ctx.track, event, **data)

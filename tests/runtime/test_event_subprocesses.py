@@ -105,3 +105,75 @@ def test_a_non_interrupting_escalation_event_subprocess_runs_beside_the_scope(
     assert {"work", "e", "note", "onSlow"} <= set(completed)
     assert outcome.variables == {"noted": True}
     assert elements(instance, "element.terminated") == []
+
+
+LISTENING = """
+  <startEvent id="s"/>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+  <userTask id="work"/>
+  <sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
+  <endEvent id="e"/>
+  <subProcess id="onEvent" triggeredByEvent="true">
+    <startEvent id="fire" isInterrupting="INTERRUPTING">TRIGGER</startEvent>
+    <sequenceFlow id="h1" sourceRef="fire" targetRef="note"/>
+    <scriptTask id="note" scriptFormat="python"><script>count = count + 1</script></scriptTask>
+    <sequenceFlow id="h2" sourceRef="note" targetRef="noted"/>
+    <endEvent id="noted"/>
+  </subProcess>
+"""
+SIGNAL_HEAD = HEAD.replace("<process", '<signal id="Sig_Stop" name="stop"/><process')
+
+
+def listening(tmp_path: Path, trigger: str, interrupting: bool) -> Path:
+    body = LISTENING.replace("TRIGGER", trigger).replace(
+        "INTERRUPTING", "true" if interrupting else "false"
+    )
+    path = tmp_path / "listening.bpmn"
+    path.write_text(SIGNAL_HEAD + body + TAIL)
+    return path
+
+
+def test_a_non_interrupting_timer_event_subprocess_fires_each_cycle_beside_the_work(
+    tmp_path: Path,
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bpmn_engine.runtime.clock import VirtualClock
+
+    trigger = "<timerEventDefinition><timeCycle>R2/PT1H</timeCycle></timerEventDefinition>"
+    clock = VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))
+    engine = Engine(":memory:", clock=clock)
+    instance = engine.start(listening(tmp_path, trigger, False), variables={"count": 0})
+    outcome = instance.run()  # only the user task waits: the clock jumps through both firings
+    assert outcome.state == "waiting"
+    assert outcome.variables["count"] == 2
+    assert clock.now() == datetime(2026, 1, 1, tzinfo=UTC) + timedelta(hours=2)
+    assert [t["element"] for t in instance.tokens()] == ["work"]  # listeners are no tokens
+    instance.complete_task("work")
+    outcome = instance.run()
+    assert outcome.state == "completed" and outcome.end_event == "e"
+    assert all(t.status != "waiting" for t in instance.data.timers.values())
+
+
+def test_an_interrupting_signal_event_subprocess_ends_the_work(tmp_path: Path) -> None:
+    trigger = '<signalEventDefinition signalRef="Sig_Stop"/>'
+    engine = Engine(tmp_path / "e.db")
+    instance = engine.start(listening(tmp_path, trigger, True), variables={"count": 0})
+    assert instance.run().state == "waiting"
+    [woken] = engine.broadcast_signal("stop")
+    outcome = woken.run()
+    assert outcome.state == "completed"
+    assert outcome.variables["count"] == 1
+    assert "work" in elements(woken, "element.terminated")
+    assert woken.user_tasks() == []
+
+
+def test_the_listener_goes_when_the_scope_completes(tmp_path: Path) -> None:
+    trigger = '<signalEventDefinition signalRef="Sig_Stop"/>'
+    engine = Engine(tmp_path / "e.db")
+    instance = engine.start(listening(tmp_path, trigger, False), variables={"count": 0})
+    instance.run()
+    instance.complete_task("work")
+    assert instance.run().state == "completed"
+    assert [s.status for s in instance.data.subscriptions.values()] == ["cancelled"]
+    assert engine.broadcast_signal("stop") == []

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
+from bpmn_engine.runtime import event_subprocesses
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.lifecycle import TrackState
 
-ARMED_TRIGGERS = frozenset({"error", "escalation"})  # thrown inside the scope: always listened to
+ARMED_TRIGGERS = frozenset({"error", "escalation", "timer", "message", "signal"})
 
 
 def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
@@ -25,7 +26,7 @@ def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
         if not kinds <= ARMED_TRIGGERS:
             message = (
                 f"event subprocess {inner.id!r} ({', '.join(sorted(kinds))}) is not armed: "
-                "only error and escalation event subprocesses are supported yet"
+                "conditional and compensation event subprocesses are not supported yet"
             )
             found.append((inner.id, message))
     return found
@@ -50,6 +51,7 @@ class SubProcessBehaviour(ActivityBehaviour):
         ctx.set_local(scope.id, self.inputs(ctx))
         ctx.wait("subprocess", scope=scope.id)
         warn_unarmed_event_subprocesses(ctx, node.scope)
+        event_subprocesses.listen(ctx, scope.id, node.scope)
         starts = node.scope.start_nodes
         if not starts:
             ctx.scope_completed(scope.id)
