@@ -325,6 +325,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
             "join": "join at",
             "resume-job": "retry the job of",
             "timer": "fire the timer",
+            "condition": "fire the condition of",
             "complete-task": "complete",
         }[action["kind"]]
         console.print(

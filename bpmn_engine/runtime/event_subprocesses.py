@@ -60,7 +60,12 @@ def start(ctx: StepContext, scope_id: int, node: SubProcess, event: StartEvent, 
     ctx.step.emit("track.created", event.id, child.id, parent=track.id)
 
 
-WAITED_FOR = ("timer", "message", "signal")  # starts that wait, held by a listening track
+WAITED_FOR = (
+    "timer",
+    "message",
+    "signal",
+    "conditional",
+)  # starts that wait, held by a listening track
 
 
 def listen(ctx: StepContext, scope_id: int, model: FlowScope) -> None:
@@ -101,5 +106,5 @@ def fired(ctx: StepContext, event: StartEvent, **data) -> None:
     assert isinstance(node, SubProcess)
     start(ctx, listener.scope, node, event, **data)
     definition = event.definitions[0]
-    if listener.live and definition.kind in ("message", "signal"):
+    if listener.live and definition.kind in ("message", "signal", "conditional"):
         subscribe(ctx, event, definition, node.id)

@@ -30,7 +30,7 @@ from bpmn_engine.runtime.errors import throw_error
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.state import LISTENING, Event, Timer, Track, UserTask
 from bpmn_engine.runtime.timer_events import fire as fire_timer
-from bpmn_engine.runtime.triggers import deliver
+from bpmn_engine.runtime.triggers import condition_holds, deliver, fire_condition
 from bpmn_engine.runtime.variables import storable_all
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def checked_variables(values: dict[str, Any]) -> dict[str, Any]:
 class Action:
     """Something that can happen next (see `Instance.enabled`)."""
 
-    kind: str  # "resume-job", "enter", "join", "timer" or "complete-task"
+    kind: str  # "resume-job", "enter", "condition", "join", "timer" or "complete-task"
     track: int
     element: str
     task: int | None = None
@@ -91,6 +91,7 @@ class Instance:
         self.engine = engine
         self.data = data
         self.definitions = definitions
+        self._conditions_dirty = True  # conditions are evaluated again when variables change
         # jobs a crash left `executing` are re-run, unless a live worker still holds them
         self._orphans = [
             t.id
@@ -237,6 +238,9 @@ class Instance:
         actions = [Action("resume-job", t, self.data.tracks[t].element) for t in self._orphans]
         ready = [t for t in self.data.tracks.values() if t.status is TrackState.READY]
         actions += [Action("enter", t.id, t.element) for t in sorted(ready, key=lambda t: t.seq)]
+        condition = self._true_condition()
+        if condition is not None:
+            actions.append(condition)
         for track in self._waiting_joins():
             if self._join_choice(track) is not None:
                 actions.append(Action("join", track.id, track.element))
@@ -278,6 +282,9 @@ class Instance:
             if self.engine.clock.virtual:
                 self.engine.clock.advance_to(datetime.fromisoformat(timer.due))
             self._step(track, lambda c: fire_timer(c, timer), on_event)
+        elif action.kind == "condition":
+            subscription = self.data.subscriptions[action.task or 0]
+            self._step(track, lambda c: fire_condition(c, subscription), on_event)
         elif action.kind == "complete-task":
             self.complete_task(action.task or action.element, variables, on_event)
         else:
@@ -343,12 +350,34 @@ class Instance:
         track = self.data.next_ready()
         if track is not None:
             return Action("enter", track.id, track.element)
+        condition = self._true_condition()
+        if condition is not None:
+            return condition
         for waiting in self._waiting_joins():
             if self._join_choice(waiting) is not None:
                 return Action("join", waiting.id, waiting.element)
         timer = self._earliest_timer()
         if timer is not None and (self._due(timer) or self.engine.clock.virtual):
             return Action("timer", timer.track, timer.element, timer.id)
+        return None
+
+    def _true_condition(self) -> Action | None:
+        """The first waiting conditional event whose condition now holds (checked only after
+        variables changed, so a wait costs nothing while nothing happens)."""
+        if not self._conditions_dirty:
+            return None
+        for subscription in sorted(self.data.subscriptions.values(), key=lambda s: s.id):
+            if subscription.status != "waiting" or subscription.kind != "conditional":
+                continue
+            track = self.data.tracks[subscription.track]
+            ctx = StepContext(self.engine, self.definitions, self.data, Step(self.data), track)
+            try:
+                holds = condition_holds(ctx, subscription)
+            except Incident:
+                holds = True  # let the step evaluate it again and fail with the incident
+            if holds:
+                return Action("condition", track.id, subscription.element, subscription.id)
+        self._conditions_dirty = False
         return None
 
     def _earliest_timer(self) -> Timer | None:
@@ -439,6 +468,8 @@ class Instance:
 
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
         step.cancel_stale_waits()
+        if step.values or step.subscriptions:
+            self._conditions_dirty = True
         try:
             self.engine.store.commit(step, new_instance=new)
         except ConcurrentModification:

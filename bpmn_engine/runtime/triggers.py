@@ -53,12 +53,24 @@ def trigger(ctx: StepContext, element: str, **data: Any) -> None:
 def subscribe(
     ctx: StepContext, event: FlowNode, definition: EventDefinition | None, host: str
 ) -> Subscription:
-    """Wait for the message or signal of an event definition (or of a receive task)."""
+    """Wait for the message, signal or condition of an event definition (or a receive task).
+
+    A conditional subscription is named after its event: the condition is read from the
+    model whenever variables change (`condition_holds`).
+    """
     if definition is None:  # a receive task names its message itself
         assert isinstance(event, Task)
         kind, ref = "message", event.message_ref
     else:
         kind, ref = definition.kind, definition.ref
+    if kind == "conditional":
+        if definition is None or definition.condition is None:
+            raise Incident(f"conditional event (line {event.line}) has no condition", event.id)
+        subscription = ctx.step.new_subscription(
+            ctx.track, event.id, host, kind=kind, name=event.id
+        )
+        ctx.step.emit("condition.awaited", event.id, ctx.track.id)
+        return subscription
     names = ctx.definitions.messages if kind == "message" else ctx.definitions.signals
     name = names.get(ref or "", ref)
     if not name:
@@ -88,6 +100,20 @@ def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, A
     if variables:
         ctx.set_variables(variables)
     trigger(ctx, subscription.element, trigger=subscription.kind)
+
+
+def condition_holds(ctx: StepContext, subscription: Subscription) -> bool:
+    """Evaluate a conditional subscription's condition over its track's variables."""
+    event = ctx.definitions.node_scopes[subscription.element].nodes[subscription.element]
+    definition = next(d for d in getattr(event, "definitions", ()) if d.kind == "conditional")
+    assert definition.condition is not None
+    return bool(ctx.evaluate(definition.condition, what="the condition"))
+
+
+def fire_condition(ctx: StepContext, subscription: Subscription) -> None:
+    """A conditional event whose condition became true: it fires (if it still holds)."""
+    if subscription.status == "waiting" and condition_holds(ctx, subscription):
+        deliver(ctx, subscription, {})
 
 
 def deliver_buffered(ctx: StepContext, subscriptions: list[Subscription]) -> bool:

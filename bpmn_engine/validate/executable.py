@@ -39,11 +39,13 @@ UNSUPPORTED_KINDS = {
     "adHocSubProcess": "ad-hoc subprocesses",
 }
 SUPPORTED_DEFINITIONS = frozenset({"terminate", "error", "escalation", "signal"})  # end events
-SUPPORTED_BOUNDARIES = frozenset({"error", "escalation", "timer", "message", "signal"})
-SUPPORTED_CATCHES = frozenset({"timer", "message", "signal", "link"})  # intermediate catch
+SUPPORTED_BOUNDARIES = frozenset(
+    {"error", "escalation", "timer", "message", "signal", "conditional"}
+)
+SUPPORTED_CATCHES = frozenset({"timer", "message", "signal", "link", "conditional"})
 SUPPORTED_THROWS = frozenset({"link", "signal", "escalation"})  # intermediate throw
-SUPPORTED_STARTS = frozenset({"timer", "message", "error", "escalation"})  # deploy + worker,
-# and error/escalation starts of event subprocesses
+# starts: timer and message (deploy + worker), and those of event subprocesses
+SUPPORTED_STARTS = frozenset({"timer", "message", "error", "escalation", "conditional"})
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"

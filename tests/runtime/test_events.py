@@ -222,8 +222,8 @@ def test_cancel_a_failed_instance_terminates_its_failed_track(bpmn: Bpmn, engine
 # --- what the engine refuses ----------------------------------------------------------------
 
 UNSUPPORTED = {
-    "conditional-catch": (
-        '<intermediateCatchEvent id="X"><conditionalEventDefinition/></intermediateCatchEvent>'
+    "compensate-catch": (
+        '<intermediateCatchEvent id="X"><compensateEventDefinition/></intermediateCatchEvent>'
     ),
     "compensate-throw": (
         '<intermediateThrowEvent id="X"><compensateEventDefinition/></intermediateThrowEvent>'

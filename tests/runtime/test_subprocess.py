@@ -222,12 +222,12 @@ def test_a_subprocess_entered_twice_in_a_loop_gets_a_fresh_scope_each_time(
 
 
 def test_an_event_subprocess_is_not_started_and_a_warning_says_so(bpmn: Bpmn, engine: Engine):
-    # given: a conditional event subprocess (others are armed: test_event_subprocesses.py)
+    # given: a compensation event subprocess (others are armed: test_event_subprocesses.py)
     inner = sub(
         '<startEvent id="In"/><endEvent id="Out"/>'
         + flow("In", "Out")
         + '<subProcess id="OnError" triggeredByEvent="true">'
-        '<startEvent id="ErrStart"><conditionalEventDefinition/></startEvent>'
+        '<startEvent id="ErrStart"><compensateEventDefinition/></startEvent>'
         + script("Handle", "handled = True")
         + flow("ErrStart", "Handle")
         + "</subProcess>"

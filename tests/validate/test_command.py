@@ -42,9 +42,8 @@ CLEAN = """<?xml version="1.0" encoding="UTF-8"?>
 </bpmn:definitions>
 """
 NONE_EVENT = '<bpmn:intermediateThrowEvent id="Work" name="Work"/>'
-UNSUPPORTED = (  # a conditional catch: valid BPMN the engine cannot run yet: a warning
-    '<bpmn:intermediateCatchEvent id="Work" name="Wait"><bpmn:conditionalEventDefinition>'
-    "<bpmn:condition>x</bpmn:condition></bpmn:conditionalEventDefinition>"
+UNSUPPORTED = (  # a compensation catch: valid BPMN the engine cannot run yet: a warning
+    '<bpmn:intermediateCatchEvent id="Work" name="Wait"><bpmn:compensateEventDefinition/>'
     "</bpmn:intermediateCatchEvent>"
 )
 SCHEMA_ERROR = '<bpmn:intermediateThrowEvent id="Work" name="Work" colour="red"/>'

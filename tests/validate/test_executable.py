@@ -64,10 +64,9 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
         ),
         (
             '<bpmn:task id="T"/><bpmn:boundaryEvent id="X" attachedToRef="T">'
-            "<bpmn:conditionalEventDefinition><bpmn:condition>x</bpmn:condition>"
-            "</bpmn:conditionalEventDefinition></bpmn:boundaryEvent>",
+            "<bpmn:compensateEventDefinition/></bpmn:boundaryEvent>",
             "X",
-            "conditional boundary events",
+            "compensate boundary events",
         ),
         (
             '<bpmn:userTask id="X"><bpmn:multiInstanceLoopCharacteristics/></bpmn:userTask>',

@@ -86,7 +86,7 @@ class ActivityBehaviour(FlowNodeBehaviour):
                 continue  # armed: thrown errors and escalations look for them (errors.py)
             if kinds == "timer":
                 arm(ctx, boundary, definitions[0], node.id)
-            elif kinds in ("message", "signal"):
+            elif kinds in ("message", "signal", "conditional"):
                 subscriptions.append(subscribe(ctx, boundary, definitions[0], node.id))
             else:
                 ctx.warn(

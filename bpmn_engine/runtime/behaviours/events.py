@@ -12,9 +12,9 @@ from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.timer_events import arm
-from bpmn_engine.runtime.triggers import deliver_buffered, subscribe
+from bpmn_engine.runtime.triggers import condition_holds, deliver, deliver_buffered, subscribe
 
-WAITABLE = ("timer", "message", "signal")
+WAITABLE = ("timer", "message", "signal", "conditional")
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -142,6 +142,10 @@ class CatchEventBehaviour(FlowNodeBehaviour):
             return
         subscription = subscribe(ctx, node, definition, node.id)
         ctx.wait(definition.kind, name=subscription.name)
+        if definition.kind == "conditional":
+            if condition_holds(ctx, subscription):  # already true: no need to wait
+                deliver(ctx, subscription, {})
+            return
         deliver_buffered(ctx, [subscription])
 
 

@@ -8,7 +8,7 @@ from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.lifecycle import TrackState
 
-ARMED_TRIGGERS = frozenset({"error", "escalation", "timer", "message", "signal"})
+ARMED_TRIGGERS = frozenset({"error", "escalation", "timer", "message", "signal", "conditional"})
 
 
 def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
@@ -26,7 +26,7 @@ def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
         if not kinds <= ARMED_TRIGGERS:
             message = (
                 f"event subprocess {inner.id!r} ({', '.join(sorted(kinds))}) is not armed: "
-                "conditional and compensation event subprocesses are not supported yet"
+                "compensation event subprocesses are not supported yet"
             )
             found.append((inner.id, message))
     return found
