@@ -102,6 +102,7 @@ class Step:
         self.subscriptions: dict[int, Subscription | None] = {}
         self.claimed_messages: list[str] = []  # buffered messages this step consumes
         self.signals: list[str] = []  # thrown here; broadcast once the step is committed
+        self.messages: list[tuple[str, str | None]] = []  # (name, key), published likewise
         self.values: dict[tuple[int, str], Any] = {}
         self.joins: list[JoinRecord] = []
         self.events: list[Event] = []

@@ -169,6 +169,7 @@ class Engine:
         message_id: str | None = None,
         ttl: float = 0.0,
         on_event: Listener | None = None,
+        thrower: Instance | None = None,
     ) -> list[Instance]:
         """Correlate a message to the oldest subscription waiting for it (name and key).
 
@@ -182,7 +183,8 @@ class Engine:
             return []
         now = self.clock.now()
         for instance_id, subscription_id in self.store.waiting_subscriptions("message", name, key):
-            instance = self.instance(instance_id)
+            same = thrower is not None and thrower.id == instance_id
+            instance = thrower if same and thrower is not None else self.instance(instance_id)
             instance.deliver(subscription_id, values, on_event)
             self.store.record_message(
                 message_id, name, key, values, now.isoformat(), "correlated", instance_id

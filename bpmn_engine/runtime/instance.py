@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 Listener = Callable[[Event], None]
 StepWork = Callable[[StepContext], None]
+THROWN_MESSAGE_TTL = 3600.0  # a message a process sends waits this long for its receiver
+# (Zeebe's default time to live): the receiver may not have reached its catch event yet
 
 
 def checked_variables(values: dict[str, Any]) -> dict[str, Any]:
@@ -478,8 +480,16 @@ class Instance:
         if on_event is not None:
             for event in step.events:
                 on_event(event)
+        woken: list[Instance] = []
         for name in step.signals:  # every catcher in the store, this instance included
-            self.engine.broadcast_signal(name, on_event=on_event, thrower=self)
+            woken += self.engine.broadcast_signal(name, on_event=on_event, thrower=self)
+        for name, key in step.messages:  # to whoever waits for it, maybe this instance
+            woken += self.engine.publish_message(
+                name, key, on_event=on_event, thrower=self, ttl=THROWN_MESSAGE_TTL
+            )
+        for other in woken:  # the receivers run on to their next wait, as `bpmn message` does
+            if other is not self:
+                other.run(on_event)
 
     def _fail(self, track_id: int, element: str, message: str, on_event: Listener | None) -> None:
         step = Step(self.data)

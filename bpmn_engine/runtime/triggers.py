@@ -102,6 +102,27 @@ def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, A
     trigger(ctx, subscription.element, trigger=subscription.kind)
 
 
+def throw_message(ctx: StepContext, ref: str | None) -> None:
+    """Send a message to whoever waits for it, once the step is committed (message flows
+    between the pools of one collaboration are delivered this way, inside the engine).
+
+    The key is the message's correlation key evaluated over the sender's variables; a sender
+    that lacks them sends without a key."""
+    name = ctx.definitions.messages.get(ref or "", ref)
+    if not name:
+        raise Incident(f"{ctx.node.kind} (line {ctx.node.line}) names no message", ctx.node.id)
+    key = None
+    expression = ctx.definitions.correlation_keys.get(ref or "")
+    if expression:
+        try:
+            value = ctx.evaluate(Expression(expression, None, ctx.node.line))
+            key = None if value is None else str(value)
+        except Incident:
+            key = None
+    ctx.step.messages.append((name, key))
+    ctx.emit("message.sent", name=name, key=key)
+
+
 def condition_holds(ctx: StepContext, subscription: Subscription) -> bool:
     """Evaluate a conditional subscription's condition over its track's variables."""
     event = ctx.definitions.node_scopes[subscription.element].nodes[subscription.element]

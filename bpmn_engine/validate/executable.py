@@ -38,12 +38,14 @@ UNSUPPORTED_KINDS = {
     "transaction": "transactions",
     "adHocSubProcess": "ad-hoc subprocesses",
 }
-SUPPORTED_DEFINITIONS = frozenset({"terminate", "error", "escalation", "signal"})  # end events
+SUPPORTED_DEFINITIONS = frozenset(
+    {"terminate", "error", "escalation", "signal", "message"}
+)  # end events
 SUPPORTED_BOUNDARIES = frozenset(
     {"error", "escalation", "timer", "message", "signal", "conditional"}
 )
 SUPPORTED_CATCHES = frozenset({"timer", "message", "signal", "link", "conditional"})
-SUPPORTED_THROWS = frozenset({"link", "signal", "escalation"})  # intermediate throw
+SUPPORTED_THROWS = frozenset({"link", "signal", "escalation", "message"})  # intermediate
 # starts: timer and message (deploy + worker), and those of event subprocesses
 SUPPORTED_STARTS = frozenset({"timer", "message", "error", "escalation", "conditional"})
 _NUMBER = r"\d+(?:[.,]\d+)?"

@@ -22,7 +22,7 @@ def write(tmp_path: Path, body: str) -> Path:
 
 def condition(text: str) -> str:
     return (
-        "<conditionalEventDefinition><condition xsi:type=\"tFormalExpression\">"
+        '<conditionalEventDefinition><condition xsi:type="tFormalExpression">'
         f"{text}</condition></conditionalEventDefinition>"
     )
 

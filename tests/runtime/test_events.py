@@ -228,9 +228,7 @@ UNSUPPORTED = {
     "compensate-throw": (
         '<intermediateThrowEvent id="X"><compensateEventDefinition/></intermediateThrowEvent>'
     ),
-    "message-throw": (
-        '<intermediateThrowEvent id="X"><messageEventDefinition/></intermediateThrowEvent>'
-    ),
+    "cancel-end-outside-a-transaction": '<endEvent id="X"><cancelEventDefinition/></endEvent>',
     "call-activity": '<callActivity id="X" calledElement="other"/>',
     "complex-gateway": '<complexGateway id="X"/>',
     "transaction": '<transaction id="X"/>',
@@ -285,10 +283,10 @@ def test_an_unsupported_element_reached_by_a_token_is_an_incident_with_id_and_li
 @pytest.mark.parametrize(
     "end",
     [
-        '<endEvent id="X"><messageEventDefinition/></endEvent>',
+        '<endEvent id="X"><cancelEventDefinition/></endEvent>',
         '<endEvent id="X"><compensateEventDefinition/></endEvent>',
     ],
-    ids=["message-end", "compensate-end"],
+    ids=["cancel-end", "compensate-end"],
 )
 def test_an_end_event_with_an_unsupported_trigger_is_an_incident(
     bpmn: Bpmn, engine: Engine, end: str

@@ -12,7 +12,13 @@ from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.timer_events import arm
-from bpmn_engine.runtime.triggers import condition_holds, deliver, deliver_buffered, subscribe
+from bpmn_engine.runtime.triggers import (
+    condition_holds,
+    deliver,
+    deliver_buffered,
+    subscribe,
+    throw_message,
+)
 
 WAITABLE = ("timer", "message", "signal", "conditional")
 
@@ -45,7 +51,7 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
     (broadcast once the step is committed) and escalation."""
 
     def arrive(self, ctx: StepContext) -> None:
-        refuse_definitions(ctx, ("link", "signal", "escalation"))
+        refuse_definitions(ctx, ("link", "signal", "escalation", "message"))
         node = ctx.node
         assert isinstance(node, Event)
         ctx.activated()
@@ -56,6 +62,8 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
                 return
             if definition.kind == "signal":
                 throw_signal(ctx, definition.ref)
+            if definition.kind == "message" or definition.kind == "message":
+                throw_message(ctx, definition.ref)
             elif definition.kind == "escalation":
                 throw_escalation(ctx, code_of(ctx, definition.ref, "escalation"))
                 if not ctx.track.live or ctx.track.element != node.id:
@@ -99,7 +107,7 @@ class EndEventBehaviour(FlowNodeBehaviour):
     """
 
     def arrive(self, ctx: StepContext) -> None:
-        refuse_definitions(ctx, ("terminate", "error", "escalation", "signal"))
+        refuse_definitions(ctx, ("terminate", "error", "escalation", "signal", "message"))
         ctx.activated()
         ctx.completed()
         node = ctx.node
@@ -116,6 +124,8 @@ class EndEventBehaviour(FlowNodeBehaviour):
                     return  # an interrupting catcher ended the thrower's scope
             if definition.kind == "signal":
                 throw_signal(ctx, definition.ref)
+            if definition.kind == "message":
+                throw_message(ctx, definition.ref)
         if "terminate" in node.definition_kinds:
             ctx.terminate_scope(ctx.track.scope, keep=ctx.track)
         ctx.end_track(TrackState.COMPLETED)

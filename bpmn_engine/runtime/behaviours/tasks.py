@@ -9,7 +9,7 @@ from bpmn_engine.model import Expression, Task
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.handlers import ServiceTaskContext
-from bpmn_engine.runtime.triggers import deliver_buffered, subscribe
+from bpmn_engine.runtime.triggers import deliver_buffered, subscribe, throw_message
 
 
 class PassThroughTaskBehaviour(ActivityBehaviour):
@@ -75,6 +75,10 @@ class ServiceTaskBehaviour(ActivityBehaviour):
         node = ctx.node
         assert isinstance(node, Task)
         handler, name = ctx.engine.handler_for(node)
+        if handler is None and node.kind == "sendTask" and node.message_ref:
+            throw_message(ctx, node.message_ref)  # no handler: the engine delivers it
+            self.complete(ctx)
+            return
         if handler is None:
             looked = ", ".join(node.handler_names)
             ctx.warn(
