@@ -247,7 +247,11 @@ class Instance:
             if self._join_choice(track) is not None:
                 actions.append(Action("join", track.id, track.element))
         timer = self._earliest_timer()
-        if timer is not None and (self._due(timer) or (not actions and self.engine.clock.virtual)):
+        if timer is None or not self._due(timer):  # the virtual clock may jump to a finite one
+            timer = self._earliest_timer(endless=False)
+            if actions or not self.engine.clock.virtual:
+                timer = None
+        if timer is not None:
             actions.append(Action("timer", timer.track, timer.element, timer.id))
         for task in sorted(self.user_tasks(), key=lambda t: t.id):
             actions.append(Action("complete-task", task.track, task.element, task.id))
@@ -359,7 +363,10 @@ class Instance:
             if self._join_choice(waiting) is not None:
                 return Action("join", waiting.id, waiting.element)
         timer = self._earliest_timer()
-        if timer is not None and (self._due(timer) or self.engine.clock.virtual):
+        if timer is not None and self._due(timer):
+            return Action("timer", timer.track, timer.element, timer.id)
+        timer = self._earliest_timer(endless=False)
+        if timer is not None and self.engine.clock.virtual:
             return Action("timer", timer.track, timer.element, timer.id)
         return None
 
@@ -382,8 +389,14 @@ class Instance:
         self._conditions_dirty = False
         return None
 
-    def _earliest_timer(self) -> Timer | None:
-        waiting = [t for t in self.data.timers.values() if t.status == "waiting"]
+    def _earliest_timer(self, endless: bool = True) -> Timer | None:
+        """The next timer due; without `endless`, not an endless cycle (R/..., cron): the
+        virtual clock never jumps for one of those, or a run would never end."""
+        waiting = [
+            t
+            for t in self.data.timers.values()
+            if t.status == "waiting" and (endless or t.repeat != -1)
+        ]
         return min(waiting, key=lambda t: (t.due, t.id)) if waiting else None
 
     def _due(self, timer: Timer) -> bool:

@@ -30,7 +30,7 @@ from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
-from bpmn_engine.runtime.timers import TimerValueError, schedule
+from bpmn_engine.runtime.timers import TimerValueError, is_cron, schedule
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
@@ -136,6 +136,11 @@ def _triggers(
         if definition.kind == "timer" and definition.timer:
             kind, text = definition.timer
             try:
+                if kind == "timeCycle" and is_cron(_timer_text(text)):
+                    raise TimerValueError(
+                        "cron cycles on start events are not supported yet: use an ISO 8601 "
+                        "repeating interval such as R/2026-12-01T09:00:00Z/P1D"
+                    )
                 plan = schedule(kind, _timer_text(text), now)
             except (TimerValueError, ExpressionError) as error:
                 raise LoadError(

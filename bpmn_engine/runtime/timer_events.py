@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode, StartEvent
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.state import Timer
-from bpmn_engine.runtime.timers import TimerValueError, schedule
+from bpmn_engine.runtime.timers import TimerValueError, cron_next, schedule
 from bpmn_engine.runtime.triggers import trigger
 
 EXPRESSION_PREFIXES = ("${", "#{", "=")
@@ -47,8 +47,13 @@ def fire(ctx: StepContext, timer: Timer) -> None:
     repeating = (isinstance(event, BoundaryEvent) and not event.cancel_activity) or (
         isinstance(event, StartEvent) and not event.interrupting
     )
-    if repeating and ctx.track.live and timer.repeat != 0 and timer.interval:
-        due = datetime.fromisoformat(timer.due) + timedelta(seconds=timer.interval)
+    if repeating and ctx.track.live and timer.repeat != 0:
+        previous = datetime.fromisoformat(timer.due)
+        if timer.interval:
+            due = previous + timedelta(seconds=timer.interval)
+        else:  # a cron cycle: its next time is read from the expression
+            definition = next(d for d in event.definitions if d.kind == "timer")
+            due = cron_next((definition.timer or ("", ""))[1], previous)
         ctx.step.new_timer(
             ctx.track,
             timer.element,

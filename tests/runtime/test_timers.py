@@ -179,3 +179,40 @@ def test_a_timer_value_can_be_an_expression(tmp_path: Path) -> None:
     outcome = engine.start(write(tmp_path, body), variables={"delay": "PT90M"}).run()
     assert outcome.state == "completed"
     assert clock.now() == START + timedelta(minutes=90)
+
+
+@pytest.mark.parametrize(
+    ("expression", "due"),
+    [
+        ("0 9 * * MON-FRI", datetime(2026, 1, 2, 9, 0, tzinfo=UTC)),  # 1 Jan 2026 is a Thursday
+        ("0 0 9 ? * MON-FRI", datetime(2026, 1, 2, 9, 0, tzinfo=UTC)),  # Quartz, as Camunda 7
+        ("*/15 * * * *", datetime(2026, 1, 1, 9, 15, tzinfo=UTC)),
+        ("0 0 12 1 * ?", datetime(2026, 1, 1, 12, 0, tzinfo=UTC)),
+        ("0 0 8 1 * ?", datetime(2026, 2, 1, 8, 0, tzinfo=UTC)),
+        ("0 30 8 * * 2", datetime(2026, 1, 6, 8, 30, tzinfo=UTC)),  # Spring: 2 is Tuesday
+    ],
+)
+def test_cron_cycles_as_camunda_writes_them(expression: str, due: datetime) -> None:
+    assert schedule("timeCycle", expression, START).due == due
+
+
+def test_a_cron_boundary_cycle_fires_at_each_time_it_names(tmp_path: Path) -> None:
+    body = """
+      <startEvent id="s"/>
+      <sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+      <userTask id="work"/>
+      <boundaryEvent id="daily" attachedToRef="work" cancelActivity="false">
+        <timerEventDefinition><timeCycle>0 12 * * *</timeCycle></timerEventDefinition>
+      </boundaryEvent>
+      <sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
+      <sequenceFlow id="f3" sourceRef="daily" targetRef="ping"/>
+      <endEvent id="e"/><endEvent id="ping"/>
+    """
+    clock = VirtualClock(START)
+    instance = Engine(":memory:", clock=clock).start(write(tmp_path, body))
+    # an endless cycle: the virtual clock does not jump for it, or the run would never end
+    assert instance.run().state == "waiting"
+    assert events(instance, "timer.fired") == []
+    clock.advance_to(datetime(2026, 1, 3, 12, 0, tzinfo=UTC))
+    instance.run()
+    assert events(instance, "timer.fired") == ["daily"] * 3  # 1, 2 and 3 January at noon

@@ -166,7 +166,7 @@ def test_missed_firings_are_skipped_and_counted() -> None:
     ("kind", "value", "message"),
     [
         ("timeDuration", "one hour", "ISO 8601 duration"),
-        ("timeCycle", "0 0 * * *", "repeating interval"),
+        ("timeCycle", "0 0 * * *", "cron cycles on start events are not supported yet"),
     ],
 )
 def test_a_bad_start_timer_is_refused_at_deploy(
