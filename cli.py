@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,6 +65,15 @@ class RunSettings:
     @property
     def wait(self) -> float:
         return seconds(self.wait_timers)
+
+    @property
+    def options(self) -> str:
+        """These settings as options, for the commands a summary suggests to go on."""
+        parts = [f"--handlers {shlex.quote(self.handlers)}"] if self.handlers else []
+        parts += [f"--answers {shlex.quote(self.answers)}"] if self.answers else []
+        parts += ["--trust-scripts"] if self.trust_scripts else []
+        parts += ["--clock virtual"] if self.clock == "virtual" else []
+        return "".join(f" {part}" for part in parts)
 
 
 def run_options(command: Callable) -> Callable:
@@ -157,11 +167,11 @@ def run(
     """
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
-    listener = event_listener(as_json, None)
+    listener = event_listener(as_json, None, engine)
     instance = engine.start(file, process_id, variables, on_event=listener)
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
-    finish(instance.run(listener, settings.wait), db, listener)
+    finish(instance.run(listener, settings.wait), db, listener, settings.options)
 
 
 @cli.command()
@@ -187,9 +197,9 @@ def complete(
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
-    listener = event_listener(as_json, instance)
+    listener = event_listener(as_json, instance, engine)
     instance.complete_task(task, variables, listener)
-    finish(instance.run(listener, settings.wait), db, listener)
+    finish(instance.run(listener, settings.wait), db, listener, settings.options)
 
 
 @cli.command()
@@ -206,9 +216,9 @@ def resume(
     """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried."""
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
-    listener = event_listener(as_json, instance)
+    listener = event_listener(as_json, instance, engine)
     instance.retry(listener)
-    finish(instance.run(listener, settings.wait), db, listener)
+    finish(instance.run(listener, settings.wait), db, listener, settings.options)
 
 
 @cli.command()
@@ -241,7 +251,7 @@ def message(
     """
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
-    listener = event_listener(as_json, None)
+    listener = event_listener(as_json, None, engine)
     woken = engine.publish_message(
         name, key, variables, message_id=message_id, ttl=seconds(ttl, "--ttl"), on_event=listener
     )
@@ -256,7 +266,7 @@ def message(
             },
         )
         raise SystemExit(int(ExitCode.OK))
-    finish_many(woken, db, listener, settings.wait)
+    finish_many(woken, db, listener, settings)
 
 
 @cli.command()
@@ -276,12 +286,12 @@ def signal(
     """Broadcast a signal to every waiting catcher and run the instances it wakes."""
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
-    listener = event_listener(as_json, None)
+    listener = event_listener(as_json, None, engine)
     woken = engine.broadcast_signal(name, variables, on_event=listener)
     if not woken:
         say(as_json, {"event": "signal.unclaimed", "name": name})
         raise SystemExit(int(ExitCode.OK))
-    finish_many(woken, db, listener, settings.wait)
+    finish_many(woken, db, listener, settings)
 
 
 def say(as_json: bool, payload: dict[str, Any]) -> None:
@@ -295,20 +305,20 @@ def say(as_json: bool, payload: dict[str, Any]) -> None:
 
 
 def finish_many(
-    instances: list[Instance], db: str, listener: Callable[[Event], None], wait: float
+    instances: list[Instance], db: str, listener: Callable[[Event], None], settings: RunSettings
 ) -> None:
     """Run every woken instance on; the exit code is the most serious outcome."""
     codes = []
     for instance in instances:
         if isinstance(listener, Trace):
             listener.instance = instance
-        outcome = instance.run(listener, wait)
+        outcome = instance.run(listener, settings.wait)
         if isinstance(listener, JsonLines):
             if not listener.ended:
                 click.echo(json_line(outcome.to_json()))
             listener.ended = False
         else:
-            outcome_summary(console, outcome, db)
+            outcome_summary(console, outcome, db, settings.options)
         codes.append(ExitCode.for_state(outcome.state))
     worst = max(codes, key=lambda c: {ExitCode.FAILED: 3, ExitCode.WAITING: 2}.get(c, 1))
     raise SystemExit(int(worst))
@@ -410,7 +420,7 @@ def cancel(instance_id: str, db: str, as_json: bool) -> None:
     """Terminate an instance: every token is removed, every user task cancelled."""
     engine = open_engine(db, None, False, None, as_json)
     instance = engine.instance(instance_id)
-    listener = event_listener(as_json, instance)
+    listener = event_listener(as_json, instance, engine)
     finish(instance.cancel(listener), db, listener)
 
 
@@ -710,19 +720,21 @@ class JsonLines:
         self.ended = event.event in OUTCOME_EVENTS
 
 
-def event_listener(as_json: bool, instance: Instance | None) -> Callable[[Event], None]:
+def event_listener(
+    as_json: bool, instance: Instance | None, engine: Engine | None = None
+) -> Callable[[Event], None]:
     if as_json:
         return JsonLines()
-    return Trace(console, instance)
+    return Trace(console, instance, engine)
 
 
-def finish(outcome: Outcome, db: str, listener: Callable[[Event], None]) -> None:
+def finish(outcome: Outcome, db: str, listener: Callable[[Event], None], options: str = "") -> None:
     """Print the outcome (as the last JSON line, or a summary) and exit with its code."""
     if isinstance(listener, JsonLines):
         if not listener.ended:
             click.echo(json_line(outcome.to_json()))
     else:
-        outcome_summary(console, outcome, db)
+        outcome_summary(console, outcome, db, options)
     raise SystemExit(int(ExitCode.for_state(outcome.state)))
 
 

@@ -11,6 +11,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
+from bpmn_engine.model import Definitions
+from bpmn_engine.runtime.engine import Engine
 from bpmn_engine.runtime.instance import Instance, Outcome
 from bpmn_engine.runtime.state import Event
 
@@ -30,14 +32,29 @@ def json_line(payload: dict[str, Any]) -> str:
 class Trace:
     """A readable live trace: one line per thing a person cares about."""
 
-    def __init__(self, console: Console, instance: Instance | None = None) -> None:
+    def __init__(
+        self, console: Console, instance: Instance | None = None, engine: Engine | None = None
+    ) -> None:
         self.console = console
         self.instance = instance
+        self.engine = engine  # names elements of any instance a message or signal wakes
+        self._definitions: dict[str, Definitions] = {}
+
+    def _definitions_of(self, instance_id: str) -> Definitions | None:
+        if self.instance is not None and self.instance.id == instance_id:
+            return self.instance.definitions
+        if self.engine is None:
+            return None
+        if instance_id not in self._definitions:
+            version = self.engine.store.definition_of(instance_id)
+            self._definitions[instance_id] = self.engine.definitions(version)
+        return self._definitions[instance_id]
 
     def _name(self, event: Event) -> str:
-        if self.instance is None or event.element is None:
+        definitions = self._definitions_of(event.instance)
+        if definitions is None or event.element is None:
             return event.element or ""
-        scope = self.instance.definitions.node_scopes.get(event.element)
+        scope = definitions.node_scopes.get(event.element)
         node = scope.nodes.get(event.element) if scope else None
         label = node.name if node is not None and node.name else event.element
         return escape(" ".join(label.split()))
@@ -85,7 +102,8 @@ def variables_table(variables: dict[str, Any]) -> Table:
     return table
 
 
-def outcome_summary(console: Console, outcome: Outcome, db: str) -> None:
+def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = "") -> None:
+    """The end of a run for people; `options` are repeated in every command it suggests."""
     style = STATE_STYLE.get(outcome.state, "bold")
     head = f"[{style}]{outcome.state}[/] instance [bold]{outcome.instance}[/]"
     if outcome.end_event:
@@ -93,7 +111,7 @@ def outcome_summary(console: Console, outcome: Outcome, db: str) -> None:
     console.print(head, highlight=False)
     if outcome.variables:
         console.print(variables_table(outcome.variables))
-    db_opt = "" if db == "bpmn-engine.db" else f" --db {shlex.quote(db)}"
+    db_opt = ("" if db == "bpmn-engine.db" else f" --db {shlex.quote(db)}") + options
     if outcome.state == "failed":
         console.print(f"[red]incident:[/] {escape(str(outcome.incident))}", highlight=False)
         console.print(f"fix the cause, then: [bold]bpmn resume {outcome.instance}{db_opt}[/]")

@@ -102,6 +102,14 @@ class SqliteStore:
         return row[0], row[1]
 
     # --- instances ------------------------------------------------------------------------
+    def definition_of(self, instance_id: str) -> str:
+        row = self.conn.execute(
+            "SELECT definition FROM instances WHERE id = ?", (instance_id,)
+        ).fetchone()
+        if row is None:
+            raise UsageError(f"no instance {instance_id!r} in {self.path}")
+        return row[0]
+
     def instance_exists(self, instance_id: str) -> bool:
         row = self.conn.execute("SELECT 1 FROM instances WHERE id = ?", (instance_id,))
         return row.fetchone() is not None
