@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import secrets
 from collections.abc import Callable, Mapping
 from datetime import timedelta
@@ -16,12 +15,12 @@ from bpmn_engine.runtime import starts
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
 from bpmn_engine.runtime.event_subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
+from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.precheck import check_process
+from bpmn_engine.runtime.starts import opening_step
 from bpmn_engine.runtime.state import UserTask
 from bpmn_engine.store.sqlite import SqliteStore
 
@@ -109,29 +108,7 @@ class Engine:
                 "start event to start from"
                 + (f" (its start events are triggered: {', '.join(kinds)})" if kinds else "")
             )
-        head = InstanceHead(id=self._new_id(), definition=definitions.version, process=process.id)
-        data = InstanceData(head)
-        step = Step(data)
-        step.set_state(InstanceState.ACTIVE)
-        scope = step.new_scope(process.id, None, None)
-        values = checked_variables(dict(variables or {}))
-        for name, value in values.items():
-            step.set_value(scope.id, name, value)
-        step.emit(
-            "instance.started",
-            process.id,
-            process=process.id,
-            definition=definitions.version,
-            variables=copy.deepcopy(values),
-        )
-        if not process.is_executable:
-            step.emit(
-                "warning",
-                process.id,
-                message='the process is marked isExecutable="false"; running it anyway',
-            )
-        for element, message in warnings:
-            step.emit("warning", element, message=message)
+        data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
         tracks = [
             step.new_track(element=start, scope=scope.id, status=TrackState.READY)
             for start in starts

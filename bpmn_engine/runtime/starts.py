@@ -123,6 +123,43 @@ def deploy(engine: Engine, definitions: Definitions) -> list[Deployment]:
     return deployments
 
 
+def opening_step(
+    definitions: Definitions,
+    process: Process,
+    instance_id: str,
+    variables: Mapping[str, Any] | None,
+    warnings: list[tuple[str, str]],
+    **started: Any,
+) -> tuple[InstanceData, Step, Any]:
+    """The first step of every new instance: its row, its process scope and variables, the
+    `instance.started` event and the warnings; the caller places the first tokens."""
+    head = InstanceHead(id=instance_id, definition=definitions.version, process=process.id)
+    data = InstanceData(head)
+    step = Step(data)
+    step.set_state(InstanceState.ACTIVE)
+    scope = step.new_scope(process.id, None, None)
+    values = checked_variables(dict(variables or {}))
+    for name, value in values.items():
+        step.set_value(scope.id, name, value)
+    step.emit(
+        "instance.started",
+        process.id,
+        process=process.id,
+        definition=definitions.version,
+        variables=copy.deepcopy(values),
+        **started,
+    )
+    if not process.is_executable:
+        step.emit(
+            "warning",
+            process.id,
+            message='the process is marked isExecutable="false"; running it anyway',
+        )
+    for element, message in warnings:
+        step.emit("warning", element, message=message)
+    return data, step, scope
+
+
 def _triggers(
     definitions: Definitions, process: Process, now: datetime
 ) -> tuple[list[StartTimer], list[tuple[str, str]], list[str]]:
@@ -226,30 +263,14 @@ def start_at(
         )
     check_process(definitions, process, engine.trust_scripts)
     engine.deploy(definitions)
-    head = InstanceHead(id=instance_id, definition=definitions.version, process=process.id)
-    data = InstanceData(head)
-    step = Step(data)
-    step.set_state(InstanceState.ACTIVE)
-    scope = step.new_scope(process.id, None, None)
-    values = checked_variables(dict(variables or {}))
-    for name, value in values.items():
-        step.set_value(scope.id, name, value)
-    step.emit(
-        "instance.started",
-        process.id,
-        process=process.id,
-        definition=definitions.version,
-        variables=copy.deepcopy(values),
+    data, step, scope = opening_step(
+        definitions,
+        process,
+        instance_id,
+        variables,
+        unarmed_event_subprocesses(process),
         start_event=start_event_id,
     )
-    if not process.is_executable:
-        step.emit(
-            "warning",
-            process.id,
-            message='the process is marked isExecutable="false"; running it anyway',
-        )
-    for element, message in unarmed_event_subprocesses(process):  # as `Engine.start` does
-        step.emit("warning", element, message=message)
     track = step.new_track(element=start_event_id, scope=scope.id, status=TrackState.READY)
     ctx = StepContext(engine, definitions, data, step, track)
     ctx.activated()
