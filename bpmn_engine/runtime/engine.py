@@ -197,6 +197,16 @@ class Engine:
             if instance.data.subscriptions[subscription_id].status == "waiting":
                 instance.deliver(subscription_id, values, on_event)
             woken[instance_id] = instance
+        for process_id, version, element in self.store.signal_starts(name):
+            started = self.start_at(
+                self.definitions(version),
+                process_id,
+                element,
+                values,
+                on_event,
+                trigger=("signal.received", {"name": name, "key": None}),
+            )
+            woken[started.id] = started
         return [i for i in woken.values() if i is not thrower]
 
     def instances(self) -> list[dict[str, Any]]:

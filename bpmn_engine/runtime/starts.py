@@ -60,7 +60,8 @@ class Deployment:
     changed: bool
     timers: tuple[StartTimer, ...]
     messages: tuple[tuple[str, str], ...]  # (start event, message name)
-    untriggered: tuple[str, ...]  # start events of kinds nothing starts yet (signal...)
+    untriggered: tuple[str, ...]  # start events of kinds nothing starts yet (conditional...)
+    signals: tuple[tuple[str, str], ...] = ()  # (start event, signal name)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +80,7 @@ class Deployment:
                 for t in self.timers
             ],
             "message_starts": [{"element": e, "name": n} for e, n in self.messages],
+            "signal_starts": [{"element": e, "name": n} for e, n in self.signals],
             "not_started_by_triggers": list(self.untriggered),
         }
 
@@ -95,10 +97,10 @@ def deploy(engine: Engine, definitions: Definitions) -> list[Deployment]:
         plans.append((process, *_triggers(definitions, process, now)))
     engine.deploy(definitions)
     deployments = []
-    for process, timers, messages, untriggered in plans:
+    for process, timers, messages, signals, untriggered in plans:
         rows = [(t.element, t.due, t.repeat, t.interval) for t in timers]
         deployment, previous, changed = engine.store.record_deployment(
-            process.id, definitions.version, now, rows, list(messages)
+            process.id, definitions.version, now, rows, list(messages), list(signals)
         )
         if not changed:  # the timers already running, not a new plan
             timers = [
@@ -118,6 +120,7 @@ def deploy(engine: Engine, definitions: Definitions) -> list[Deployment]:
                 tuple(timers),
                 tuple(messages),
                 tuple(untriggered),
+                tuple(signals),
             )
         )
     return deployments
@@ -162,9 +165,10 @@ def opening_step(
 
 def _triggers(
     definitions: Definitions, process: Process, now: datetime
-) -> tuple[list[StartTimer], list[tuple[str, str]], list[str]]:
+) -> tuple[list[StartTimer], list[tuple[str, str]], list[tuple[str, str]], list[str]]:
     timers: list[StartTimer] = []
     messages: list[tuple[str, str]] = []
+    signals: list[tuple[str, str]] = []
     untriggered: list[str] = []
     for node in process.nodes.values():
         if not isinstance(node, StartEvent) or not node.definitions:
@@ -198,9 +202,11 @@ def _triggers(
                     element_id=node.id,
                 )
             messages.append((node.id, name))
+        elif definition.kind == "signal" and definitions.signals.get(definition.ref or ""):
+            signals.append((node.id, definitions.signals[definition.ref or ""]))
         else:
             untriggered.append(node.id)
-    return timers, messages, untriggered
+    return timers, messages, signals, untriggered
 
 
 def _timer_text(text: str) -> str:

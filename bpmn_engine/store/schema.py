@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -192,11 +192,17 @@ def _v4(db: sqlite_utils.Database) -> None:
     db["tracks"].create_index(["status", "instance"])
 
 
+def _v5(db: sqlite_utils.Database) -> None:
+    """Signal start events: a start subscription says whether it waits for a message or a signal."""
+    db["start_subscriptions"].add_column("kind", str, not_null_default="message")
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
     (3, _v3),
     (4, _v4),
+    (5, _v5),
 ]
 
 

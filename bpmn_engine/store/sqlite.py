@@ -492,6 +492,7 @@ class SqliteStore:
         deployed_at: datetime,
         timers: list[tuple[str, datetime, int, float | None]],
         messages: list[tuple[str, str]],
+        signals: list[tuple[str, str]] = (),  # type: ignore[assignment]
     ) -> tuple[int, int | None, bool]:
         """Make this definition version the process's active deployment, in one transaction.
 
@@ -527,8 +528,10 @@ class SqliteStore:
                 [(deployment, e, _instant(due), r, i) for e, due, r, i in timers],
             )
             conn.executemany(
-                "INSERT INTO start_subscriptions (deployment, element, name) VALUES (?, ?, ?)",
-                [(deployment, element, name) for element, name in messages],
+                "INSERT INTO start_subscriptions (deployment, element, name, kind) "
+                "VALUES (?, ?, ?, ?)",
+                [(deployment, element, name, "message") for element, name in messages]
+                + [(deployment, element, name, "signal") for element, name in signals],
             )
         return deployment, row[0] if row else None, True
 
@@ -584,10 +587,21 @@ class SqliteStore:
         row = self.conn.execute(
             "SELECT d.process, d.definition, m.element FROM start_subscriptions m "
             "JOIN deployments d ON d.id = m.deployment WHERE m.name = ? AND d.active = 1 "
-            "ORDER BY d.id, m.id LIMIT 1",
+            "AND m.kind = 'message' ORDER BY d.id, m.id LIMIT 1",
             (name,),
         ).fetchone()
         return (row[0], row[1], row[2]) if row else None
+
+    def signal_starts(self, name: str) -> list[tuple[str, str, str]]:
+        """(process, definition, start event) of every active deployment whose signal start
+        event waits for `name`: a signal starts them all."""
+        rows = self.conn.execute(
+            "SELECT d.process, d.definition, m.element FROM start_subscriptions m "
+            "JOIN deployments d ON d.id = m.deployment WHERE m.name = ? AND d.active = 1 "
+            "AND m.kind = 'signal' ORDER BY d.id, m.id",
+            (name,),
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
 
     # --- finding work (`bpmn worker`) --------------------------------------------------------
     def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]:

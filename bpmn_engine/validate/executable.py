@@ -47,7 +47,7 @@ SUPPORTED_BOUNDARIES = frozenset(
 SUPPORTED_CATCHES = frozenset({"timer", "message", "signal", "link", "conditional"})
 SUPPORTED_THROWS = frozenset({"link", "signal", "escalation", "message"})  # intermediate
 # starts: timer and message (deploy + worker), and those of event subprocesses
-SUPPORTED_STARTS = frozenset({"timer", "message", "error", "escalation", "conditional"})
+SUPPORTED_STARTS = frozenset({"timer", "message", "signal", "error", "escalation", "conditional"})
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"

@@ -85,3 +85,26 @@ def test_a_worker_runs_what_a_message_started(tmp_path: Path, engines) -> None:
     assert (report.steps, report.instances) == (2, {instance.id})
     assert calls == ["work"]
     assert engine.instance(instance.id).state == "completed"
+
+
+ALARM = (
+    '<startEvent id="rang"><signalEventDefinition signalRef="S_alarm"/></startEvent>'
+    f'{flow("rang", "e")}<endEvent id="e"/>'
+)
+SIGNALS = '<signal id="S_alarm" name="fire-alarm"/>'
+
+
+def test_a_signal_starts_every_deployed_process_with_that_signal_start(
+    tmp_path: Path, engines
+) -> None:
+    engine = engines(tmp_path / "db")
+    for process in ("evacuate", "notify"):
+        path = bpmn_file(tmp_path / f"{process}.bpmn", ALARM, process=process, extra=SIGNALS)
+        [deployment] = engine.deploy_processes(path)
+        assert deployment.signals == (("rang", "fire-alarm"),)
+    woken = engine.broadcast_signal("fire-alarm", {"floor": 3})
+    assert sorted(i.process_id for i in woken) == ["evacuate", "notify"]
+    for instance in woken:
+        assert instance.run().state == "completed"
+        assert instance.variables == {"floor": 3}
+    assert engine.broadcast_signal("no-such-signal") == []
