@@ -159,23 +159,32 @@ class Engine:
         if self.store.message_seen(message_id):
             return []
         now = self.clock.now()
-        for instance_id, subscription_id in self.store.waiting_subscriptions("message", name, key):
+        has_start = self.store.message_start(name) is not None
+        if ttl > 0 and not has_start:  # look and buffer in one transaction: nothing is lost
+            expires = (now + timedelta(seconds=ttl)).isoformat()
+            waiting = self.store.buffer_unless_awaited(message_id, name, key, values, expires)
+        else:
+            waiting = self.store.waiting_subscriptions("message", name, key)
+        for instance_id, subscription_id in waiting:
             same = thrower is not None and thrower.id == instance_id
             instance = thrower if same and thrower is not None else self.instance(instance_id)
-            instance.deliver(subscription_id, values, on_event)
+            try:
+                instance.deliver(subscription_id, values, on_event)
+            except UsageError:  # another publisher took it first: the next one, then
+                continue
             self.store.record_message(
                 message_id, name, key, values, now.isoformat(), "correlated", instance_id
             )
             return [instance]
-        started = self.start_by_message(name, values, on_event)
-        if started is not None:  # a deployed process with a message start event takes it
-            self.store.record_message(
-                message_id, name, key, values, now.isoformat(), "correlated", started.id
-            )
-            return [started]
-        status = "buffered" if ttl > 0 else "expired"
-        expires = (now + timedelta(seconds=ttl)).isoformat()
-        self.store.record_message(message_id, name, key, values, expires, status)
+        if has_start:  # a deployed process with a message start event takes it
+            started = self.start_by_message(name, values, on_event)
+            if started is not None:
+                self.store.record_message(
+                    message_id, name, key, values, now.isoformat(), "correlated", started.id
+                )
+                return [started]
+        if ttl <= 0:
+            self.store.record_message(message_id, name, key, values, now.isoformat(), "expired")
         return []
 
     def broadcast_signal(

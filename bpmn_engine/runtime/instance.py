@@ -30,7 +30,12 @@ from bpmn_engine.runtime.errors import throw_error
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.state import LISTENING, Event, Timer, Track, UserTask
 from bpmn_engine.runtime.timer_events import fire as fire_timer
-from bpmn_engine.runtime.triggers import condition_holds, deliver, fire_condition
+from bpmn_engine.runtime.triggers import (
+    condition_holds,
+    deliver,
+    deliver_buffered,
+    fire_condition,
+)
 from bpmn_engine.runtime.variables import storable_all
 
 if TYPE_CHECKING:
@@ -503,6 +508,18 @@ class Instance:
         for other in woken:  # the receivers run on to their next wait, as `bpmn message` does
             if other is not self:
                 other.run(on_event)
+        for subscription_id, before in step.subscriptions.items():
+            subscription = self.data.subscriptions[subscription_id]
+            if (
+                before is None
+                and subscription.kind == "message"
+                and subscription.status == "waiting"
+            ):
+                # a message buffered by another process while this step was running: look again
+                # now that the subscription is committed (the publisher looks and buffers
+                # atomically, so one of the two always sees the other)
+                track = self.data.tracks[subscription.track]
+                self._step(track, lambda c, s=subscription: deliver_buffered(c, [s]), on_event)
 
     def _fail(self, track_id: int, element: str, message: str, on_event: Listener | None) -> None:
         step = Step(self.data)

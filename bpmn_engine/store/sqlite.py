@@ -413,6 +413,30 @@ class SqliteStore:
                 ),
             )
 
+    def buffer_unless_awaited(
+        self,
+        message_id: str,
+        name: str,
+        key: str | None,
+        variables: dict[str, Any],
+        expires_at: str,
+    ) -> list[tuple[str, int]]:
+        """Atomically: the subscriptions waiting for this message, or (none) buffer it.
+
+        One write transaction, so a subscription committed at the same moment by another
+        process is either seen here or finds the buffered message when it re-checks after
+        its own commit: no message is lost between the two.
+        """
+        with self.transaction() as conn:
+            waiting = self.waiting_subscriptions("message", name, key)
+            if not waiting:
+                conn.execute(
+                    "INSERT INTO messages (id, name, key, variables, published_at, expires_at, "
+                    "status, instance) VALUES (?, ?, ?, ?, ?, ?, 'buffered', NULL)",
+                    (message_id, name, key, json.dumps(variables), _now(), expires_at),
+                )
+            return waiting
+
     def buffered_message(
         self, name: str, key: str | None, now: str
     ) -> tuple[str, dict[str, Any]] | None:

@@ -28,6 +28,18 @@ JOB_THEN_TIMER = (
     f"</timeDuration></timerEventDefinition></intermediateCatchEvent>{flow('pause', 'e')}"
     '<endEvent id="e"/>'
 )
+# the same, with a message for this order between the timer and the end
+JOB_TIMER_MESSAGE = JOB_THEN_TIMER.replace(
+    flow("pause", "e"),
+    f"{flow('pause', 'paid')}"
+    '<intermediateCatchEvent id="paid"><messageEventDefinition messageRef="M_paid"/>'
+    f"</intermediateCatchEvent>{flow('paid', 'e')}",
+)
+PAID = (
+    '<message id="M_paid" name="paid"><extensionElements xmlns:zeebe="http://camunda.org/'
+    'schema/zeebe/1.0"><zeebe:subscription correlationKey="=orderId"/></extensionElements>'
+    "</message>"
+)
 HANDLERS = """
 import time
 
@@ -138,12 +150,15 @@ def test_sigterm_stops_the_worker_after_the_step_in_progress(tmp_path: Path) -> 
 def test_two_workers_run_a_hundred_instances_each_track_once(tmp_path: Path) -> None:
     db = tmp_path / "two.db"
     handlers, log = handlers_file(tmp_path)
-    path = bpmn_file(tmp_path / "job.bpmn", JOB_THEN_TIMER)
+    path = bpmn_file(tmp_path / "job.bpmn", JOB_TIMER_MESSAGE, extra=PAID)
     with Engine(db) as engine:
-        ids = [engine.start(path).id for _ in range(100)]
+        ids = [engine.start(path, variables={"orderId": f"o{i}"}).id for i in range(100)]
     args = ("--handlers", str(handlers), "--poll", "0.05", "--lease", "30")
     workers = [worker(db, *args, cwd=tmp_path) for _ in range(2)]
     try:
+        with Engine(db) as publisher:  # while the workers run: some wait already, some not yet
+            for i in range(100):
+                publisher.publish_message("paid", f"o{i}", {"paid": i}, ttl=120)
         finished = wait_until(lambda: states(db) == {"completed": 100}, 25)
     finally:
         for process in workers:
@@ -159,7 +174,8 @@ def test_two_workers_run_a_hundred_instances_each_track_once(tmp_path: Path) -> 
         for instance_id in ids:
             history = engine.store.history(instance_id)
             completed = Counter(e.element for e in history if e.event == "element.completed")
-            assert completed == {"s": 1, "work": 1, "pause": 1, "e": 1}, instance_id
+            assert completed == {"s": 1, "work": 1, "pause": 1, "paid": 1, "e": 1}, instance_id
+            assert [e.event for e in history].count("message.received") == 1
             assert [e.event for e in history].count("instance.completed") == 1
             assert [e.event for e in history].count("job.started") == 1
     calls = Counter(log.read_text().split())
