@@ -147,8 +147,15 @@ class _Compiler:
         )
 
     def _correlation_keys(self, root: etree._Element) -> dict[str, str]:
-        """Message id -> the expression whose value correlates it (Zeebe: on the message)."""
+        """Message id -> the expression whose value correlates it: Zeebe keeps it on the
+        message; BPMN in a correlation property's retrieval expression for that message
+        (its `messagePath`, evaluated over the instance's variables)."""
         keys: dict[str, str] = {}
+        for retrieval in root.iter(f"{{{BPMN}}}correlationPropertyRetrievalExpression"):
+            message = _ref(retrieval.get("messageRef"))
+            for path in _children(retrieval, "messagePath"):
+                if message and _text(path):
+                    keys[message] = _text(path)
         for message in _children(root, "message"):
             for subscription in extensions.extension_children(
                 message, extensions.ZEEBE, "subscription"

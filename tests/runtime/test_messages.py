@@ -169,3 +169,32 @@ def test_a_message_catch_event_waits_and_survives_a_restart(tmp_path: Path) -> N
     second = Engine(db)
     [woken] = second.publish_message("payment-received", "42")
     assert woken.run().state == "completed"
+
+
+def test_bpmn_correlation_properties_give_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "standard.bpmn"
+    path.write_text(
+        """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <correlationProperty id="CP_order" name="order id">
+    <correlationPropertyRetrievalExpression messageRef="M_Shipped">
+      <messagePath>orderId</messagePath>
+    </correlationPropertyRetrievalExpression>
+  </correlationProperty>
+  <message id="M_Shipped" name="shipped"/>
+  <process id="p" isExecutable="true">
+    <startEvent id="s"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="wait"/>
+    <receiveTask id="wait" messageRef="M_Shipped"/>
+    <sequenceFlow id="f2" sourceRef="wait" targetRef="e"/>
+    <endEvent id="e"/>
+  </process>
+</definitions>"""
+    )
+    engine = Engine(tmp_path / "m.db")
+    first = engine.start(path, variables={"orderId": "X-1"})
+    second = engine.start(path, variables={"orderId": "X-2"})
+    first.run(), second.run()
+    assert first.outcome().waiting_for[0]["key"] == "X-1"
+    [woken] = engine.publish_message("shipped", "X-2")
+    assert woken.id == second.id
