@@ -30,7 +30,7 @@ from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
-from bpmn_engine.runtime.timers import TimerValueError, is_cron, schedule
+from bpmn_engine.runtime.timers import TimerValueError, cron_next, schedule
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
@@ -177,11 +177,6 @@ def _triggers(
         if definition.kind == "timer" and definition.timer:
             kind, text = definition.timer
             try:
-                if kind == "timeCycle" and is_cron(_timer_text(text)):
-                    raise TimerValueError(
-                        "cron cycles on start events are not supported yet: use an ISO 8601 "
-                        "repeating interval such as R/2026-12-01T09:00:00Z/P1D"
-                    )
                 plan = schedule(kind, _timer_text(text), now)
             except (TimerValueError, ExpressionError) as error:
                 raise LoadError(
@@ -217,13 +212,16 @@ def _timer_text(text: str) -> str:
 
 
 def next_firing(
-    due: datetime, repeat: int, interval: float | None, now: datetime
+    due: datetime, repeat: int, interval: float | None, now: datetime, cron: str | None = None
 ) -> tuple[datetime, int] | None:
     """After a start timer fired at `due`, its next due time and the firings left after that.
 
     Firings a stopped worker missed are skipped, each counting against `Rn`: a worker that
     comes back after three days starts one instance for an hourly cycle, not seventy-two.
+    A cron cycle's next time is the first the expression names after now.
     """
+    if cron is not None:
+        return cron_next(cron, max(due, now)), -1
     if not interval or repeat == 0:
         return None
     step = timedelta(seconds=interval)

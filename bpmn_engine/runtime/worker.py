@@ -35,6 +35,7 @@ from bpmn_engine.runtime.instance import Instance, Listener
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.starts import firing_id, next_firing
 from bpmn_engine.runtime.state import Event
+from bpmn_engine.runtime.timers import is_cron
 from bpmn_engine.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
@@ -203,13 +204,23 @@ class Worker:
                 pass  # another worker started this firing: only the timer moves on
             except BpmnEngineError as error:  # cannot start it: say so, do not retry forever
                 self._trouble(None, f"start timer {element} of {process}: {error}")
-            following = next_firing(datetime.fromisoformat(due), repeat, interval, now)
+            cron = None if interval else self._cron_of(version, element)
+            following = next_firing(datetime.fromisoformat(due), repeat, interval, now, cron)
             if following is None:
                 self.store.advance_start_timer(timer_id, due, None, 0)
             else:
                 self.store.advance_start_timer(timer_id, due, *following)
         self.report.started += started
         return started
+
+    def _cron_of(self, version: str, element: str) -> str | None:
+        """The cron expression of a start timer, if it is one (its next time is computed)."""
+        definitions = self.engine.definitions(version)
+        node = definitions.node_scopes[element].nodes[element]
+        for definition in getattr(node, "definitions", ()):
+            if definition.timer and is_cron(definition.timer[1]):
+                return definition.timer[1]
+        return None
 
     def drive(self, instance_id: str) -> int:
         """Load one instance from its rows and run it until it waits; the steps it took."""

@@ -119,6 +119,26 @@ def test_an_endless_cycle_fires_within_the_horizon_only(tmp_path: Path, engines,
     assert all(r["state"] == "completed" for r in engine.instances())
 
 
+def test_a_cron_start_fires_at_each_time_it_names_within_the_horizon(
+    tmp_path: Path, engines, clock
+) -> None:
+    path = bpmn_file(
+        tmp_path / "p.bpmn", timer_start("s", "timeCycle", "0 0 12 * * ?") + WAIT_THEN_END
+    )  # Quartz, as Camunda 7 writes it: every day at noon
+    engine = engines(tmp_path / "db", clock=clock)
+    engine.deploy_processes(path)
+
+    report = Worker(engine, once=True, horizon=timedelta(days=2, hours=4)).run()
+
+    assert report.started == 3  # 1, 2 and 3 January at noon; START is 1 January 09:00
+    dues = sorted(
+        e.data["due"]
+        for e in events(engine, [r["id"] for r in started(engine)], "timer.fired")
+        if e.element == "s"
+    )
+    assert dues == [f"2026-01-0{d}T12:00:00+00:00" for d in (1, 2, 3)]
+
+
 def test_a_time_date_in_the_past_fires_at_once(tmp_path: Path, engines, clock) -> None:
     date = (START - timedelta(days=1)).isoformat()
     path = bpmn_file(tmp_path / "p.bpmn", timer_start("s", "timeDate", date) + WAIT_THEN_END)
@@ -166,7 +186,7 @@ def test_missed_firings_are_skipped_and_counted() -> None:
     ("kind", "value", "message"),
     [
         ("timeDuration", "one hour", "ISO 8601 duration"),
-        ("timeCycle", "0 0 * * *", "cron cycles on start events are not supported yet"),
+        ("timeCycle", "0 0 * * * * * *", "cron expression"),
     ],
 )
 def test_a_bad_start_timer_is_refused_at_deploy(
