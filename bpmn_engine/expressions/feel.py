@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions.tokens import TokenParser
+from bpmn_engine.expressions.tokens import TokenParser, tokenize
 
 
 def feel_index(items: Any, index: Any) -> Any:
@@ -57,20 +57,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
 
 
 def _tokens(body: str) -> list[tuple[str, str, int]]:
-    found: list[tuple[str, str, int]] = []
-    position = 0
-    while position < len(body):
-        if not body[position:].strip():
-            break
-        match = _TOKEN.match(body, position)
-        if match is None:
-            char = body[position:].lstrip()[:1]
-            raise ExpressionError(f"FEEL: cannot understand {char!r} at position {position + 1}")
-        kind = match.lastgroup or "op"
-        found.append((kind, match.group(kind), match.start(kind)))
-        position = match.end()
-    found.append(("end", "", len(body)))
-    return found
+    return tokenize(body, _TOKEN, "FEEL")
 
 
 def _unquote(literal: str) -> str:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions.tokens import TokenParser
+from bpmn_engine.expressions.tokens import TokenParser, tokenize
 
 
 def juel_empty(value: Any) -> bool:
@@ -52,20 +52,7 @@ _RESERVED = frozenset(
 
 
 def _tokens(body: str) -> list[tuple[str, str, int]]:
-    found: list[tuple[str, str, int]] = []
-    position = 0
-    while position < len(body):
-        if not body[position:].strip():
-            break
-        match = _TOKEN.match(body, position)
-        if match is None:
-            char = body[position:].lstrip()[:1]
-            raise ExpressionError(f"JUEL: cannot understand {char!r} at position {position + 1}")
-        kind = match.lastgroup or "op"
-        found.append((kind, match.group(kind), match.start(kind)))
-        position = match.end()
-    found.append(("end", "", len(body)))
-    return found
+    return tokenize(body, _TOKEN, "JUEL")
 
 
 class _Parser(TokenParser):

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
 
 Token = tuple[str, str, int]  # (kind, text, position); the last token has kind "end"
+
+
+def tokenize(body: str, pattern: re.Pattern[str], dialect: str) -> list[Token]:
+    """Split `body` by a pattern of named groups (the group name is the token kind)."""
+    found: list[Token] = []
+    position = 0
+    while position < len(body):
+        if not body[position:].strip():
+            break
+        match = pattern.match(body, position)
+        if match is None:
+            char = body[position:].lstrip()[:1]
+            raise ExpressionError(
+                f"{dialect}: cannot understand {char!r} at position {position + 1}"
+            )
+        kind = match.lastgroup or "op"
+        found.append((kind, match.group(kind), match.start(kind)))
+        position = match.end()
+    found.append(("end", "", len(body)))
+    return found
 
 
 class TokenParser:
