@@ -110,7 +110,7 @@ class Step:
     # --- recording changes -------------------------------------------------------------
     def touch_track(self, track: Track) -> Track:
         if track.id not in self.tracks:
-            self.tracks[track.id] = copy.copy(track)
+            self.tracks[track.id] = track.snapshot()
             track.version += 1
         return track
 

@@ -29,6 +29,23 @@ class Track:
     attempt: int = 0
     version: int = 0
 
+    def snapshot(self) -> Track:
+        """A copy for a step's undo record: the constructor is ten times `copy.copy`'s speed,
+        and a track is copied once in every step."""
+        return Track(
+            self.id,
+            self.element,
+            self.scope,
+            self.status,
+            self.seq,
+            self.parent,
+            self.fork_group,
+            self.via,
+            self.wait,
+            self.attempt,
+            self.version,
+        )
+
     def move(self, status: TrackState) -> None:
         check_track(self.status, status)
         self.status = status

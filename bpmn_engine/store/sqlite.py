@@ -349,14 +349,15 @@ class SqliteStore:
             )
             if cursor.rowcount != 1:
                 raise ConcurrentModification(f"message {message_id} was correlated elsewhere")
-        conn.executemany(
-            "INSERT INTO joins (instance, scope, gateway, activation, tracks) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [
-                (instance, j.scope, j.gateway, j.activation, json.dumps(j.tracks))
-                for j in step.joins
-            ],
-        )
+        if step.joins:  # most steps fire no join: skip the statement (bench/profile_run.py)
+            conn.executemany(
+                "INSERT INTO joins (instance, scope, gateway, activation, tracks) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (instance, j.scope, j.gateway, j.activation, json.dumps(j.tracks))
+                    for j in step.joins
+                ],
+            )
         conn.executemany(
             "INSERT INTO history (instance, seq, event, element, track, data, at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
