@@ -48,7 +48,6 @@ _COMPARE = {
     "=": ast.Eq, "!=": ast.NotEq, "<": ast.Lt, ">": ast.Gt, "<=": ast.LtE, ">=": ast.GtE,
 }  # fmt: skip
 _ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow}
-_CONSTANTS = {"true": True, "false": False, "null": None}
 _RESERVED = frozenset(
     {"and", "or", "not", "if", "then", "else", "between", "in", "some", "every", "for"}
     | {"return", "satisfies", "instance", "of", "function", "true", "false", "null"}
@@ -76,6 +75,10 @@ class _Parser(TokenParser):
     """Recursive descent: if < or < and < comparison < + - < * / < ** < unary < path/index."""
 
     dialect = "FEEL"
+
+    @staticmethod
+    def unquote(literal: str) -> str:
+        return _unquote(literal)
 
     def __init__(self, body: str) -> None:
         super().__init__(_tokens(body))
@@ -177,17 +180,10 @@ class _Parser(TokenParser):
                 return node
 
     def primary(self) -> ast.expr:
+        found = self.literal()
+        if found is not None:
+            return found
         kind, value, _ = self.peek()
-        if kind == "num":
-            self.take()
-            number = float(value) if any(c in value for c in ".eE") else int(value)
-            return ast.Constant(value=number)
-        if kind == "str":
-            self.take()
-            return ast.Constant(value=_unquote(value))
-        if kind == "name" and value in _CONSTANTS:
-            self.take()
-            return ast.Constant(value=_CONSTANTS[value])
         if self.at("if"):
             return self.expression()
         if self.at("not"):

@@ -44,7 +44,6 @@ _COMPARE = {
 _EQUALITY = frozenset({"==", "eq", "!=", "ne"})
 _ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "div": ast.Div}
 _ARITHMETIC |= {"%": ast.Mod, "mod": ast.Mod}
-_CONSTANTS = {"true": True, "false": False, "null": None}
 _RESERVED = frozenset(
     {"and", "or", "not", "eq", "ne", "lt", "gt", "le", "ge", "div", "mod", "empty"}
     | {"instanceof", "true", "false", "null"}
@@ -59,6 +58,10 @@ class _Parser(TokenParser):
     """Recursive descent over EL precedence: ?: < or < and < equality < relational < ..."""
 
     dialect = "JUEL"
+
+    @staticmethod
+    def unquote(literal: str) -> str:
+        return _unquote(literal)
 
     def __init__(self, body: str) -> None:
         super().__init__(_tokens(body))
@@ -174,17 +177,10 @@ class _Parser(TokenParser):
         return ast.Name(id=variable, ctx=ast.Load())
 
     def primary(self) -> ast.expr:
+        found = self.literal()
+        if found is not None:
+            return found
         kind, value, _ = self.peek()
-        if kind == "num":
-            self.take()
-            number = float(value) if any(c in value for c in ".eE") else int(value)
-            return ast.Constant(value=number)
-        if kind == "str":
-            self.take()
-            return ast.Constant(value=_unquote(value))
-        if kind == "name" and value in _CONSTANTS:
-            self.take()
-            return ast.Constant(value=_CONSTANTS[value])
         if kind == "name" and value.startswith("_"):
             raise ExpressionError(f"JUEL: names starting with '_' are not allowed ({value!r})")
         if kind == "name" and value not in _RESERVED:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -30,10 +31,18 @@ def tokenize(body: str, pattern: re.Pattern[str], dialect: str) -> list[Token]:
     return found
 
 
+CONSTANTS = {"true": True, "false": False, "null": None}  # the same words in JUEL and FEEL
+
+
 class TokenParser:
     """Base of a recursive-descent translator; `dialect` names the language in errors."""
 
     dialect = ""
+
+    @staticmethod
+    def unquote(literal: str) -> str:
+        """A string token's value: the quotes stripped; dialects add their escapes."""
+        return literal[1:-1]
 
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
@@ -56,6 +65,21 @@ class TokenParser:
         if not self.at(value):
             self.unexpected(f"expected {value!r}")
         self.take()
+
+    def literal(self) -> ast.expr | None:
+        """A number, string, true, false or null at the cursor (taken), else None."""
+        kind, value, _ = self.peek()
+        if kind == "num":
+            self.take()
+            number = float(value) if any(c in value for c in ".eE") else int(value)
+            return ast.Constant(value=number)
+        if kind == "str":
+            self.take()
+            return ast.Constant(value=self.unquote(value))
+        if kind == "name" and value in CONSTANTS:
+            self.take()
+            return ast.Constant(value=CONSTANTS[value])
+        return None
 
     def unexpected(self, hint: str = "") -> None:
         kind, value, position = self.peek()
