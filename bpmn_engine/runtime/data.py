@@ -203,6 +203,8 @@ class Step:
         an activity or gateway (completed, interrupted, merged, terminated, failed, or another
         event won the race), what it waited for goes.
         """
+        if not self.data.timers and not self.data.subscriptions:
+            return  # the common case, on every step: nothing waits, nothing to scan
         touched = set(self.tracks)
         waits: list[tuple[Timer | Subscription, Any]] = [
             *((t, self.touch_timer) for t in self.data.timers.values()),

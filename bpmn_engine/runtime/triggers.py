@@ -75,16 +75,21 @@ def subscribe(
     name = names.get(ref or "", ref)
     if not name:
         raise Incident(f"{event.kind} (line {event.line}) names no {kind} to wait for", event.id)
-    key = None
-    expression = ctx.definitions.correlation_keys.get(ref or "") if kind == "message" else None
-    if expression:
-        value = ctx.evaluate(Expression(expression, None, event.line), what="the correlation key")
-        key = None if value is None else str(value)
+    key = correlation_key(ctx, ref, event.line) if kind == "message" else None
     subscription = ctx.step.new_subscription(
         ctx.track, event.id, host, kind=kind, name=name, key=key
     )
     ctx.step.emit(f"{kind}.awaited", event.id, ctx.track.id, name=name, key=key)
     return subscription
+
+
+def correlation_key(ctx: StepContext, ref: str | None, line: int) -> str | None:
+    """The message's correlation key over the track's variables (None: the message has none)."""
+    expression = ctx.definitions.correlation_keys.get(ref or "")
+    if not expression:
+        return None
+    value = ctx.evaluate(Expression(expression, None, line), what="the correlation key")
+    return None if value is None else str(value)
 
 
 def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, Any]) -> None:
@@ -111,14 +116,10 @@ def throw_message(ctx: StepContext, ref: str | None) -> None:
     name = ctx.definitions.messages.get(ref or "", ref)
     if not name:
         raise Incident(f"{ctx.node.kind} (line {ctx.node.line}) names no message", ctx.node.id)
-    key = None
-    expression = ctx.definitions.correlation_keys.get(ref or "")
-    if expression:
-        try:
-            value = ctx.evaluate(Expression(expression, None, ctx.node.line))
-            key = None if value is None else str(value)
-        except Incident:
-            key = None
+    try:
+        key = correlation_key(ctx, ref, ctx.node.line)
+    except Incident:
+        key = None
     ctx.step.messages.append((name, key))
     ctx.emit("message.sent", name=name, key=key)
 
