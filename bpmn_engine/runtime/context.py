@@ -173,6 +173,8 @@ class StepContext:
         self.step.touch_track(self.track)
         self.track.move(TrackState.WAITING)
         self.track.wait = reason
+        if reason == "join":  # listed at once: a join arrival later in this step counts it
+            self.data.reindex((self.track.id,))
         self.emit("element.waiting", reason=reason, **data)
 
     def end_track(self, status: TrackState) -> None:
@@ -183,11 +185,7 @@ class StepContext:
         self.track.move(status)
         if status is TrackState.COMPLETED:
             self.emit("track.completed")
-        if not any(
-            t.live and not t.listening
-            for t in self.data.tracks.values()
-            if t.scope == self.track.scope
-        ):
+        if not self.data.has_tokens(self.track.scope):
             self.scope_completed(self.track.scope)
 
     def scope_completed(self, scope_id: int) -> None:

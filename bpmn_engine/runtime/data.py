@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import heapq
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,18 +60,70 @@ class InstanceData:
     joins: dict[tuple[int, str], int] = field(default_factory=dict)  # activations so far
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # forced, not stored
     _ready: list[tuple[int, int]] = field(default_factory=list)
+    # Indexes over the tracks, so that no step scans every track the instance ever had:
+    # the live tracks of each scope, and the tokens waiting at each join per incoming flow.
+    # Exact between steps; during a step a track the step touched may still be listed (it is
+    # re-indexed when the step ends), so readers check each listed track (`reindex`).
+    _live: dict[int, dict[int, None]] = field(default_factory=dict)
+    _join_waits: dict[tuple[int, str], dict[str, dict[int, None]]] = field(default_factory=dict)
+    _indexed: dict[int, tuple[int | None, tuple[int, str, str] | None]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self.variables = VariableStore(self.scopes, self.values)
-        self.rebuild_queue()
+        self.rebuild_indexes()
 
     @property
     def root_scope(self) -> int:
         return min(self.scopes)
 
-    def rebuild_queue(self) -> None:
+    def rebuild_indexes(self) -> None:
+        """After the tracks were replaced wholesale (loaded, or a step rolled back)."""
         self._ready = [(t.seq, t.id) for t in self.tracks.values() if t.status is TrackState.READY]
         heapq.heapify(self._ready)
+        self._live, self._join_waits, self._indexed = {}, {}, {}
+        self.reindex(self.tracks)
+
+    def reindex(self, track_ids: Iterable[int]) -> None:
+        """Bring the live and join indexes up to date for these tracks (the ones a step
+        touched: a track changes only through a step, so that keeps the indexes exact)."""
+        for track_id in track_ids:
+            self._unindex(track_id)
+            track = self.tracks.get(track_id)
+            if track is not None:
+                self._index(track)
+
+    def _index(self, track: Track) -> None:
+        live = track.scope if track.live else None
+        join = None
+        if track.status is TrackState.WAITING and track.wait == "join":
+            join = (track.scope, track.element, track.via or "")
+            flows = self._join_waits.setdefault(join[:2], {})
+            flows.setdefault(join[2], {})[track.id] = None
+        if live is not None:
+            self._live.setdefault(live, {})[track.id] = None
+        if live is not None or join is not None:
+            self._indexed[track.id] = (live, join)
+
+    def _unindex(self, track_id: int) -> None:
+        where = self._indexed.pop(track_id, None)
+        if where is None:
+            return
+        live, join = where
+        if live is not None:
+            bucket = self._live[live]
+            del bucket[track_id]
+            if not bucket:
+                del self._live[live]
+        if join is not None:
+            flows = self._join_waits[join[:2]]
+            ids = flows[join[2]]
+            del ids[track_id]
+            if not ids:
+                del flows[join[2]]
+            if not flows:
+                del self._join_waits[join[:2]]
 
     def next_ready(self) -> Track | None:
         """The ready track that became ready first (the documented scheduling order)."""
@@ -85,8 +138,27 @@ class InstanceData:
     def enqueue(self, track: Track) -> None:
         heapq.heappush(self._ready, (track.seq, track.id))
 
-    def live_tracks(self, scope: int | None = None) -> list[Track]:
-        return [t for t in self.tracks.values() if t.live and (scope is None or t.scope == scope)]
+    def live_tracks(self, scope: int) -> list[Track]:
+        tracks = self.tracks
+        listed = self._live.get(scope, {})
+        return [t for i in listed if (t := tracks[i]).live and t.scope == scope]
+
+    def has_tokens(self, scope: int) -> bool:
+        """Whether a live track that is a token (not an event subprocess listener) is in the
+        scope: what decides that a scope has completed."""
+        tracks = self.tracks
+        for track_id in self._live.get(scope, ()):
+            track = tracks[track_id]
+            if track.live and track.scope == scope and not track.listening:
+                return True
+        return False
+
+    def join_waits(self, scope: int, gateway: str) -> dict[str, dict[int, None]]:
+        """The tracks waiting at a join, by the flow they came on (see `reindex`)."""
+        return self._join_waits.get((scope, gateway), {})
+
+    def joins_waited_at(self) -> list[tuple[int, str]]:
+        return list(self._join_waits)
 
 
 class Step:
@@ -122,6 +194,7 @@ class Step:
         self.tracks[track.id] = None
         if track.status is TrackState.READY:
             self.data.enqueue(track)
+        self.data.reindex((track.id,))  # live from now on: listed before the step ends
         return track
 
     def next_seq(self) -> int:
@@ -299,7 +372,7 @@ class Step:
             key = (join.scope, join.gateway)
             data.joins[key] = join.activation - 1
         data.variables = VariableStore(data.scopes, data.values)
-        data.rebuild_queue()
+        data.rebuild_indexes()
 
 
 def is_missing(value: Any) -> bool:

@@ -495,6 +495,7 @@ class Instance:
         except ConcurrentModification:
             step.rollback()
             raise
+        self.data.reindex(step.tracks)
         if on_event is not None:
             for event in step.events:
                 on_event(event)
@@ -568,13 +569,10 @@ class Instance:
 
     def _waiting_joins(self) -> list[Track]:
         """Tracks waiting at an inclusive join, the longest waiting first."""
-        waiting = [
-            t
-            for t in self.data.tracks.values()
-            if t.status is TrackState.WAITING
-            and t.wait == "join"
-            and self.definitions.node_scopes[t.element].nodes[t.element].kind == "inclusiveGateway"
-        ]
+        waiting = []
+        for scope, gateway in self.data.joins_waited_at():
+            if self.definitions.node_scopes[gateway].nodes[gateway].kind == "inclusiveGateway":
+                waiting += joins.waiting_at(self.data, scope, gateway)
         return sorted(waiting, key=lambda t: t.seq)
 
     def _join_choice(self, track: Track) -> list[Track] | None:

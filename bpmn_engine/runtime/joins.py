@@ -15,38 +15,57 @@ from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.state import Track
 
 
+def _waits(track: Track, scope: int, gateway: str) -> bool:
+    return (
+        track.status is TrackState.WAITING
+        and track.wait == "join"
+        and track.element == gateway
+        and track.scope == scope
+    )
+
+
 def waiting_at(data: InstanceData, scope: int, gateway: str) -> list[Track]:
-    tracks = [
-        t
-        for t in data.tracks.values()
-        if t.status is TrackState.WAITING
-        and t.wait == "join"
-        and t.element == gateway
-        and t.scope == scope
+    """The tokens waiting at a join, earliest first."""
+    tracks = data.tracks
+    waiting = [
+        track
+        for ids in data.join_waits(scope, gateway).values()
+        for i in ids
+        if _waits(track := tracks[i], scope, gateway)
     ]
-    return sorted(tracks, key=lambda t: t.seq)
+    return sorted(waiting, key=lambda t: t.seq)
 
 
-def first_per_flow(tracks: list[Track], incoming: tuple[str, ...]) -> dict[str, Track]:
+def first_per_flow(data: InstanceData, scope: int, gateway: str) -> dict[str, Track]:
     """The earliest waiting token on each incoming flow that has one."""
-    flows = frozenset(incoming)  # a 1 000-branch join must not cost 1 000 per token
+    tracks = data.tracks
     found: dict[str, Track] = {}
-    for track in tracks:
-        if track.via in flows and track.via not in found:
-            found[track.via] = track
+    for flow, ids in data.join_waits(scope, gateway).items():
+        waiting = [t for i in ids if _waits(t := tracks[i], scope, gateway)]
+        if waiting:
+            found[flow] = min(waiting, key=lambda t: t.seq)
     return found
 
 
 def parallel_arrival(ctx: StepContext) -> bool:
-    """Record the arriving token; fire when every incoming flow holds one (not on a count)."""
+    """Record the arriving token; fire when every incoming flow holds one (not on a count).
+
+    An arrival costs the same however many branches the join has: the waiting tokens are
+    indexed by gateway and flow, and only a full set is looked at one by one.
+    """
     node, track = ctx.node, ctx.track
-    arrived = [*waiting_at(ctx.data, track.scope, node.id), track]
-    chosen = first_per_flow(arrived, node.incoming)
-    if len(chosen) < len(node.incoming):
-        ctx.wait("join", flow=track.via)
-        return False
-    fire(ctx, list(chosen.values()))
-    return True
+    waits = ctx.data.join_waits(track.scope, node.id)
+    filled = len(waits) + (track.via not in waits)
+    if filled >= len(node.incoming):
+        chosen = first_per_flow(ctx.data, track.scope, node.id)
+        chosen.setdefault(track.via or "", track)
+        if all(flow in chosen for flow in node.incoming):
+            tokens = [chosen[f] for f in node.incoming]
+            others = sorted((t for t in tokens if t is not track), key=lambda t: t.seq)
+            fire(ctx, others + [track] * (len(others) < len(tokens)))
+            return True
+    ctx.wait("join", flow=track.via)
+    return False
 
 
 def inclusive_enabled(data: InstanceData, model: FlowScope, gateway: Track) -> list[Track] | None:
@@ -58,10 +77,10 @@ def inclusive_enabled(data: InstanceData, model: FlowScope, gateway: Track) -> l
     the token waiting at the subprocess node.
     """
     node = model.nodes[gateway.element]
-    waiting = waiting_at(data, gateway.scope, node.id)
-    chosen = first_per_flow(waiting, node.incoming)
+    chosen = first_per_flow(data, gateway.scope, node.id)
     if not chosen:
         return None
+    waiting = waiting_at(data, gateway.scope, node.id)
     full = {model.flows[f].source for f in chosen}
     empty = {model.flows[f].source for f in node.incoming if f not in chosen}
     waiting_ids = {t.id for t in waiting}

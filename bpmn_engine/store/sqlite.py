@@ -206,7 +206,7 @@ class SqliteStore:
             (instance_id,),
         ):
             data.joins[(scope, gateway)] = activations
-        data.rebuild_queue()
+        data.rebuild_indexes()
         return data
 
     def commit(self, step: Step, *, new_instance: bool = False) -> None:

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import pytest
 
 from bpmn_engine import Engine, Instance
+from bpmn_engine.runtime.data import InstanceData, Step
 
 HEADER = (
     '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"'
@@ -32,6 +33,42 @@ LIFECYCLE = (
     "element.completed",
     "element.terminated",
 )
+
+
+def indexes(data: InstanceData) -> tuple[Any, ...]:
+    """The track indexes, order aside: live tracks per scope, join waits, what is listed."""
+    live = {scope: set(ids) for scope, ids in data._live.items()}
+    joins = {
+        key: {flow: set(ids) for flow, ids in flows.items()}
+        for key, flows in data._join_waits.items()
+    }
+    return live, joins, set(data._indexed)
+
+
+def rebuilt(data: InstanceData) -> InstanceData:
+    return InstanceData(data.head, tracks=dict(data.tracks), scopes=data.scopes)
+
+
+@pytest.fixture(autouse=True)
+def exact_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every step of every runtime test ends with indexes equal to ones built from scratch:
+    they are kept up to date per step, and a stale entry would be a scheduling bug."""
+    commit, rollback = Instance._commit, Step.rollback
+
+    def checked(data: InstanceData) -> None:
+        fresh = rebuilt(data)
+        assert indexes(data) == indexes(fresh)
+
+    def checked_commit(self: Instance, step: Step, *args: Any, **kwargs: Any) -> None:
+        commit(self, step, *args, **kwargs)
+        checked(self.data)
+
+    def checked_rollback(self: Step) -> None:
+        rollback(self)
+        checked(self.data)
+
+    monkeypatch.setattr(Instance, "_commit", checked_commit)
+    monkeypatch.setattr(Step, "rollback", checked_rollback)
 
 
 @pytest.fixture
