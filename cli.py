@@ -58,9 +58,18 @@ class RunSettings:
     trust_scripts: bool
     clock: str
     wait_timers: str
+    checkpoint: str
 
     def engine(self, db: str, as_json: bool) -> Engine:
-        return open_engine(db, self.handlers, self.trust_scripts, self.answers, as_json, self.clock)
+        return open_engine(
+            db,
+            self.handlers,
+            self.trust_scripts,
+            self.answers,
+            as_json,
+            self.clock,
+            self.checkpoint,
+        )
 
     @property
     def wait(self) -> float:
@@ -73,11 +82,13 @@ class RunSettings:
         parts += [f"--answers {shlex.quote(self.answers)}"] if self.answers else []
         parts += ["--trust-scripts"] if self.trust_scripts else []
         parts += ["--clock virtual"] if self.clock == "virtual" else []
+        parts += ["--checkpoint wait"] if self.checkpoint == "wait" else []
         return "".join(f" {part}" for part in parts)
 
 
 def run_options(command: Callable) -> Callable:
-    """--answers, --handlers, --trust-scripts, --clock, --wait-timers, passed as `settings`."""
+    """--answers, --handlers, --trust-scripts, --clock, --wait-timers, --checkpoint, passed
+    as `settings`."""
 
     @functools.wraps(command)
     def collapsed(
@@ -87,12 +98,14 @@ def run_options(command: Callable) -> Callable:
         trust_scripts: bool,
         clock: str,
         wait_timers: str,
+        checkpoint: str,
         **kwargs: Any,
     ) -> Any:
-        settings = RunSettings(answers, handlers, trust_scripts, clock, wait_timers)
+        settings = RunSettings(answers, handlers, trust_scripts, clock, wait_timers, checkpoint)
         return command(*args, settings=settings, **kwargs)
 
     f: Callable = collapsed
+    f = checkpoint_option(f)
     f = click.option(
         "--wait-timers",
         default="PT0S",
@@ -120,6 +133,17 @@ def run_options(command: Callable) -> Callable:
         "--trust-scripts", is_flag=True, help="Run script tasks as full Python (not sandboxed)."
     )(f)
     return f
+
+
+def checkpoint_option(f: Callable) -> Callable:
+    return click.option(
+        "--checkpoint",
+        type=click.Choice(["step", "wait"]),
+        default="step",
+        show_default=True,
+        help="When steps are committed: step = each one; wait = together when the run "
+        "waits (faster; a crash loses the steps since the last wait, and resume redoes them).",
+    )(f)
 
 
 def var_options(f: Callable) -> Callable:
@@ -533,6 +557,7 @@ def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
     metavar="DURATION",
     help="With --clock virtual: simulate at most this much time (endless cycles need it).",
 )
+@checkpoint_option
 @json_option
 def worker(
     db: str,
@@ -543,6 +568,7 @@ def worker(
     lease: float,
     once: bool,
     horizon: str | None,
+    checkpoint: str,
     as_json: bool,
 ) -> None:
     """Run every instance in the database that has something to do, and start instances
@@ -562,6 +588,7 @@ def worker(
         handlers=handlers,
         trust_scripts=trust_scripts,
         clock=VirtualClock() if clock == "virtual" else RealClock(),
+        checkpoint=checkpoint,
     )
 
     def notice(event: Event) -> None:
@@ -641,6 +668,7 @@ def open_engine(
     answers: str | None,
     as_json: bool,
     clock: str = "real",
+    checkpoint: str = "step",
 ) -> Engine:
     answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
     return Engine(
@@ -649,6 +677,7 @@ def open_engine(
         trust_scripts=trust_scripts,
         on_user_task=answer_book,
         clock=VirtualClock() if clock == "virtual" else RealClock(),
+        checkpoint=checkpoint,
     )
 
 

@@ -178,6 +178,8 @@ class Step:
         self.values: dict[tuple[int, str], Any] = {}
         self.joins: list[JoinRecord] = []
         self.events: list[Event] = []
+        self.at = 0.0  # when the step was committed (time.time()), for its history rows
+        self._event_times: list[float] | None = None  # per event, once steps are merged
 
     # --- recording changes -------------------------------------------------------------
     def touch_track(self, track: Track) -> Track:
@@ -337,6 +339,36 @@ class Step:
         self.events.append(record)
         return record
 
+    # --- merging ------------------------------------------------------------------------------
+    def absorb(self, later: Step) -> None:
+        """Take in the step that followed this one, as if both were one step: each row keeps
+        its earliest before-image (what the store compares against and an undo restores),
+        events and join firings append. Signals and messages are not taken: they were sent
+        when `later` was committed."""
+        for mine, theirs in (
+            (self.tracks, later.tracks),
+            (self.scopes, later.scopes),
+            (self.tasks, later.tasks),
+            (self.timers, later.timers),
+            (self.subscriptions, later.subscriptions),
+            (self.values, later.values),
+        ):
+            for key, before in theirs.items():
+                mine.setdefault(key, before)  # type: ignore[attr-defined]
+        self.claimed_messages += later.claimed_messages
+        self.joins += later.joins
+        if self._event_times is None:
+            self._event_times = [self.at] * len(self.events)
+        self._event_times += [later.at] * len(later.events)
+        self.events += later.events
+        self.at = later.at
+
+    def event_times(self) -> list[float]:
+        """When each event's step was committed."""
+        if self._event_times is None:
+            return [self.at] * len(self.events)
+        return self._event_times
+
     # --- what the store writes ------------------------------------------------------------
     def changed_values(self) -> list[tuple[int, str, Any]]:
         """(scope, name, value) for each variable touched; value is _MISSING when deleted."""
@@ -368,7 +400,7 @@ class Step:
                 bucket.pop(name, None)
             else:
                 bucket[name] = old
-        for join in self.joins:
+        for join in reversed(self.joins):  # a merged step may hold several per gateway
             key = (join.scope, join.gateway)
             data.joins[key] = join.activation - 1
         data.variables = VariableStore(data.scopes, data.values)

@@ -13,6 +13,7 @@ from bpmn_engine.model import Definitions, Process, Task
 from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.runtime import starts
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
+from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.event_subprocesses import listen
@@ -32,7 +33,9 @@ class Engine:
 
     `handlers` maps service-task types (or element ids) to functions, or is a path to a
     Python file of such functions. `on_user_task` may answer a user task as soon as it
-    waits (return its variables) or leave it waiting (return None).
+    waits (return its variables) or leave it waiting (return None). `checkpoint` is when a
+    run's steps are committed: `"step"` each one, `"wait"` together when the run waits
+    (faster; a crash loses the steps since the last wait, which a resume runs again).
     """
 
     def __init__(
@@ -43,7 +46,9 @@ class Engine:
         trust_scripts: bool = False,
         on_user_task: UserTaskAnswer | None = None,
         clock: Clock | None = None,
+        checkpoint: str = "step",
     ) -> None:
+        self.checkpoint = check_policy(checkpoint)
         self.store = db if isinstance(db, SqliteStore) else SqliteStore(db)
         if isinstance(handlers, str | Path):
             handlers = load_handlers(handlers)

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from bpmn_engine.errors import BpmnEngineError, BpmnError, ConcurrentModification, UsageError
+from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
 from bpmn_engine.model import Definitions
 from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
+from bpmn_engine.runtime.checkpoints import Checkpoints
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.data import InstanceData, Step
 from bpmn_engine.runtime.errors import throw_error
@@ -99,6 +100,7 @@ class Instance:
         self.data = data
         self.definitions = definitions
         self._conditions_dirty = True  # conditions are evaluated again when variables change
+        self.checkpoints = Checkpoints(engine.store, engine.checkpoint)
         # jobs a crash left `executing` are re-run, unless a live worker still holds them
         self._orphans = [
             t.id
@@ -216,16 +218,20 @@ class Instance:
         With the real clock, a timer due within `wait_timers` seconds is waited for (the
         process sleeps); later timers leave the instance waiting, as rows, for a later resume.
         """
-        while self.data.head.state is InstanceState.ACTIVE:
-            if self.step_once(on_event):
-                continue
-            timer = self._earliest_timer()
-            if timer is None or wait_timers <= 0:
-                break
-            delay = (datetime.fromisoformat(timer.due) - self.engine.clock.now()).total_seconds()
-            if delay > wait_timers:
-                break
-            time.sleep(max(delay, 0.0))
+        with self.checkpoints.batch():
+            while self.data.head.state is InstanceState.ACTIVE:
+                if self.step_once(on_event):
+                    continue
+                timer = self._earliest_timer()
+                if timer is None or wait_timers <= 0:
+                    break
+                delay = (
+                    datetime.fromisoformat(timer.due) - self.engine.clock.now()
+                ).total_seconds()
+                if delay > wait_timers:
+                    break
+                self.checkpoints.flush()  # a sleep is a wait state
+                time.sleep(max(delay, 0.0))
         return self.outcome()
 
     def step_once(self, on_event: Listener | None = None) -> bool:
@@ -482,6 +488,9 @@ class Instance:
             message = f"internal error: {type(error).__name__}: {error}"
             self._fail(track.id, track.element, message, on_event)
             return None
+        except BaseException:  # Ctrl-C mid-step: memory as before it, for what is pending
+            step.rollback()
+            raise
         self._commit(step, on_event)
         self._answer_new_tasks(step, on_event)
         return ctx
@@ -490,11 +499,11 @@ class Instance:
         step.cancel_stale_waits()
         if step.values or step.subscriptions:
             self._conditions_dirty = True
-        try:
-            self.engine.store.commit(step, new_instance=new)
-        except ConcurrentModification:
-            step.rollback()
-            raise
+        # others look for a thrown or awaited message or signal in the rows: commit it now
+        urgent = bool(step.signals or step.messages or step.claimed_messages) or any(
+            before is None for before in step.subscriptions.values()
+        )
+        self.checkpoints.commit(step, new=new, urgent=urgent)
         self.data.reindex(step.tracks)
         if on_event is not None:
             for event in step.events:
@@ -543,6 +552,14 @@ class Instance:
 
     def _run_job(self, ctx: StepContext, on_event: Listener | None) -> None:
         """Call the handler outside any transaction, then commit its result as a step."""
+        assert ctx.external is not None
+        self.checkpoints.flush()  # the job's lease is in the rows before its handler runs
+        try:
+            self._finish_job(ctx, on_event)
+        finally:
+            self.checkpoints.flush()  # and its result, so a crash never calls it again
+
+    def _finish_job(self, ctx: StepContext, on_event: Listener | None) -> None:
         assert ctx.external is not None
         track_id = ctx.track.id
         try:

@@ -229,17 +229,18 @@ class Worker:
             instance = self.engine.instance(instance_id)
             if self._held_elsewhere(instance):
                 return 0
-            while (
-                steps < STEPS_PER_TURN
-                and not self._stopping
-                and instance.state is InstanceState.ACTIVE
-            ):
-                try:
-                    if not instance.step_once(self._listen):
-                        break
-                finally:
-                    self._job = None
-                steps += 1
+            with instance.checkpoints.batch():  # the engine's checkpoint policy
+                while (
+                    steps < STEPS_PER_TURN
+                    and not self._stopping
+                    and instance.state is InstanceState.ACTIVE
+                ):
+                    try:
+                        if not instance.step_once(self._listen):
+                            break
+                    finally:
+                        self._job = None
+                    steps += 1
         except ConcurrentModification:
             self.report.conflicts += 1  # someone else moved it: drop it, reload it later
         except sqlite3.OperationalError as error:  # e.g. locked past the busy timeout

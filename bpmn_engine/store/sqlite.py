@@ -48,6 +48,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+
+
 class SqliteStore:
     """The embedded store: one SQLite file (or `:memory:`) holding every instance."""
 
@@ -213,7 +217,7 @@ class SqliteStore:
         """Write everything one step touched, atomically, or nothing at all."""
         data = step.data
         head = data.head
-        now = _now()
+        now = _iso(step.at) if step.at else _now()
         try:
             with self.transaction() as conn:
                 self._write_head(conn, head, step.head_before.version, new_instance, now)
@@ -358,12 +362,21 @@ class SqliteStore:
                     for j in step.joins
                 ],
             )
+        stamps: dict[float, str] = {step.at: now}  # a merged step: one time per step
         conn.executemany(
             "INSERT INTO history (instance, seq, event, element, track, data, at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                (instance, e.seq, e.event, e.element, e.track, json.dumps(e.data), now)
-                for e in step.events
+                (
+                    instance,
+                    e.seq,
+                    e.event,
+                    e.element,
+                    e.track,
+                    json.dumps(e.data),
+                    stamps.get(at) or stamps.setdefault(at, _iso(at)),
+                )
+                for e, at in zip(step.events, step.event_times(), strict=True)
             ],
         )
 

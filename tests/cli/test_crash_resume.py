@@ -38,19 +38,24 @@ def history_rows(db: Path) -> int:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+@pytest.mark.parametrize(
+    ("checkpoint", "turns"),
+    [("step", TURNS), ("wait", 5 * TURNS)],  # a run that commits in batches is faster
+)
 def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(
-    bpmn: Bpmn, tmp_path: Path
+    bpmn: Bpmn, tmp_path: Path, checkpoint: str, turns: int
 ) -> None:
     # given: an uninterrupted run, for reference
+    variables = [*VARS[:-1], f"limit={turns}", "--checkpoint", checkpoint]
     reference_db = tmp_path / "reference.db"
-    done = bpmn("run", LOOP, "--db", str(reference_db), "--json", *VARS)
+    done = bpmn("run", LOOP, "--db", str(reference_db), "--json", *variables)
     assert done.returncode == 0, done.stderr
     _, expected = history(reference_db)
 
     # when: the same run is killed with SIGKILL part way through
     crash_db = tmp_path / "crash.db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "cli", "run", LOOP, "--db", str(crash_db), "--json", *VARS],
+        [sys.executable, "-m", "cli", "run", LOOP, "--db", str(crash_db), "--json", *variables],
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -64,18 +69,20 @@ def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(
     assert 0 < len(partial) < len(expected), "the kill must land in the middle of the run"
 
     # then: resume finishes it, with the same variables and the same history
-    code, lines = bpmn.json_lines("resume", instance, "--db", str(crash_db))
+    code, lines = bpmn.json_lines(
+        "resume", instance, "--db", str(crash_db), "--checkpoint", checkpoint
+    )
     assert code == 0
     assert lines[-1]["event"] == "instance.completed"
     assert lines[-1]["variables"] == {
-        "n": TURNS,
-        "total": TURNS * (TURNS + 1) // 2,
-        "limit": TURNS,
+        "n": turns,
+        "total": turns * (turns + 1) // 2,
+        "limit": turns,
     }
     _, resumed = history(crash_db)
     assert resumed == expected
     completed = [row for row in resumed if row[0] == "element.completed" and row[1] == "Count"]
-    assert len(completed) == TURNS
+    assert len(completed) == turns
 
 
 def test_resume_of_a_finished_instance_changes_nothing(bpmn: Bpmn, tmp_path: Path) -> None:

@@ -88,9 +88,11 @@ def bpmn(tmp_path: Path) -> Bpmn:
     return write
 
 
-@pytest.fixture
-def engine() -> Iterable[Engine]:
-    with Engine(":memory:") as eng:
+@pytest.fixture(params=["step", "wait"])
+def engine(request: pytest.FixtureRequest) -> Iterable[Engine]:
+    """An engine on an in-memory store; each test runs once per checkpoint policy, since
+    both must behave alike."""
+    with Engine(":memory:", checkpoint=request.param) as eng:
         yield eng
 
 

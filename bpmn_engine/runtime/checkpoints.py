@@ -1,0 +1,87 @@
+"""When an instance's steps reach the store: after every step, or when the run waits.
+
+`step` (the default) commits each step as its own transaction: a crash loses nothing that
+ran. `wait` keeps the steps of a run in memory, merged into one record (the first
+before-image of each row, every event in order), and commits them as one transaction when
+the run stops: at a wait state, at the end, on an incident. A crash then loses the steps
+since the last checkpoint, and a resume runs them again from there, so they are done once
+in the store all the same. A checkpoint is also taken at once whenever a step's effect must
+be seen outside this process: before a service-task handler runs (its lease) and after it
+returned (never call it twice for one result), and for a step that throws or awaits a
+message or a signal (other instances and processes look for it in the rows). A run commits
+at least every `limit` steps so that a long run holds neither unbounded memory nor the
+write lock for long.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from bpmn_engine.errors import ConcurrentModification, UsageError
+from bpmn_engine.runtime.data import Step
+from bpmn_engine.store.sqlite import SqliteStore
+
+POLICIES = ("step", "wait")
+
+
+def check_policy(policy: str) -> str:
+    if policy not in POLICIES:
+        raise UsageError(f"unknown checkpoint policy {policy!r}: use one of {', '.join(POLICIES)}")
+    return policy
+
+
+class Checkpoints:
+    """One instance's pending steps and the rule for when they are committed."""
+
+    def __init__(self, store: SqliteStore, policy: str = "step", limit: int = 1000) -> None:
+        self.store = store
+        self.policy = check_policy(policy)
+        self.limit = limit
+        self._batching = 0  # nesting depth of `batch()`
+        self._pending: Step | None = None
+        self._new = False  # the pending record creates the instance row
+        self._count = 0
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Under the `wait` policy, keep the steps taken inside and commit them on the way out
+        (also when an exception leaves: the step that raised was rolled back first)."""
+        if self.policy != "wait":
+            yield
+            return
+        self._batching += 1
+        try:
+            yield
+        finally:
+            self._batching -= 1
+            if not self._batching:
+                self.flush()
+
+    def commit(self, step: Step, *, new: bool = False, urgent: bool = False) -> None:
+        """Commit the step now, or keep it until the batch ends (`urgent`: others must see it)."""
+        step.at = time.time()
+        if not self._batching:
+            self._write(step, new)
+            return
+        if self._pending is None:
+            self._pending, self._new, self._count = step, new, 0
+        else:
+            self._pending.absorb(step)
+        self._count += 1
+        if urgent or self._count >= self.limit:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit what is pending as one transaction (the checkpoint)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._write(pending, self._new)
+
+    def _write(self, step: Step, new: bool) -> None:
+        try:
+            self.store.commit(step, new_instance=new)
+        except ConcurrentModification:
+            step.rollback()  # memory goes back to the last checkpoint with the rows
+            raise

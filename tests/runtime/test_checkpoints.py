@@ -1,0 +1,230 @@
+"""Checkpoints at wait states: the steps of a run are committed together, with the same rows."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bpmn_engine import Engine
+from bpmn_engine.errors import ConcurrentModification, UsageError
+from bpmn_engine.runtime.state import Event
+from tests.runtime.conftest import Bpmn, MakeEngine, activations, flow, script
+
+FORK_SUBPROCESS_TASK = (
+    '<startEvent id="S"/><parallelGateway id="Fork"/><parallelGateway id="Join"/>'
+    + script("A", "a = 1")
+    + '<subProcess id="Sub"><startEvent id="SS"/>'
+    + script("B", "b = 2")
+    + '<endEvent id="SE"/>'
+    + flow("SS", "B")
+    + flow("B", "SE")
+    + "</subProcess>"
+    + '<userTask id="Review"/><endEvent id="E"/>'
+    + flow("S", "Fork")
+    + flow("Fork", "A")
+    + flow("Fork", "Sub")
+    + flow("A", "Join")
+    + flow("Sub", "Join")
+    + flow("Join", "Review")
+    + flow("Review", "E")
+)
+
+CHAIN = (
+    '<startEvent id="S"/>'
+    + script("A", "n = n + 1")
+    + script("B", "n = n + 1")
+    + script("C", "n = n + 1")
+    + '<endEvent id="E"/>'
+    + flow("S", "A")
+    + flow("A", "B")
+    + flow("B", "C")
+    + flow("C", "E")
+)
+
+
+def rows(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every instance table, without the instance id, timestamps and the
+    instance row's version (one per commit)."""
+    queries = {
+        "instances": "SELECT process, state, end_event, incident, next_track, "
+        "next_scope, next_task, next_seq, next_event FROM instances",
+        "tracks": "SELECT id, element, scope, status, seq, parent, fork_group, via, wait, "
+        "attempt, version, claimed_by, lease_until FROM tracks ORDER BY id",
+        "scopes": "SELECT id, element, parent, track, status, version FROM scopes ORDER BY id",
+        "variables": "SELECT scope, name, value FROM variables ORDER BY scope, name",
+        "user_tasks": "SELECT id, track, element, name, status, inputs FROM user_tasks",
+        "joins": "SELECT scope, gateway, activation, tracks FROM joins ORDER BY activation",
+        "history": "SELECT seq, event, element, track, data FROM history ORDER BY seq",
+    }
+    with sqlite3.connect(db) as conn:
+        return {table: conn.execute(query).fetchall() for table, query in queries.items()}
+
+
+def committed_history(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT count(*) FROM history").fetchone()[0]
+
+
+def test_an_unknown_checkpoint_policy_is_a_usage_error():
+    with pytest.raises(UsageError, match="unknown checkpoint policy 'never'"):
+        Engine(":memory:", checkpoint="never")
+
+
+def test_checkpoints_at_waits_leave_the_same_rows_as_a_checkpoint_per_step(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
+    # given
+    path = bpmn(FORK_SUBPROCESS_TASK)
+    found = {}
+    for policy in ("step", "wait"):
+        engine = make_engine(tmp_path / f"{policy}.db", checkpoint=policy)
+        # when: a run to the user task, then its completion and the rest
+        instance = engine.start(path)
+        instance.run()
+        instance.complete_task("Review", {"ok": True})
+        instance.run()
+        engine.close()
+        found[policy] = rows(tmp_path / f"{policy}.db")
+    # then
+    assert found["wait"] == found["step"]
+    assert found["wait"]["instances"][0][1] == "completed"
+
+
+def test_a_run_commits_nothing_until_it_waits(bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine):
+    # given
+    db = tmp_path / "state.db"
+    engine = make_engine(db, checkpoint="wait")
+    instance = engine.start(bpmn(FORK_SUBPROCESS_TASK))
+    at_start = committed_history(db)
+    seen: list[int] = []
+    # when
+    outcome = instance.run(on_event=lambda event: seen.append(committed_history(db)))
+    # then: every step ran, and only the wait at Review committed them
+    assert outcome.state == "waiting"
+    assert set(seen) == {at_start}
+    assert committed_history(db) == at_start + len(seen)
+
+
+def test_a_long_run_commits_every_limit_steps(bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine):
+    # given: a checkpoint at least every 4 steps
+    db = tmp_path / "state.db"
+    engine = make_engine(db, checkpoint="wait")
+    instance = engine.start(bpmn(CHAIN), variables={"n": 0})
+    instance.checkpoints.limit = 4
+    committed: list[int] = []
+
+    def watch(event: Event) -> None:
+        if event.event == "element.completed":
+            committed.append(committed_history(db))
+
+    # when
+    outcome = instance.run(on_event=watch)
+    # then: S, A, B, C and E complete; the fourth step is committed before its events are told
+    assert outcome.state == "completed"
+    assert outcome.variables == {"n": 3}
+    first, second = committed[0], committed[3]
+    assert committed == [first] * 3 + [second] * 2
+    assert second > first
+
+
+CRASHING_RUN = """
+import os, sqlite3, sys
+from bpmn_engine import Engine
+
+db, path, calls = sys.argv[1:4]
+
+def pay(context):
+    with sqlite3.connect(db) as conn:
+        status, lease = conn.execute("SELECT status, lease_until FROM tracks").fetchone()
+        (before,) = conn.execute("SELECT count(*) FROM history WHERE element = 'A'").fetchone()
+    with open(calls, "a") as out:
+        out.write(f"{status} {lease is not None} {before}\\n")
+    return {"paid": True}
+
+def dies(event):  # a hard crash: no finally, no flush
+    if event.event == "element.completed" and event.element == "B":
+        os._exit(3)
+
+engine = Engine(db, handlers={"pay": pay}, checkpoint="wait")
+engine.start(path).run(on_event=dies)
+"""
+
+
+def test_a_handler_runs_after_a_checkpoint_and_its_result_is_committed_at_once(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
+    # given: a process killed (no cleanup) two steps after the handler returned
+    db, calls = tmp_path / "state.db", tmp_path / "calls.txt"
+    path = bpmn(
+        '<startEvent id="S"/>'
+        + script("A", "a = 1")
+        + '<serviceTask id="Pay" camunda:type="external" camunda:topic="pay"/>'
+        + script("B", "b = 1")
+        + '<endEvent id="E"/>'
+        + flow("S", "A")
+        + flow("A", "Pay")
+        + flow("Pay", "B")
+        + flow("B", "E")
+    )
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASHING_RUN, str(db), str(path), str(calls)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert crashed.returncode == 3, crashed.stderr
+    # when
+    engine = make_engine(db, handlers={"pay": lambda context: {"paid": "again"}})
+    (instance_id,) = [i["id"] for i in engine.store.list_instances()]
+    resumed = engine.instance(instance_id)
+    outcome = resumed.run()
+    # then: the handler saw A committed and its own job claimed, and was not called again
+    # (A: activated, variables.updated, completed, flow.taken)
+    assert calls.read_text().splitlines() == ["executing True 4"]
+    assert outcome.state == "completed"
+    assert outcome.variables == {"a": 1, "paid": True, "b": 1}
+    assert activations(resumed) == ["S", "A", "Pay", "B", "E"]
+
+
+def test_a_batch_that_loses_a_race_is_rolled_back_to_its_last_checkpoint(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
+    # given: two engines on one database, and a copy of the instance changed by the other
+    db = tmp_path / "state.db"
+    batching = make_engine(db, checkpoint="wait")
+    instance = batching.start(bpmn(CHAIN), variables={"n": 0})
+    tokens = instance.tokens()
+    other = make_engine(db).instance(instance.id)
+    other.set_variables({"n": 10})
+    # when
+    with pytest.raises(ConcurrentModification):
+        instance.run()
+    # then: memory is back at the checkpoint it started from; the rows are the other's
+    assert instance.tokens() == tokens
+    assert instance.variables == {"n": 0}
+    assert make_engine(db).instance(instance.id).variables == {"n": 10}
+    assert rows(db)["history"][-1][1] == "variables.updated"
+
+
+def test_an_incident_in_a_batch_keeps_the_steps_before_it(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
+    # given
+    db = tmp_path / "state.db"
+    engine = make_engine(db, checkpoint="wait")
+    path = bpmn(CHAIN.replace(script("B", "n = n + 1"), script("B", "n = n / 0")))
+    # when
+    outcome = engine.start(path, variables={"n": 0}).run()
+    # then
+    assert outcome.state == "failed"
+    reopened = make_engine(db).instance(outcome.instance)
+    assert reopened.outcome().state == "failed"
+    assert reopened.variables == {"n": 1}
+    assert activations(reopened) == ["S", "A"]  # B's step was rolled back: the incident
+    assert reopened.outcome().incident is not None
+    assert reopened.outcome().incident.startswith("B: ")
