@@ -1,6 +1,7 @@
 """Where one run's time goes, per element step: cProfile (and pyinstrument if installed).
 
-Run: python bench/profile_run.py NAME [--mode memory|file] [--top N] [--pyinstrument] [--sql]
+Run: python bench/profile_run.py NAME [--mode memory|memory-w|file|file-w] [--top N]
+                                      [--pyinstrument] [--sql]
      e.g. python bench/profile_run.py seq_10000 --mode file --sql
 
 Profiles `Instance.run()` of one synthetic diagram (see generate.py) and prints the costliest
@@ -28,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate  # noqa: E402
-from run import fresh, start_variables  # noqa: E402
+from run import MODES, fresh, start_variables  # noqa: E402
 
 from bpmn_engine import Engine, Instance, load  # noqa: E402
 
@@ -64,8 +65,9 @@ def area(name: str) -> str:
 
 def prepare(name: str, mode: str, work: Path) -> Instance:
     path = generate.write(name, work)
-    db = ":memory:" if mode == "memory" else fresh(work / f"{name}.db")
-    engine = Engine(db)
+    in_file, checkpoint = MODES[mode]
+    db = fresh(work / f"{name}.db") if in_file else ":memory:"
+    engine = Engine(db, checkpoint=checkpoint)
     return engine.start(load(path), variables=start_variables(name))
 
 
@@ -178,7 +180,7 @@ def with_pyinstrument(name: str, mode: str, work: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("name", help="a synthetic diagram, e.g. seq_10000, par_1000, loop_10000")
-    parser.add_argument("--mode", choices=("memory", "file"), default="file")
+    parser.add_argument("--mode", choices=tuple(MODES), default="file")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--pyinstrument", action="store_true")
     parser.add_argument("--sql", action="store_true", help="time each kind of SQL statement")

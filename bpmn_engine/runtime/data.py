@@ -39,6 +39,25 @@ class InstanceHead:
     incident: str | None = None
     version: int = 0
 
+    def snapshot(self) -> InstanceHead:
+        """A copy for a step's undo record (by constructor: every step takes one)."""
+        return InstanceHead(
+            self.id,
+            self.definition,
+            self.process,
+            self.state,
+            self.next_track,
+            self.next_scope,
+            self.next_task,
+            self.next_seq,
+            self.next_event,
+            self.next_timer,
+            self.next_subscription,
+            self.end_event,
+            self.incident,
+            self.version,
+        )
+
 
 @dataclass(slots=True)
 class JoinRecord:
@@ -166,7 +185,7 @@ class Step:
 
     def __init__(self, data: InstanceData) -> None:
         self.data = data
-        self.head_before = copy.copy(data.head)
+        self.head_before = data.head.snapshot()
         self.tracks: dict[int, Track | None] = {}  # id -> copy before the step (None: new)
         self.scopes: dict[int, Scope | None] = {}
         self.tasks: dict[int, UserTask | None] = {}
@@ -353,8 +372,9 @@ class Step:
             (self.subscriptions, later.subscriptions),
             (self.values, later.values),
         ):
-            for key, before in theirs.items():
-                mine.setdefault(key, before)  # type: ignore[attr-defined]
+            if theirs:
+                for key, before in theirs.items():
+                    mine.setdefault(key, before)  # type: ignore[attr-defined]
         self.claimed_messages += later.claimed_messages
         self.joins += later.joins
         if self._event_times is None:

@@ -13,7 +13,7 @@ import os
 import socket
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,6 +42,30 @@ _HEAD_FIELDS = (
     "end_event",
     "incident",
 )
+
+
+def _json_encoder() -> Callable[[Any], str]:
+    """`json.dumps` with its output unchanged, without building a new C encoder per call
+    (two thirds of a small dict's 1.7 µs); a step writes three or more. No cycle check: what
+    is written was decoded from JSON or built by the engine, and cannot hold a cycle."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # a Python without the C accelerator
+        return json.dumps
+    encode = make(
+        None,
+        json.JSONEncoder().default,
+        json.encoder.encode_basestring_ascii,
+        None,
+        ": ",
+        ", ",
+        False,
+        False,
+        True,
+    )
+    return lambda value: "".join(encode(value, 0))
+
+
+_dumps = _json_encoder()
 
 
 def _now() -> str:
@@ -320,14 +344,14 @@ class SqliteStore:
                 conn.execute(
                     "INSERT OR REPLACE INTO variables (instance, scope, name, value) "
                     "VALUES (?, ?, ?, ?)",
-                    (instance, scope, name, json.dumps(value)),
+                    (instance, scope, name, _dumps(value)),
                 )
         for task_id in step.tasks:
             u = step.data.tasks[task_id]
             conn.execute(
                 "INSERT OR REPLACE INTO user_tasks "
                 "(instance, id, track, element, name, status, inputs) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (instance, u.id, u.track, u.element, u.name, u.status, json.dumps(u.inputs)),
+                (instance, u.id, u.track, u.element, u.name, u.status, _dumps(u.inputs)),
             )
         for timer_id in step.timers:
             t = step.data.timers[timer_id]
@@ -358,7 +382,7 @@ class SqliteStore:
                 "INSERT INTO joins (instance, scope, gateway, activation, tracks) "
                 "VALUES (?, ?, ?, ?, ?)",
                 [
-                    (instance, j.scope, j.gateway, j.activation, json.dumps(j.tracks))
+                    (instance, j.scope, j.gateway, j.activation, _dumps(j.tracks))
                     for j in step.joins
                 ],
             )
@@ -373,7 +397,7 @@ class SqliteStore:
                     e.event,
                     e.element,
                     e.track,
-                    json.dumps(e.data),
+                    _dumps(e.data),
                     stamps.get(at) or stamps.setdefault(at, _iso(at)),
                 )
                 for e, at in zip(step.events, step.event_times(), strict=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from dataclasses import fields
 
+from bpmn_engine.runtime.data import InstanceHead
 from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.state import Track
 
@@ -20,3 +21,12 @@ def test_a_track_snapshot_copies_every_field() -> None:
     assert snapshot is not track
     track.element = "elsewhere"
     assert snapshot.element == "task"
+
+
+def test_an_instance_head_snapshot_copies_every_field() -> None:
+    values = {f.name: f"{f.name}-value" for f in fields(InstanceHead)}
+    head = InstanceHead(**values)
+    snapshot = head.snapshot()
+    assert snapshot == copy.copy(head)
+    assert snapshot is not head
+    assert all(getattr(snapshot, name) == value for name, value in values.items())
