@@ -29,6 +29,9 @@ def _copy(value: Any) -> Any:
         raise ExpressionError(f"cannot copy a {type(value).__name__!r} variable: {error}") from None
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None), list, dict})  # never a module or class
+
+
 def _copy_variables(variables: Mapping[str, Any], names: Iterable[str]) -> dict[str, Any]:
     """A shallow copy, deep only for the names the script can reach (it can mutate those)."""
     namespace = dict(variables)
@@ -47,7 +50,9 @@ def _changes(
         if name.startswith("_") or name not in after:
             continue
         value = after[name]
-        if inspect.ismodule(value) or inspect.isroutine(value) or inspect.isclass(value):
+        if type(value) not in _PLAIN and (
+            inspect.ismodule(value) or inspect.isroutine(value) or inspect.isclass(value)
+        ):
             continue
         if name not in variables:
             changed[name] = value

@@ -61,7 +61,7 @@ class Checkpoints:
 
     def commit(self, step: Step, *, new: bool = False, urgent: bool = False) -> None:
         """Commit the step now, or keep it until the batch ends (`urgent`: others must see it)."""
-        step.at = time.time()
+        step.at = round(time.time(), 3)  # the history's precision: steps of one ms share it
         if not self._batching:
             self._write(step, new)
             return

@@ -7,7 +7,6 @@ track of a scope completes the scope (implicit end, spec 13.2.1).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ from bpmn_engine.model import SequenceFlow as Flow
 from bpmn_engine.runtime.data import InstanceData, Step
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.state import Track
-from bpmn_engine.runtime.variables import storable_all
+from bpmn_engine.runtime.variables import copied, storable_all
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
@@ -89,7 +88,7 @@ class StepContext:
             raise Incident(str(error), self.node.id) from None
         for name, value in values.items():
             self.step.set_value(self.data.variables.owner(target, name), name, value)
-        self.emit("variables.updated", variables=copy.deepcopy(values))
+        self.emit("variables.updated", variables=copied(values))
 
     def set_local(self, scope: int, values: Mapping[str, Any]) -> None:
         try:

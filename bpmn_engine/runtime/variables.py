@@ -7,7 +7,9 @@ mapping puts them.
 
 from __future__ import annotations
 
+import copy
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,6 +48,10 @@ class VariableStore:
         return chain[-1]
 
 
+# values JSON gives back as themselves (a float only when finite): no round trip needed
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
 def storable(name: str, value: Any) -> Any:
     """The value as the store will give it back (JSON), or ValueError saying why it can't be.
 
@@ -55,6 +61,9 @@ def storable(name: str, value: Any) -> Any:
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"variable name {name!r} must be a non-empty string")
+    kind = type(value)
+    if kind in _SCALARS or (kind is float and math.isfinite(value)):
+        return value  # most writes: a counter, a flag, a name
     try:
         return json.loads(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError) as error:
@@ -64,3 +73,12 @@ def storable(name: str, value: Any) -> Any:
 
 def storable_all(values: Mapping[str, Any]) -> dict[str, Any]:
     return {name: storable(name, value) for name, value in values.items()}
+
+
+def copied(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of storable values (for an event a listener may keep): scalars as they
+    are, containers by `copy.deepcopy`."""
+    return {
+        name: value if type(value) in _SCALARS or type(value) is float else copy.deepcopy(value)
+        for name, value in values.items()
+    }
