@@ -92,6 +92,10 @@ class Outcome:
         return out
 
 
+def _arrive(ctx: StepContext) -> None:
+    behaviour_for(ctx.node).arrive(ctx)
+
+
 class Instance:
     """One running (or finished) process instance, backed by its rows in the store."""
 
@@ -236,6 +240,11 @@ class Instance:
 
     def step_once(self, on_event: Listener | None = None) -> bool:
         """Do the next thing in scheduling order; False when nothing can happen now."""
+        if not self._orphans:  # the common case, straight to the ready track
+            track = self.data.next_ready()
+            if track is not None:
+                self._enter(track, on_event)
+                return True
         action = self._next_action()
         if action is None:
             return False
@@ -285,9 +294,7 @@ class Instance:
         elif action.kind == "enter":
             if track.status is not TrackState.READY:
                 raise UsageError(f"track {track.id} is not ready to enter {track.element}")
-            ctx = self._step(track, lambda c: behaviour_for(c.node).arrive(c), on_event)
-            if ctx is not None and ctx.external is not None:
-                self._run_job(ctx, on_event)
+            self._enter(track, on_event)
         elif action.kind == "join":
             chosen = self._join_choice(track)
             if chosen is None:
@@ -500,8 +507,8 @@ class Instance:
         if step.values or step.subscriptions:
             self._conditions_dirty = True
         # others look for a thrown or awaited message or signal in the rows: commit it now
-        urgent = bool(step.signals or step.messages or step.claimed_messages) or any(
-            before is None for before in step.subscriptions.values()
+        urgent = bool(step.signals or step.messages or step.claimed_messages) or (
+            bool(step.subscriptions) and None in step.subscriptions.values()
         )
         self.checkpoints.commit(step, new=new, urgent=urgent)
         self.data.reindex(step.tracks)
@@ -530,6 +537,12 @@ class Instance:
                 # atomically, so one of the two always sees the other)
                 track = self.data.tracks[subscription.track]
                 self._step(track, lambda c, s=subscription: deliver_buffered(c, [s]), on_event)
+
+    def _enter(self, track: Track, on_event: Listener | None) -> None:
+        """A ready track enters its node (and a service task's handler runs after that step)."""
+        ctx = self._step(track, _arrive, on_event)
+        if ctx is not None and ctx.external is not None:
+            self._run_job(ctx, on_event)
 
     def _fail(self, track_id: int, element: str, message: str, on_event: Listener | None) -> None:
         step = Step(self.data)
