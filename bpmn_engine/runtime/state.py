@@ -6,7 +6,7 @@ They are plain mutable records, one row each in the store; the step loop is thei
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from bpmn_engine.runtime.lifecycle import TOKEN_STATE, TrackState, check_track
 
@@ -136,16 +136,18 @@ class Subscription:
     status: str = "waiting"  # waiting, fired, cancelled
 
 
-@dataclass(slots=True, frozen=True)
-class Event:
-    """One history entry, also one line of `--json` output."""
+class Event(NamedTuple):
+    """One history entry, also one line of `--json` output.
+
+    Immutable like a frozen dataclass, at a third of its construction cost: a step makes
+    three or more of them."""
 
     seq: int
     event: str
     instance: str
-    element: str | None = None
-    track: int | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    element: str | None
+    track: int | None
+    data: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.event, "instance": self.instance}
