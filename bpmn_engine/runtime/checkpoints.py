@@ -3,7 +3,8 @@
 `step` (the default) commits each step as its own transaction: a crash loses nothing that
 ran. `wait` keeps the steps of a run in memory, merged into one record (the first
 before-image of each row, every event in order), and commits them as one transaction when
-the run stops: at a wait state, at the end, on an incident. A crash then loses the steps
+the run stops: at a wait state (a user task, even one answered at once; a timer the run
+sleeps for), at the end, on an incident. A crash then loses the steps
 since the last checkpoint, and a resume runs them again from there, so they are done once
 in the store all the same. A checkpoint is also taken at once whenever a step's effect must
 be seen outside this process: before a service-task handler runs (its lease) and after it
@@ -19,7 +20,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bpmn_engine.errors import ConcurrentModification, UsageError
+from bpmn_engine.errors import UsageError
 from bpmn_engine.runtime.data import Step
 from bpmn_engine.store.sqlite import SqliteStore
 
@@ -82,6 +83,6 @@ class Checkpoints:
     def _write(self, step: Step, new: bool) -> None:
         try:
             self.store.commit(step, new_instance=new)
-        except ConcurrentModification:
-            step.rollback()  # memory goes back to the last checkpoint with the rows
+        except BaseException:  # a lost race, a locked database, Ctrl-C: nothing was written,
+            step.rollback()  # so memory goes back to the last checkpoint, with the rows
             raise

@@ -617,6 +617,7 @@ class Instance:
             task = self.data.tasks[task_id]
             if before is not None or task.status != "waiting":
                 continue
+            self.checkpoints.flush()  # a user task is a wait state, even one answered at once
             variables = answer(self, task)
             if variables is not None and task.status == "waiting":
                 self.complete_task(task.id, variables, on_event)

@@ -228,3 +228,62 @@ def test_an_incident_in_a_batch_keeps_the_steps_before_it(
     assert activations(reopened) == ["S", "A"]  # B's step was rolled back: the incident
     assert reopened.outcome().incident is not None
     assert reopened.outcome().incident.startswith("B: ")
+
+
+def test_a_user_task_is_a_checkpoint_even_when_answered_at_once(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
+    # given: a person (here a function) answers the task as soon as it waits
+    db = tmp_path / "state.db"
+    seen: list[list[str]] = []
+
+    def answer(instance: Any, task: Any) -> dict[str, Any]:
+        with sqlite3.connect(db) as conn:
+            rows = conn.execute("SELECT event || ' ' || element FROM history ORDER BY seq")
+            seen.append([row[0] for row in rows])
+        return {"ok": True}
+
+    engine = make_engine(db, checkpoint="wait", on_user_task=answer)
+    path = bpmn(
+        '<startEvent id="S"/>'
+        + script("A", "a = 1")
+        + '<userTask id="Review"/><endEvent id="E"/>'
+        + flow("S", "A")
+        + flow("A", "Review")
+        + flow("Review", "E")
+    )
+    # when
+    outcome = engine.start(path).run()
+    # then: when the person was asked, the steps up to the wait were in the rows
+    assert outcome.state == "completed"
+    assert seen[0][-2:] == ["element.activated Review", "element.waiting Review"]
+    assert "element.completed A" in seen[0]
+
+
+def test_a_failed_write_rolls_memory_back_to_the_last_checkpoint(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine, monkeypatch: pytest.MonkeyPatch
+):
+    # given: the database refuses the checkpoint once (locked past the busy timeout)
+    db = tmp_path / "state.db"
+    engine = make_engine(db, checkpoint="wait")
+    instance = engine.start(bpmn(CHAIN), variables={"n": 0})
+    tokens = instance.tokens()
+    commit = engine.store.commit
+    failures = [sqlite3.OperationalError("database is locked")]
+
+    def refuses_once(step: Any, **kwargs: Any) -> None:
+        if failures:
+            raise failures.pop()
+        commit(step, **kwargs)
+
+    monkeypatch.setattr(engine.store, "commit", refuses_once)
+    # when
+    with pytest.raises(sqlite3.OperationalError):
+        instance.run()
+    # then: memory is the rows again, and the run can simply go on
+    assert instance.tokens() == tokens
+    assert instance.variables == {"n": 0}
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.variables == {"n": 3}
+    assert activations(make_engine(db).instance(instance.id)) == ["S", "A", "B", "C", "E"]
