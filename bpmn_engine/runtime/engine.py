@@ -19,6 +19,7 @@ from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.event_subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
+from bpmn_engine.runtime.leases import Heartbeat
 from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.starts import opening_step
@@ -50,6 +51,7 @@ class Engine:
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
         self.store = db if isinstance(db, SqliteStore) else SqliteStore(db)
+        self.heartbeat = Heartbeat(self.store)
         if isinstance(handlers, str | Path):
             handlers = load_handlers(handlers)
         self.handlers: Mapping[str, Handler] = handlers or {}
@@ -61,6 +63,7 @@ class Engine:
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
 
     def close(self) -> None:
+        self.heartbeat.close()
         self.store.close()
 
     def __enter__(self) -> Engine:

@@ -576,7 +576,8 @@ class Instance:
         assert ctx.external is not None
         track_id = ctx.track.id
         try:
-            result = ctx.external()
+            with self.engine.heartbeat.holding(self.id, track_id):
+                result = ctx.external()
         except BpmnError as thrown:  # a business error: thrown at the task, maybe caught
             code, message = thrown.code, thrown.message
             track = self.data.tracks[track_id]

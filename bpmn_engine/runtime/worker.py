@@ -7,8 +7,9 @@ turns: a waiting instance costs rows, not a thread.
 
 Two workers on one database never run the same track: every commit is a compare-and-set on
 versions, so the loser of a race gets `ConcurrentModification`, drops the instance and
-reloads it on a later turn. A job (a service handler call) holds a lease that a heartbeat
-renews; an instance with a job another live worker holds is left alone until it finishes.
+reloads it on a later turn. A job (a service handler call) holds a lease that the engine's
+heartbeat renews (runtime/leases.py); an instance with a job another live worker holds is
+left alone until it finishes.
 
 Stopping (Ctrl-C, SIGTERM) only sets a flag: the step in progress, handler call included,
 commits first, and the loop ends between steps.
@@ -20,7 +21,6 @@ import os
 import random
 import signal
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,7 +36,6 @@ from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.starts import firing_id, next_firing
 from bpmn_engine.runtime.state import Event
 from bpmn_engine.runtime.timers import is_cron
-from bpmn_engine.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
@@ -121,7 +120,6 @@ class Worker:
         self.report = WorkerReport()
         self.store.lease_seconds = lease
         self._stopping = False
-        self._job: tuple[str, int] | None = None  # the job whose handler runs now
         self._quarantine: dict[str, float] = {}
         self._random = random.Random(os.getpid())
         self._until: datetime | None = None
@@ -140,22 +138,21 @@ class Worker:
         self.engine.clock = _HeldClock(self.clock) if self.clock.virtual else self.clock
         self._until = self.clock.now() + self.horizon if self.horizon is not None else None
         try:
-            with self._heartbeat():
-                first = True
-                while not self._stopping:
-                    try:
-                        worked = self.turn(sweep=first)
-                    except sqlite3.OperationalError as error:  # locked past the busy timeout
-                        self._trouble(None, f"database: {error}")
-                        worked = False
-                    first = False
-                    if worked or self._stopping:
-                        continue
-                    if self._jump():
-                        continue
-                    if self.once:
-                        break
-                    self._sleep(self.poll)
+            first = True
+            while not self._stopping:
+                try:
+                    worked = self.turn(sweep=first)
+                except sqlite3.OperationalError as error:  # locked past the busy timeout
+                    self._trouble(None, f"database: {error}")
+                    worked = False
+                first = False
+                if worked or self._stopping:
+                    continue
+                if self._jump():
+                    continue
+                if self.once:
+                    break
+                self._sleep(self.poll)
         finally:
             self.engine.clock = self.clock
         return self.report
@@ -235,11 +232,8 @@ class Worker:
                     and not self._stopping
                     and instance.state is InstanceState.ACTIVE
                 ):
-                    try:
-                        if not instance.step_once(self._listen):
-                            break
-                    finally:
-                        self._job = None
+                    if not instance.step_once(self._listen):
+                        break
                     steps += 1
         except ConcurrentModification:
             self.report.conflicts += 1  # someone else moved it: drop it, reload it later
@@ -266,8 +260,6 @@ class Worker:
         )
 
     def _listen(self, event: Event) -> None:
-        if event.event == "job.started" and event.track is not None:
-            self._job = (event.instance, event.track)  # committed: the handler runs next
         if self.on_event is not None:
             self.on_event(event)
 
@@ -318,34 +310,6 @@ class Worker:
         deadline = time.monotonic() + seconds
         while not self._stopping and (left := deadline - time.monotonic()) > 0:
             time.sleep(min(SLEEP_SLICE, left))
-
-    # --- heartbeat ----------------------------------------------------------------------------
-    @contextmanager
-    def _heartbeat(self) -> Iterator[None]:
-        """Renew the lease of the running job every third of a lease, on its own connection."""
-        path = self.store.path
-        if path == ":memory:" or path.startswith("file::memory:"):
-            yield  # one process, one connection: nobody else could take the job over
-            return
-        done = threading.Event()
-
-        def beat() -> None:
-            store = SqliteStore(path)
-            try:
-                while not done.wait(self.lease / 3):
-                    job = self._job
-                    if job is not None:
-                        store.heartbeat(*job, self.lease)
-            finally:
-                store.close()
-
-        thread = threading.Thread(target=beat, name="bpmn-worker-heartbeat", daemon=True)
-        thread.start()
-        try:
-            yield
-        finally:
-            done.set()
-            thread.join(timeout=5)
 
 
 @contextmanager

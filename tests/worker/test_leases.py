@@ -21,6 +21,7 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.store.sqlite import SqliteStore
 from tests.worker.conftest import JOB, bpmn_file, completions
 
 HOST = socket.gethostname()
@@ -210,3 +211,25 @@ def test_the_heartbeat_renews_the_lease_while_the_handler_runs(tmp_path: Path, e
     assert engine.instance(instance.id).state == "completed"
     first, last = (datetime.fromisoformat(s) for s in seen)
     assert last - first >= timedelta(seconds=0.2)  # renewed at least once, every 0.1 s
+
+
+def test_a_run_outside_a_worker_renews_its_lease_too(tmp_path: Path, engines) -> None:
+    # given: `bpmn run` (no worker), a handler that outlives the lease, and a reaper elsewhere
+    db = tmp_path / "beat.db"
+    released: list[int] = []
+
+    def slow(ctx: Any) -> None:
+        time.sleep(0.6)
+        reaper = SqliteStore(db)
+        reaper.worker = "elsewhere:1"  # another process's reaper
+        released.append(reaper.release_expired_leases())
+        reaper.close()
+
+    engine = engines(db, handlers={"work": slow})
+    engine.store.lease_seconds = 0.3
+    instance = engine.start(bpmn_file(tmp_path / "job.bpmn", JOB))
+    # when
+    outcome = instance.run()
+    # then: the lease was alive when the reaper looked, and the job ran once
+    assert outcome.state == "completed"
+    assert released == [0]

@@ -1,0 +1,64 @@
+"""The heartbeat: the lease of the job whose handler this process runs stays alive.
+
+A job's claim is committed with a lease (`SqliteStore.lease_seconds`); a reaper in any
+process may release a lease that ran out and let the job run again. So while a handler
+runs, a thread renews its lease every third of the lease, on its own connection, for every
+caller alike: `bpmn run`, `complete`, `resume` and `bpmn worker`. The thread starts with the
+first job and lives as long as the engine. A store in memory has no other process that
+could take the job over, so it gets no thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from bpmn_engine.store.sqlite import SqliteStore
+
+
+class Heartbeat:
+    """Renews the lease of the job this process runs, while it runs."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        self.store = store
+        self._job: tuple[str, int] | None = None
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def needed(self) -> bool:
+        path = self.store.path
+        return not (path == ":memory:" or path.startswith("file::memory:"))
+
+    @contextmanager
+    def holding(self, instance_id: str, track_id: int) -> Iterator[None]:
+        """The job's handler runs inside: its lease is renewed until it returns."""
+        if not self.needed:
+            yield
+            return
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._beat, name="bpmn-heartbeat", daemon=True)
+            self._thread.start()
+        self._job = (instance_id, track_id)
+        try:
+            yield
+        finally:
+            self._job = None
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._done.set()
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _beat(self) -> None:
+        store = SqliteStore(self.store.path)
+        store.worker = self.store.worker  # the claim is this process's, whatever the thread
+        try:
+            while not self._done.wait(self.store.lease_seconds / 3):
+                job = self._job
+                if job is not None:
+                    store.heartbeat(*job, self.store.lease_seconds)
+        finally:
+            store.close()
