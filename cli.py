@@ -557,6 +557,13 @@ def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
     metavar="DURATION",
     help="With --clock virtual: simulate at most this much time (endless cycles need it).",
 )
+@click.option(
+    "--job-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Stop renewing the lease of a handler call that runs longer: another worker may "
+    "then run the job again (default: renew while this worker lives).",
+)
 @checkpoint_option
 @json_option
 def worker(
@@ -568,6 +575,7 @@ def worker(
     lease: float,
     once: bool,
     horizon: str | None,
+    job_timeout: float | None,
     checkpoint: str,
     as_json: bool,
 ) -> None:
@@ -589,6 +597,7 @@ def worker(
         trust_scripts=trust_scripts,
         clock=VirtualClock() if clock == "virtual" else RealClock(),
         checkpoint=checkpoint,
+        job_timeout=job_timeout,
     )
 
     def notice(event: Event) -> None:

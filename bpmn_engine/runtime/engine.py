@@ -37,6 +37,7 @@ class Engine:
     waits (return its variables) or leave it waiting (return None). `checkpoint` is when a
     run's steps are committed: `"step"` each one, `"wait"` together when the run waits
     (faster; a crash loses the steps since the last wait, which a resume runs again).
+    `job_timeout` (seconds) caps how long a handler call keeps its job's lease alive.
     """
 
     def __init__(
@@ -48,10 +49,13 @@ class Engine:
         on_user_task: UserTaskAnswer | None = None,
         clock: Clock | None = None,
         checkpoint: str = "step",
+        job_timeout: float | None = None,
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
         self.store = db if isinstance(db, SqliteStore) else SqliteStore(db)
-        self.heartbeat = Heartbeat(self.store)
+        if job_timeout is not None and job_timeout <= 0:
+            raise UsageError("the job timeout must be more than 0 seconds")
+        self.heartbeat = Heartbeat(self.store, job_timeout)
         if isinstance(handlers, str | Path):
             handlers = load_handlers(handlers)
         self.handlers: Mapping[str, Handler] = handlers or {}

@@ -6,11 +6,17 @@ runs, a thread renews its lease every third of the lease, on its own connection,
 caller alike: `bpmn run`, `complete`, `resume` and `bpmn worker`. The thread starts with the
 first job and lives as long as the engine. A store in memory has no other process that
 could take the job over, so it gets no thread.
+
+`timeout` caps how long one handler call keeps its lease alive (Zeebe's job timeout): past
+it the heartbeat stops renewing, the lease runs out, and another worker may run the job
+again; a result the hung handler returns after that commits only if nobody did (the
+commit is a compare-and-set on the track's version).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,9 +26,11 @@ from bpmn_engine.store.sqlite import SqliteStore
 class Heartbeat:
     """Renews the lease of the job this process runs, while it runs."""
 
-    def __init__(self, store: SqliteStore) -> None:
+    def __init__(self, store: SqliteStore, timeout: float | None = None) -> None:
         self.store = store
+        self.timeout = timeout
         self._job: tuple[str, int] | None = None
+        self._started = 0.0  # time.monotonic() when the job's handler was called
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -40,7 +48,7 @@ class Heartbeat:
         if self._thread is None:
             self._thread = threading.Thread(target=self._beat, name="bpmn-heartbeat", daemon=True)
             self._thread.start()
-        self._job = (instance_id, track_id)
+        self._job, self._started = (instance_id, track_id), time.monotonic()
         try:
             yield
         finally:
@@ -58,7 +66,10 @@ class Heartbeat:
         try:
             while not self._done.wait(self.store.lease_seconds / 3):
                 job = self._job
-                if job is not None:
-                    store.heartbeat(*job, self.store.lease_seconds)
+                if job is None:
+                    continue
+                if self.timeout is not None and time.monotonic() - self._started > self.timeout:
+                    continue  # hung past its timeout: let the lease run out
+                store.heartbeat(*job, self.store.lease_seconds)
         finally:
             store.close()

@@ -233,3 +233,26 @@ def test_a_run_outside_a_worker_renews_its_lease_too(tmp_path: Path, engines) ->
     # then: the lease was alive when the reaper looked, and the job ran once
     assert outcome.state == "completed"
     assert released == [0]
+
+
+def test_a_handler_past_its_job_timeout_loses_its_lease(tmp_path: Path, engines) -> None:
+    # given: a handler that hangs past the job timeout, and a reaper elsewhere
+    db = tmp_path / "beat.db"
+    released: list[int] = []
+
+    def hangs(ctx: Any) -> None:
+        time.sleep(0.9)
+        reaper = SqliteStore(db)
+        reaper.worker = "elsewhere:1"
+        released.append(reaper.release_expired_leases())
+        reaper.close()
+
+    engine = engines(db, handlers={"work": hangs}, job_timeout=0.1)
+    engine.store.lease_seconds = 0.3
+    instance = engine.start(bpmn_file(tmp_path / "job.bpmn", JOB))
+    # when
+    outcome = instance.run()
+    # then: the lease ran out and was released (another worker could have taken the job);
+    # nobody did, so the late result still commits
+    assert released == [1]
+    assert outcome.state == "completed"
