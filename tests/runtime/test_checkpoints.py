@@ -287,3 +287,31 @@ def test_a_failed_write_rolls_memory_back_to_the_last_checkpoint(
     assert outcome.state == "completed"
     assert outcome.variables == {"n": 3}
     assert activations(make_engine(db).instance(instance.id)) == ["S", "A", "B", "C", "E"]
+
+
+def test_of_two_runs_of_one_instance_only_the_first_to_commit_calls_the_handler(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
+    # given: two processes (engines) load the same instance before either runs it
+    db = tmp_path / "state.db"
+    calls: list[str] = []
+    path = bpmn(
+        '<startEvent id="S"/>'
+        + script("A", "a = 1")
+        + '<serviceTask id="Pay" camunda:type="external" camunda:topic="pay"/>'
+        + '<endEvent id="E"/>'
+        + flow("S", "A")
+        + flow("A", "Pay")
+        + flow("Pay", "E")
+    )
+    first = make_engine(db, checkpoint="wait", handlers={"pay": lambda c: calls.append("first")})
+    second = make_engine(db, checkpoint="wait", handlers={"pay": lambda c: calls.append("second")})
+    instance_id = first.start(path).id
+    mine, theirs = first.instance(instance_id), second.instance(instance_id)
+    # when
+    outcome = mine.run()
+    with pytest.raises(ConcurrentModification):
+        theirs.run()
+    # then
+    assert outcome.state == "completed"
+    assert calls == ["first"]
