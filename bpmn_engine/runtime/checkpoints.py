@@ -10,8 +10,9 @@ in the store all the same. A checkpoint is also taken at once whenever a step's 
 be seen outside this process: before a service-task handler runs (its lease) and after it
 returned (never call it twice for one result), and for a step that throws or awaits a
 message or a signal (other instances and processes look for it in the rows). A run commits
-at least every `limit` steps so that a long run holds neither unbounded memory nor the
-write lock for long.
+at least every `limit` history events (3 000: about 1 000 steps, or one step that forks a
+thousand branches), so that a long run holds neither unbounded memory nor the write lock
+for long.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def check_policy(policy: str) -> str:
 class Checkpoints:
     """One instance's pending steps and the rule for when they are committed."""
 
-    def __init__(self, store: SqliteStore, policy: str = "step", limit: int = 1000) -> None:
+    def __init__(self, store: SqliteStore, policy: str = "step", limit: int = 3000) -> None:
         self.store = store
         self.policy = check_policy(policy)
         self.limit = limit
@@ -70,7 +71,7 @@ class Checkpoints:
             self._pending, self._new, self._count = step, new, 0
         else:
             self._pending.absorb(step)
-        self._count += 1
+        self._count += len(step.events)
         if urgent or self._count >= self.limit:
             self.flush()
 

@@ -110,12 +110,12 @@ def test_a_run_commits_nothing_until_it_waits(bpmn: Bpmn, tmp_path: Path, make_e
     assert committed_history(db) == at_start + len(seen)
 
 
-def test_a_long_run_commits_every_limit_steps(bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine):
-    # given: a checkpoint at least every 4 steps
+def test_a_long_run_commits_every_limit_events(bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine):
+    # given: a checkpoint at least every 12 history events (S makes 3, each script task 4)
     db = tmp_path / "state.db"
     engine = make_engine(db, checkpoint="wait")
     instance = engine.start(bpmn(CHAIN), variables={"n": 0})
-    instance.checkpoints.limit = 4
+    instance.checkpoints.limit = 12
     committed: list[int] = []
 
     def watch(event: Event) -> None:
