@@ -24,13 +24,14 @@ from bpmn_engine.store.sqlite import SqliteStore
 
 
 class Heartbeat:
-    """Renews the lease of the job this process runs, while it runs."""
+    """Renews the leases of the jobs whose handlers this process runs, while they run."""
 
     def __init__(self, store: SqliteStore, timeout: float | None = None) -> None:
         self.store = store
         self.timeout = timeout
-        self._job: tuple[str, int] | None = None
-        self._started = 0.0  # time.monotonic() when the job's handler was called
+        # the jobs whose handlers run now (one, unless a handler runs another instance's job
+        # inside), with time.monotonic() when each was called
+        self._jobs: dict[tuple[str, int], float] = {}
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -48,11 +49,12 @@ class Heartbeat:
         if self._thread is None:
             self._thread = threading.Thread(target=self._beat, name="bpmn-heartbeat", daemon=True)
             self._thread.start()
-        self._job, self._started = (instance_id, track_id), time.monotonic()
+        job = (instance_id, track_id)
+        self._jobs[job] = time.monotonic()
         try:
             yield
         finally:
-            self._job = None
+            self._jobs.pop(job, None)
 
     def close(self) -> None:
         if self._thread is not None:
@@ -65,11 +67,10 @@ class Heartbeat:
         store.worker = self.store.worker  # the claim is this process's, whatever the thread
         try:
             while not self._done.wait(self.store.lease_seconds / 3):
-                job = self._job
-                if job is None:
-                    continue
-                if self.timeout is not None and time.monotonic() - self._started > self.timeout:
-                    continue  # hung past its timeout: let the lease run out
-                store.heartbeat(*job, self.store.lease_seconds)
+                now = time.monotonic()
+                for job, started in list(self._jobs.items()):
+                    if self.timeout is not None and now - started > self.timeout:
+                        continue  # hung past its timeout: let the lease run out
+                    store.heartbeat(*job, self.store.lease_seconds)
         finally:
             store.close()
