@@ -213,6 +213,16 @@ def test_the_heartbeat_renews_the_lease_while_the_handler_runs(tmp_path: Path, e
     assert last - first >= timedelta(seconds=0.2)  # renewed at least once, every 0.1 s
 
 
+def reap_elsewhere(db: Path) -> int:
+    """What another process's reaper releases now."""
+    reaper = SqliteStore(db)
+    reaper.worker = "elsewhere:1"
+    try:
+        return reaper.release_expired_leases()
+    finally:
+        reaper.close()
+
+
 def test_a_run_outside_a_worker_renews_its_lease_too(tmp_path: Path, engines) -> None:
     # given: `bpmn run` (no worker), a handler that outlives the lease, and a reaper elsewhere
     db = tmp_path / "beat.db"
@@ -220,10 +230,7 @@ def test_a_run_outside_a_worker_renews_its_lease_too(tmp_path: Path, engines) ->
 
     def slow(ctx: Any) -> None:
         time.sleep(0.6)
-        reaper = SqliteStore(db)
-        reaper.worker = "elsewhere:1"  # another process's reaper
-        released.append(reaper.release_expired_leases())
-        reaper.close()
+        released.append(reap_elsewhere(db))
 
     engine = engines(db, handlers={"work": slow})
     engine.store.lease_seconds = 0.3
@@ -242,10 +249,7 @@ def test_a_handler_past_its_job_timeout_loses_its_lease(tmp_path: Path, engines)
 
     def hangs(ctx: Any) -> None:
         time.sleep(0.9)
-        reaper = SqliteStore(db)
-        reaper.worker = "elsewhere:1"
-        released.append(reaper.release_expired_leases())
-        reaper.close()
+        released.append(reap_elsewhere(db))
 
     engine = engines(db, handlers={"work": hangs}, job_timeout=0.1)
     engine.store.lease_seconds = 0.3
