@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions.tokens import TokenParser, tokenize
+from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser, tokenize
 
 
 def feel_index(items: Any, index: Any) -> Any:
@@ -47,7 +47,8 @@ _TOKEN = re.compile(
 _COMPARE = {
     "=": ast.Eq, "!=": ast.NotEq, "<": ast.Lt, ">": ast.Gt, "<=": ast.LtE, ">=": ast.GtE,
 }  # fmt: skip
-_ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow}
+_MULTIPLICATIVE: dict[str, type[ast.operator]] = {"*": ast.Mult, "/": ast.Div}
+_POWER: dict[str, type[ast.operator]] = {"**": ast.Pow}
 _RESERVED = frozenset(
     {"and", "or", "not", "if", "then", "else", "between", "in", "some", "every", "for"}
     | {"return", "satisfies", "instance", "of", "function", "true", "false", "null"}
@@ -102,18 +103,10 @@ class _Parser(TokenParser):
         return ast.IfExp(test=test, body=body, orelse=self.expression())
 
     def disjunction(self) -> ast.expr:
-        values = [self.conjunction()]
-        while self.at("or"):
-            self.take()
-            values.append(self.conjunction())
-        return values[0] if len(values) == 1 else ast.BoolOp(op=ast.Or(), values=values)
+        return self.boolean(ast.Or, ("or",), self.conjunction)
 
     def conjunction(self) -> ast.expr:
-        values = [self.comparison()]
-        while self.at("and"):
-            self.take()
-            values.append(self.comparison())
-        return values[0] if len(values) == 1 else ast.BoolOp(op=ast.And(), values=values)
+        return self.boolean(ast.And, ("and",), self.comparison)
 
     def comparison(self) -> ast.expr:
         left = self.additive()
@@ -130,25 +123,13 @@ class _Parser(TokenParser):
         return ast.Compare(left=left, ops=[op], comparators=[right])
 
     def additive(self) -> ast.expr:
-        left = self.multiplicative()
-        while self.at("+", "-"):
-            op = _ARITHMETIC[self.take()[1]]()
-            left = ast.BinOp(left=left, op=op, right=self.multiplicative())
-        return left
+        return self.binary(ADDITIVE, self.multiplicative)
 
     def multiplicative(self) -> ast.expr:
-        left = self.power()
-        while self.at("*", "/"):
-            op = _ARITHMETIC[self.take()[1]]()
-            left = ast.BinOp(left=left, op=op, right=self.power())
-        return left
+        return self.binary(_MULTIPLICATIVE, self.power)
 
     def power(self) -> ast.expr:
-        left = self.unary()
-        while self.at("**"):
-            self.take()
-            left = ast.BinOp(left=left, op=ast.Pow(), right=self.unary())
-        return left
+        return self.binary(_POWER, self.unary)
 
     def unary(self) -> ast.expr:
         if self.at("-"):

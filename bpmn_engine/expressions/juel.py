@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions.tokens import TokenParser, tokenize
+from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser, tokenize
 
 
 def juel_empty(value: Any) -> bool:
@@ -42,8 +42,8 @@ _COMPARE = {
     "<=": ast.LtE, "le": ast.LtE, ">=": ast.GtE, "ge": ast.GtE,
 }  # fmt: skip
 _EQUALITY = frozenset({"==", "eq", "!=", "ne"})
-_ARITHMETIC = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "div": ast.Div}
-_ARITHMETIC |= {"%": ast.Mod, "mod": ast.Mod}
+_MULTIPLICATIVE: dict[str, type[ast.operator]] = {"*": ast.Mult, "/": ast.Div, "div": ast.Div}
+_MULTIPLICATIVE |= {"%": ast.Mod, "mod": ast.Mod}
 _RESERVED = frozenset(
     {"and", "or", "not", "eq", "ne", "lt", "gt", "le", "ge", "div", "mod", "empty"}
     | {"instanceof", "true", "false", "null"}
@@ -82,18 +82,10 @@ class _Parser(TokenParser):
         return ast.IfExp(test=test, body=body, orelse=self.conditional())
 
     def disjunction(self) -> ast.expr:
-        values = [self.conjunction()]
-        while self.at("||", "or"):
-            self.take()
-            values.append(self.conjunction())
-        return values[0] if len(values) == 1 else ast.BoolOp(op=ast.Or(), values=values)
+        return self.boolean(ast.Or, ("||", "or"), self.conjunction)
 
     def conjunction(self) -> ast.expr:
-        values = [self.equality()]
-        while self.at("&&", "and"):
-            self.take()
-            values.append(self.equality())
-        return values[0] if len(values) == 1 else ast.BoolOp(op=ast.And(), values=values)
+        return self.boolean(ast.And, ("&&", "and"), self.equality)
 
     def equality(self) -> ast.expr:
         left = self.relational()
@@ -110,18 +102,10 @@ class _Parser(TokenParser):
         return left
 
     def additive(self) -> ast.expr:
-        left = self.multiplicative()
-        while self.at("+", "-"):
-            op = _ARITHMETIC[self.take()[1]]()
-            left = ast.BinOp(left=left, op=op, right=self.multiplicative())
-        return left
+        return self.binary(ADDITIVE, self.multiplicative)
 
     def multiplicative(self) -> ast.expr:
-        left = self.unary()
-        while self.at("*", "/", "div", "%", "mod"):
-            op = _ARITHMETIC[self.take()[1]]()
-            left = ast.BinOp(left=left, op=op, right=self.unary())
-        return left
+        return self.binary(_MULTIPLICATIVE, self.unary)
 
     def unary(self) -> ast.expr:
         if self.at("-"):

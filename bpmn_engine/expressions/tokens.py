@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
@@ -32,6 +33,7 @@ def tokenize(body: str, pattern: re.Pattern[str], dialect: str) -> list[Token]:
 
 
 CONSTANTS = {"true": True, "false": False, "null": None}  # the same words in JUEL and FEEL
+ADDITIVE: dict[str, type[ast.operator]] = {"+": ast.Add, "-": ast.Sub}  # likewise
 
 
 class TokenParser:
@@ -65,6 +67,26 @@ class TokenParser:
         if not self.at(value):
             self.unexpected(f"expected {value!r}")
         self.take()
+
+    def boolean(
+        self, op: type[ast.boolop], words: tuple[str, ...], operand: Callable[[], ast.expr]
+    ) -> ast.expr:
+        """`operand (word operand)*` as one `and` or `or` (a lone operand as itself)."""
+        values = [operand()]
+        while self.at(*words):
+            self.take()
+            values.append(operand())
+        return values[0] if len(values) == 1 else ast.BoolOp(op=op(), values=values)
+
+    def binary(
+        self, ops: Mapping[str, type[ast.operator]], operand: Callable[[], ast.expr]
+    ) -> ast.expr:
+        """`operand (op operand)*`, left-associative: one precedence level of arithmetic."""
+        left = operand()
+        while self.at(*ops):
+            op = ops[self.take()[1]]()
+            left = ast.BinOp(left=left, op=op, right=operand())
+        return left
 
     def literal(self) -> ast.expr | None:
         """A number, string, true, false or null at the cursor (taken), else None."""
