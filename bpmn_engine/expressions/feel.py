@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser, tokenize
+from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser
 
 
 def feel_index(items: Any, index: Any) -> Any:
@@ -56,10 +56,6 @@ _RESERVED = frozenset(
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
 
 
-def _tokens(body: str) -> list[tuple[str, str, int]]:
-    return tokenize(body, _TOKEN, "FEEL")
-
-
 def _unquote(literal: str) -> str:
     def escape(match: re.Match[str]) -> str:
         code = match.group(1)
@@ -76,13 +72,11 @@ class _Parser(TokenParser):
     """Recursive descent: if < or < and < comparison < + - < * / < ** < unary < path/index."""
 
     dialect = "FEEL"
+    pattern = _TOKEN
 
     @staticmethod
     def unquote(literal: str) -> str:
         return _unquote(literal)
-
-    def __init__(self, body: str) -> None:
-        super().__init__(_tokens(body))
 
     def parse(self) -> ast.expr:
         if self.peek()[0] == "end":

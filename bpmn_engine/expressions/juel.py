@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser, tokenize
+from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser
 
 
 def juel_empty(value: Any) -> bool:
@@ -50,21 +50,15 @@ _RESERVED = frozenset(
 )
 
 
-def _tokens(body: str) -> list[tuple[str, str, int]]:
-    return tokenize(body, _TOKEN, "JUEL")
-
-
 class _Parser(TokenParser):
     """Recursive descent over EL precedence: ?: < or < and < equality < relational < ..."""
 
     dialect = "JUEL"
+    pattern = _TOKEN
 
     @staticmethod
     def unquote(literal: str) -> str:
         return _unquote(literal)
-
-    def __init__(self, body: str) -> None:
-        super().__init__(_tokens(body))
 
     def parse(self) -> ast.expr:
         tree = self.conditional()

@@ -37,17 +37,19 @@ ADDITIVE: dict[str, type[ast.operator]] = {"+": ast.Add, "-": ast.Sub}  # likewi
 
 
 class TokenParser:
-    """Base of a recursive-descent translator; `dialect` names the language in errors."""
+    """Base of a recursive-descent translator: a dialect names itself (for errors) and gives
+    its token pattern (named groups, see `tokenize`)."""
 
     dialect = ""
+    pattern: re.Pattern[str]
 
     @staticmethod
     def unquote(literal: str) -> str:
         """A string token's value: the quotes stripped; dialects add their escapes."""
         return literal[1:-1]
 
-    def __init__(self, tokens: list[Token]) -> None:
-        self.tokens = tokens
+    def __init__(self, body: str) -> None:
+        self.tokens = tokenize(body, self.pattern, self.dialect)
         self.index = 0
         self.defaults: dict[str, Any] = {}
 
