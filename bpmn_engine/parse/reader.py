@@ -29,6 +29,7 @@ from bpmn_engine.model.elements import (
     SubProcess,
     Task,
 )
+from bpmn_engine.model.kinds import GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
 from bpmn_engine.parse import extensions
 from bpmn_engine.parse.xml import parse_xml, read_source
@@ -36,24 +37,6 @@ from bpmn_engine.parse.xml import parse_xml, read_source
 BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
 
-TASKS = {
-    "task",
-    "manualTask",
-    "userTask",
-    "scriptTask",
-    "serviceTask",
-    "sendTask",
-    "receiveTask",
-    "businessRuleTask",
-}
-SUBPROCESSES = {"subProcess", "transaction", "adHocSubProcess"}
-GATEWAYS = {
-    "exclusiveGateway",
-    "parallelGateway",
-    "inclusiveGateway",
-    "eventBasedGateway",
-    "complexGateway",
-}
 TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")
 
 
@@ -404,7 +387,7 @@ def _read_boundary(c: _Compiler, element: etree._Element, flows: _Links) -> Boun
 _Reader = Callable[[_Compiler, etree._Element, "_Links"], FlowNode]
 _NODE_READERS: dict[str, _Reader] = {
     **dict.fromkeys(TASKS, _read_task),
-    **dict.fromkeys(SUBPROCESSES, _read_subprocess),
+    **dict.fromkeys(SUB_PROCESSES, _read_subprocess),
     "callActivity": _read_call_activity,
     **dict.fromkeys(GATEWAYS, _read_gateway),
     "startEvent": _read_start,

@@ -13,38 +13,12 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from bpmn_engine.model.kinds import ACTIVITIES, EVENTS, GATEWAYS
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue
 
-FLOW_NODES = frozenset(
-    {
-        "task",
-        "manualTask",
-        "userTask",
-        "scriptTask",
-        "serviceTask",
-        "sendTask",
-        "receiveTask",
-        "businessRuleTask",
-        "subProcess",
-        "transaction",
-        "adHocSubProcess",
-        "callActivity",
-        "exclusiveGateway",
-        "parallelGateway",
-        "inclusiveGateway",
-        "eventBasedGateway",
-        "complexGateway",
-        "startEvent",
-        "endEvent",
-        "intermediateThrowEvent",
-        "intermediateCatchEvent",
-        "boundaryEvent",
-    }
-)
-ACTIVITIES = frozenset(
-    {t for t in FLOW_NODES if t.endswith(("Task", "Process", "Activity"))} | {"task", "transaction"}
-)
+# the flow nodes a process draws: no choreography activities, no implicit throw event
+FLOW_NODES = ACTIVITIES | GATEWAYS | (EVENTS - {"implicitThrowEvent"})
 CALLABLE = frozenset(
     {"process", "globalTask", "globalUserTask", "globalManualTask", "globalScriptTask"}
     | {"globalBusinessRuleTask"}

@@ -1,9 +1,10 @@
 """What bpmnlint's rules need to know about a BPMN tree, read from lxml.
 
 bpmnlint lints the full moddle tree (lanes, participants, artifacts, DI), which the compiled
-model does not keep, so the rules read the XML. The element-type sets mirror the BPMN
-metamodel's inheritance (a `userTask` *is a* `Task`, *is an* `Activity`, *is a* `FlowNode`)
-so that each rule can ask bpmnlint's `is(node, 'bpmn:Activity')` with a set lookup.
+model does not keep, so the rules read the XML. The element-type sets (model/kinds.py)
+mirror the BPMN metamodel's inheritance (a `userTask` *is a* `Task`, *is an* `Activity`, *is
+a* `FlowNode`) so that each rule can ask bpmnlint's `is(node, 'bpmn:Activity')` with a set
+lookup.
 
 Incoming and outgoing flows come from `sourceRef`/`targetRef`, never from the optional
 `<incoming>`/`<outgoing>` children, which exporters often leave stale or omit.
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from bpmn_engine.model.kinds import ACTIVITIES, FLOW_NODES, SUB_PROCESSES
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 
@@ -25,34 +27,6 @@ DC = "http://www.omg.org/spec/DD/20100524/DC"
 
 _PREFIX = f"{{{BPMN}}}"
 
-TASKS = frozenset(
-    {
-        "task",
-        "userTask",
-        "manualTask",
-        "serviceTask",
-        "scriptTask",
-        "businessRuleTask",
-        "sendTask",
-        "receiveTask",
-    }
-)
-SUB_PROCESSES = frozenset({"subProcess", "adHocSubProcess", "transaction"})
-ACTIVITIES = TASKS | SUB_PROCESSES | {"callActivity"}
-CATCH_EVENTS = frozenset({"startEvent", "intermediateCatchEvent", "boundaryEvent"})
-THROW_EVENTS = frozenset({"endEvent", "intermediateThrowEvent", "implicitThrowEvent"})
-EVENTS = CATCH_EVENTS | THROW_EVENTS
-GATEWAYS = frozenset(
-    {
-        "exclusiveGateway",
-        "inclusiveGateway",
-        "parallelGateway",
-        "eventBasedGateway",
-        "complexGateway",
-    }
-)
-CHOREOGRAPHY_ACTIVITIES = frozenset({"choreographyTask", "subChoreography", "callChoreography"})
-FLOW_NODES = ACTIVITIES | EVENTS | GATEWAYS | CHOREOGRAPHY_ACTIVITIES
 FLOW_ELEMENTS = FLOW_NODES | {
     "sequenceFlow",
     "dataObject",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bpmn_engine.model.kinds import EVENTS
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
-    EVENTS,
     children,
     event_definitions,
     in_executable_process,

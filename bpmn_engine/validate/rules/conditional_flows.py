@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bpmn_engine.model.kinds import FLOW_NODES
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
-from bpmn_engine.validate.rules._bpmn import FLOW_NODES, condition, issue, model, reference
+from bpmn_engine.validate.rules._bpmn import condition, issue, model, reference
 
 
 class ConditionalFlows:

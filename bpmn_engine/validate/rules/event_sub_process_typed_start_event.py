@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bpmn_engine.model.kinds import SUB_PROCESSES
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
-    SUB_PROCESSES,
     event_definitions,
     flow_elements,
     is_event_subprocess,

@@ -11,19 +11,10 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from bpmn_engine.model.kinds import FLOW_NODES, GATEWAYS, SUB_PROCESSES
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
-from bpmn_engine.validate.rules._bpmn import (
-    FLOW_NODES,
-    GATEWAYS,
-    SUB_PROCESSES,
-    Model,
-    condition,
-    issue,
-    local,
-    model,
-    name_of,
-)
+from bpmn_engine.validate.rules._bpmn import Model, condition, issue, local, model, name_of
 
 _LABELLED = FLOW_NODES | {"sequenceFlow", "participant", "lane"}
 

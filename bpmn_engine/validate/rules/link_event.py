@@ -10,13 +10,11 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from bpmn_engine.model.kinds import CATCH_EVENTS, EVENTS, THROW_EVENTS
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
-    CATCH_EVENTS,
     CONTAINERS,
-    EVENTS,
-    THROW_EVENTS,
     event_definitions,
     flow_elements,
     issue,

@@ -11,12 +11,10 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from bpmn_engine.model.kinds import ACTIVITIES, EVENTS, GATEWAYS
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
-    ACTIVITIES,
-    EVENTS,
-    GATEWAYS,
     has_only_definitions,
     is_event_subprocess,
     is_for_compensation,

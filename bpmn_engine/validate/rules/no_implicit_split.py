@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bpmn_engine.model.kinds import ACTIVITIES, EVENTS
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
-from bpmn_engine.validate.rules._bpmn import ACTIVITIES, EVENTS, condition, issue, model
+from bpmn_engine.validate.rules._bpmn import condition, issue, model
 
 
 class NoImplicitSplit:

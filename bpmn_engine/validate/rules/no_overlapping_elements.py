@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from bpmn_engine.model.kinds import SUB_PROCESSES
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
-    SUB_PROCESSES,
     Bounds,
     Shape,
     children,

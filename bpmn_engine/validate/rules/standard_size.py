@@ -13,15 +13,12 @@ from typing import Any
 
 from lxml import etree
 
+from bpmn_engine.model.kinds import EVENTS, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
     BPMNDI,
     DC,
-    EVENTS,
-    GATEWAYS,
-    SUB_PROCESSES,
-    TASKS,
     is_true,
     issue,
     local,
