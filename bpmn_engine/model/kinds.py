@@ -8,6 +8,8 @@ flow node).
 
 from __future__ import annotations
 
+BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"  # the namespace of every kind below
+
 TASKS = frozenset(
     {
         "task",

@@ -29,12 +29,11 @@ from bpmn_engine.model.elements import (
     SubProcess,
     Task,
 )
-from bpmn_engine.model.kinds import GATEWAYS, SUB_PROCESSES, TASKS
+from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
 from bpmn_engine.parse import extensions
 from bpmn_engine.parse.xml import parse_xml, read_source
 
-BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
 
 TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")

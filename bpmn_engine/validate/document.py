@@ -17,10 +17,10 @@ from lxml import etree
 
 from bpmn_engine.errors import LoadError
 from bpmn_engine.model import Definitions
+from bpmn_engine.model.kinds import BPMN
 from bpmn_engine.parse import compile_tree
 from bpmn_engine.parse.xml import parse_xml, read_source
 
-BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
 EXTENSION_ELEMENTS = f"{{{BPMN}}}extensionElements"
 SEARCH_BACK_LINES = 40  # how far above a reported line a multi-line start tag may begin
 

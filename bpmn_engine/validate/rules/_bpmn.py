@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from bpmn_engine.model.kinds import ACTIVITIES, FLOW_NODES, SUB_PROCESSES
+from bpmn_engine.model.kinds import ACTIVITIES, BPMN, FLOW_NODES, SUB_PROCESSES
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 
-BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
 BPMNDI = "http://www.omg.org/spec/BPMN/20100524/DI"
 DC = "http://www.omg.org/spec/DD/20100524/DC"
 
