@@ -110,6 +110,14 @@ def is_for_compensation(element: etree._Element) -> bool:
     return local(element) in ACTIVITIES and is_true(element, "isForCompensation")
 
 
+def off_the_flow(element: etree._Element) -> bool:
+    """Started by something other than a sequence flow, so exempt from the flow rules (as in
+    bpmnlint): an event subprocess, a compensation handler, an ad-hoc subprocess's activity."""
+    if is_event_subprocess(element) or is_for_compensation(element):
+        return True
+    return local(element) in ACTIVITIES and parent_local(element) == "adHocSubProcess"
+
+
 def parent_local(element: etree._Element) -> str | None:
     parent = element.getparent()
     return None if parent is None else local(parent)

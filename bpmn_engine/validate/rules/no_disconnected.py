@@ -12,17 +12,15 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from bpmn_engine.model.kinds import ACTIVITIES, EVENTS, GATEWAYS, SUB_PROCESSES, TASKS
+from bpmn_engine.model.kinds import EVENTS, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
     event_definitions,
-    is_event_subprocess,
-    is_for_compensation,
     issue,
     local,
     model,
-    parent_local,
+    off_the_flow,
 )
 
 # bpmnlint checks `bpmn:Task`, `bpmn:Gateway`, `bpmn:SubProcess` and `bpmn:Event`
@@ -31,13 +29,12 @@ _CHECKED = TASKS | GATEWAYS | SUB_PROCESSES | EVENTS
 
 
 def _connected_otherwise(node: etree._Element) -> bool:
-    if is_event_subprocess(node) or is_for_compensation(node):
+    if off_the_flow(node):
         return True
     if local(node) == "boundaryEvent":
         definitions = event_definitions(node)
-        if len(definitions) == 1 and local(definitions[0]) == "compensateEventDefinition":
-            return True
-    return local(node) in ACTIVITIES and parent_local(node) == "adHocSubProcess"
+        return len(definitions) == 1 and local(definitions[0]) == "compensateEventDefinition"
+    return False
 
 
 class NoDisconnected:

@@ -16,12 +16,10 @@ from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
     has_only_definitions,
-    is_event_subprocess,
-    is_for_compensation,
     issue,
     local,
     model,
-    parent_local,
+    off_the_flow,
     reference,
 )
 
@@ -47,9 +45,7 @@ class NoImplicitEnd:
     @staticmethod
     def _ends_otherwise(node: etree._Element, associated: set[str]) -> bool:
         kind = local(node)
-        if kind == "endEvent" or is_event_subprocess(node) or is_for_compensation(node):
-            return True
-        if kind in ACTIVITIES and parent_local(node) == "adHocSubProcess":
+        if kind == "endEvent" or off_the_flow(node):
             return True
         if kind == "intermediateThrowEvent" and has_only_definitions(node, "linkEventDefinition"):
             return True

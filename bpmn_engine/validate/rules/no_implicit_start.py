@@ -16,22 +16,16 @@ from bpmn_engine.validate.document import Document
 from bpmn_engine.validate.findings import Issue
 from bpmn_engine.validate.rules._bpmn import (
     has_only_definitions,
-    is_event_subprocess,
-    is_for_compensation,
     issue,
     local,
     model,
-    parent_local,
+    off_the_flow,
 )
 
 
 def _started_otherwise(node: etree._Element) -> bool:
     kind = local(node)
-    if kind in ("startEvent", "boundaryEvent"):
-        return True
-    if is_for_compensation(node) or is_event_subprocess(node):
-        return True
-    if kind in ACTIVITIES and parent_local(node) == "adHocSubProcess":
+    if kind in ("startEvent", "boundaryEvent") or off_the_flow(node):
         return True
     return kind == "intermediateCatchEvent" and has_only_definitions(node, "linkEventDefinition")
 
