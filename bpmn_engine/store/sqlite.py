@@ -274,7 +274,6 @@ class SqliteStore:
             with self.transaction() as conn:
                 self._write_head(conn, head, step.head_before, new_instance, now)
                 self._write_tracks(conn, step)
-                self._write_leases(conn, step)
                 self._write_scopes(conn, step)
                 self._write_rest(conn, step, now)
         except sqlite3.IntegrityError as error:
@@ -314,11 +313,17 @@ class SqliteStore:
 
     def _write_tracks(self, conn: sqlite3.Connection, step: Step) -> None:
         """New tracks are inserted whole; a changed one updates only the columns that changed
-        (an index on a column left out is not rewritten: fewer pages for each commit)."""
+        (an index on a column left out is not rewritten: fewer pages for each commit). A job
+        claimed in this step gets its claim and lease in the same statement; a job that ended
+        gives both back."""
         data = step.data
         for track_id, before in step.tracks.items():
             t = data.tracks[track_id]
-            claimed = self.worker if t.status is TrackState.EXECUTING else None
+            lease = None
+            if t.status is TrackState.EXECUTING:
+                lease = self._lease()
+            elif before is not None and before.status is TrackState.EXECUTING:
+                lease = (None, None, None)
             if before is None:
                 row = (
                     t.element,
@@ -331,25 +336,30 @@ class SqliteStore:
                     t.wait,
                     t.attempt,
                     t.version,
-                    claimed,
+                    *(lease or (None, None, None)),
                 )
                 conn.execute(
-                    f"INSERT INTO tracks (instance, id, {_TRACK_COLUMNS}) "
-                    "VALUES (?, ?" + ", ?" * len(row) + ")",
+                    f"INSERT INTO tracks (instance, id, {_TRACK_COLUMNS}, lease_until, "
+                    "heartbeat_at) VALUES (?, ?" + ", ?" * len(row) + ")",
                     (data.head.id, t.id, *row),
                 )
                 continue
             changed = [n for n in _TRACK_FIELDS if getattr(t, n) != getattr(before, n)]
             values = [str(t.status) if n == "status" else getattr(t, n) for n in changed]
-            if t.status is TrackState.EXECUTING or before.status is TrackState.EXECUTING:
-                changed.append("claimed_by")
-                values.append(claimed)
+            if lease is not None:
+                changed += ("claimed_by", "lease_until", "heartbeat_at")
+                values += lease
             cursor = conn.execute(
                 _update_sql("tracks", (*changed, "version"), ("instance", "id", "version")),
                 (*values, t.version, data.head.id, t.id, before.version),
             )
             if cursor.rowcount != 1:
                 raise ConcurrentModification(f"track {t.id} was moved by someone else")
+
+    def _lease(self) -> tuple[str, str, str]:
+        """(claimed_by, lease_until, heartbeat_at) for a job this process claims now."""
+        now = datetime.now(UTC)
+        return self.worker, _stamp(now + timedelta(seconds=self.lease_seconds)), _stamp(now)
 
     def _write_scopes(self, conn: sqlite3.Connection, step: Step) -> None:
         data = step.data
@@ -768,22 +778,6 @@ class SqliteStore:
 
     # --- leases on jobs (seed 004) -----------------------------------------------------------
     lease_seconds: float = 300.0  # how long a claim is presumed alive without a heartbeat
-
-    def _write_leases(self, conn: sqlite3.Connection, step: Step) -> None:
-        """A job claimed in this step gets a lease; a job that ended gives its lease back."""
-        now = datetime.now(UTC)
-        for track_id, before in step.tracks.items():
-            track = step.data.tracks[track_id]
-            if track.status is TrackState.EXECUTING:
-                lease = (_stamp(now + timedelta(seconds=self.lease_seconds)), _stamp(now))
-            elif before is not None and before.status is TrackState.EXECUTING:
-                lease = (None, None)
-            else:
-                continue
-            conn.execute(
-                "UPDATE tracks SET lease_until = ?, heartbeat_at = ? WHERE instance = ? AND id = ?",
-                (*lease, step.data.head.id, track_id),
-            )
 
     def live_claim(self, instance_id: str, track_id: int) -> bool:
         """Is this track a job that another worker, alive as far as we can tell, is running?
