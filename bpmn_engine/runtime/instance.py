@@ -155,9 +155,7 @@ class Instance:
         head = self.data.head
         state = str(head.state)
         if head.state is InstanceState.ACTIVE:
-            movable = self._orphans or any(
-                t.status is TrackState.READY for t in self.data.tracks.values()
-            )
+            movable = self._orphans or self.data.next_ready() is not None
             state = "active" if movable else "waiting"
         return Outcome(
             instance=head.id,
