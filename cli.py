@@ -23,9 +23,9 @@ from rich.prompt import Confirm, Prompt
 from bpmn_engine import BpmnEngineError, Engine, Instance, Outcome
 from bpmn_engine.errors import UsageError
 from bpmn_engine.exit_codes import ExitCode
+from bpmn_engine.records.rows import Event, UserTask
 from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_json
 from bpmn_engine.runtime.clock import RealClock, VirtualClock
-from bpmn_engine.runtime.state import Event, UserTask
 from bpmn_engine.runtime.timers import TimerValueError, parse_duration
 
 DEFAULT_DB = "bpmn-engine.db"

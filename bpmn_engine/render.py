@@ -11,10 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
+from bpmn_engine.engine import Engine
 from bpmn_engine.model import Definitions
-from bpmn_engine.runtime.engine import Engine
+from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.instance import Instance, Outcome
-from bpmn_engine.runtime.state import Event
 
 STATE_STYLE = {
     "completed": "bold green",

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bpmn_engine.engine import Engine
 from bpmn_engine.errors import BpmnEngineError, UsageError
+from bpmn_engine.records.lifecycle import InstanceState
+from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.engine import Engine
 from bpmn_engine.runtime.instance import Action, Instance
-from bpmn_engine.runtime.lifecycle import InstanceState
-from bpmn_engine.runtime.state import Event
 from bpmn_engine.runtime.timers import TimerValueError, parse_duration
 
 CONTINUE_LIMIT = 100_000

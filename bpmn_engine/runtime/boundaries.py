@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.model import BoundaryEvent
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime.context import StepContext
-from bpmn_engine.runtime.lifecycle import TrackState
-from bpmn_engine.runtime.state import Track
 
 
 def interrupt(ctx: StepContext, host: Track, boundary: BoundaryEvent, **data: Any) -> None:

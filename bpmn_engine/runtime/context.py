@@ -14,9 +14,9 @@ from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import Definitions, Expression, FlowNode, FlowScope, IoParameter
 from bpmn_engine.model import SequenceFlow as Flow
-from bpmn_engine.runtime.data import InstanceData, Step
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.state import Track
+from bpmn_engine.records.data import InstanceData, Step
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime.variables import copied, storable_all
 
 if TYPE_CHECKING:

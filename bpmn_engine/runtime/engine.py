@@ -11,6 +11,8 @@ from typing import Any
 from bpmn_engine.errors import LoadError, UsageError
 from bpmn_engine.model import Definitions, Process, Task
 from bpmn_engine.parse import compile_definitions, load_file
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import UserTask
 from bpmn_engine.runtime import starts
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.checkpoints import check_policy
@@ -20,17 +22,17 @@ from bpmn_engine.runtime.event_subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.leases import Heartbeat
-from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.starts import opening_step
-from bpmn_engine.runtime.state import UserTask
-from bpmn_engine.store.sqlite import SqliteStore
+from bpmn_engine.runtime.storage import Store
 
 UserTaskAnswer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
 
 
 class Engine:
-    """Runs instances of BPMN processes, checkpointing every step in a SQLite store.
+    """Runs instances of BPMN processes, checkpointing their steps in a store.
+
+    The runtime's engine takes any `Store`; `bpmn_engine.Engine` opens one from a path.
 
     `handlers` maps service-task types (or element ids) to functions, or is a path to a
     Python file of such functions. `on_user_task` may answer a user task as soon as it
@@ -42,7 +44,7 @@ class Engine:
 
     def __init__(
         self,
-        db: str | Path | SqliteStore = ":memory:",
+        store: Store,
         *,
         handlers: Mapping[str, Handler] | str | Path | None = None,
         trust_scripts: bool = False,
@@ -52,7 +54,7 @@ class Engine:
         job_timeout: float | None = None,
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
-        self.store = db if isinstance(db, SqliteStore) else SqliteStore(db)
+        self.store = store
         if job_timeout is not None and job_timeout <= 0:
             raise UsageError("the job timeout must be more than 0 seconds")
         self.heartbeat = Heartbeat(self.store, job_timeout)

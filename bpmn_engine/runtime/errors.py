@@ -10,10 +10,10 @@ host's track goes on from the boundary event. An error nobody catches is an inci
 from __future__ import annotations
 
 from bpmn_engine.model import Activity, BoundaryEvent, StartEvent, SubProcess
+from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime import event_subprocesses
 from bpmn_engine.runtime.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.state import Track
 
 
 def catching_boundary(

@@ -10,9 +10,9 @@ the event subprocess runs like an embedded subprocess, and when it ends, so does
 from __future__ import annotations
 
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import LISTENING
 from bpmn_engine.runtime.context import StepContext
-from bpmn_engine.runtime.lifecycle import TrackState
-from bpmn_engine.runtime.state import LISTENING
 
 
 def catching_start(

@@ -20,16 +20,16 @@ import networkx as nx
 
 from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
 from bpmn_engine.model import Definitions
+from bpmn_engine.records.data import InstanceData, Step
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import LISTENING, Event, Timer, Track, UserTask
 from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
 from bpmn_engine.runtime.checkpoints import Checkpoints
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.data import InstanceData, Step
 from bpmn_engine.runtime.errors import throw_error
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.state import LISTENING, Event, Timer, Track, UserTask
 from bpmn_engine.runtime.timer_events import fire as fire_timer
 from bpmn_engine.runtime.triggers import (
     condition_holds,

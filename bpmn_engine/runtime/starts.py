@@ -21,13 +21,13 @@ from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, Process
 from bpmn_engine.model.elements import StartEvent
+from bpmn_engine.records.data import InstanceData, InstanceHead, Step
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime import event_subprocesses
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
 from bpmn_engine.runtime.timers import TimerValueError, cron_next, schedule

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode, StartEvent
+from bpmn_engine.records.rows import Timer
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.state import Timer
 from bpmn_engine.runtime.timers import TimerValueError, cron_next, schedule
 from bpmn_engine.runtime.triggers import trigger
 

@@ -16,9 +16,9 @@ from bpmn_engine.model import (
     StartEvent,
     Task,
 )
+from bpmn_engine.records.rows import Subscription
 from bpmn_engine.runtime.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.state import Subscription
 
 
 def trigger(ctx: StepContext, element: str, **data: Any) -> None:

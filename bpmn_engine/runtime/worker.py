@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
 from bpmn_engine.model import BoundaryEvent
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.instance import Instance, Listener
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.starts import firing_id, next_firing
-from bpmn_engine.runtime.state import Event
 from bpmn_engine.runtime.timers import is_cron
 
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ reaches them, until event support lands.
 from __future__ import annotations
 
 from bpmn_engine.model import Event
+from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.errors import throw_error, throw_escalation
-from bpmn_engine.runtime.lifecycle import TrackState
 from bpmn_engine.runtime.timer_events import arm
 from bpmn_engine.runtime.triggers import (
     condition_holds,

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState, check_instance
-from bpmn_engine.runtime.state import Event, Scope, Subscription, Timer, Track, UserTask
-from bpmn_engine.runtime.variables import VariableStore
+from bpmn_engine.records.lifecycle import InstanceState, TrackState, check_instance
+from bpmn_engine.records.rows import Event, Scope, Subscription, Timer, Track, UserTask
+from bpmn_engine.records.variables import VariableStore
 
 _MISSING = object()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from bpmn_engine.runtime.lifecycle import TOKEN_STATE, TrackState, check_track
+from bpmn_engine.records.lifecycle import TOKEN_STATE, TrackState, check_track
 
 LISTENING = "event subprocess"
 
