@@ -299,7 +299,7 @@ class Stepper:
             raise UsageError("signal NAME [NAME=VALUE...]")
         self._checkpoint()
         self.engine.broadcast_signal(
-            args[0], parse_assignments(args[1:]), report.events.append, thrower=self.instance
+            args[0], parse_assignments(args[1:]), report.events.append, current=self.instance
         )
         report.message = f"signal {args[0]!r} broadcast"
 

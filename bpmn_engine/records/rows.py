@@ -136,6 +136,29 @@ class Subscription:
     status: str = "waiting"  # waiting, fired, cancelled
 
 
+class Sent(NamedTuple):
+    """What a step sends to other instances: a row of the outbox, delivered after the commit.
+
+    `kind` is "message" or "signal"; `key` a message's correlation key.
+    """
+
+    kind: str
+    name: str
+    key: str | None = None
+    variables: dict[str, Any] = {}  # never mutated: one shared default is safe
+
+
+class Receipt(NamedTuple):
+    """What a delivery step records about what it received, so it cannot commit twice.
+
+    `delivery` is (outbox row, receiver) for a row a step sent; `message` is (message id,
+    name, key, variables) for a message correlated here. Both are unique in the store.
+    """
+
+    delivery: tuple[int, str] | None = None
+    message: tuple[str, str, str | None, dict[str, Any]] | None = None
+
+
 class Event(NamedTuple):
     """One history entry, also one line of `--json` output.
 

@@ -22,7 +22,7 @@ from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
 from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import LISTENING, Event, Timer, Track, UserTask
+from bpmn_engine.records.rows import LISTENING, Event, Receipt, Timer, Track, UserTask
 from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
@@ -44,8 +44,6 @@ if TYPE_CHECKING:
 
 Listener = Callable[[Event], None]
 StepWork = Callable[[StepContext], None]
-THROWN_MESSAGE_TTL = 3600.0  # a message a process sends waits this long for its receiver
-# (Zeebe's default time to live): the receiver may not have reached its catch event yet
 
 
 def checked_variables(values: dict[str, Any]) -> dict[str, Any]:
@@ -220,6 +218,8 @@ class Instance:
         With the real clock, a timer due within `wait_timers` seconds is waited for (the
         process sleeps); later timers leave the instance waiting, as rows, for a later resume.
         """
+        if self.engine.store.pending_outbox(self.id):  # a crash came before their delivery
+            self.engine.postman.flush(self, on_event)
         with self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
@@ -338,14 +338,22 @@ class Instance:
         subscription_id: int,
         variables: dict[str, Any] | None = None,
         on_event: Listener | None = None,
+        *,
+        receipt: Receipt | None = None,
     ) -> None:
-        """A message or signal for one of this instance's subscriptions: one step."""
+        """A message or signal for one of this instance's subscriptions: one step, which
+        records `receipt` (so the same delivery cannot commit twice)."""
         subscription = self.data.subscriptions[subscription_id]
         if subscription.status != "waiting":
             raise UsageError(f"subscription {subscription_id} no longer waits")
         values = checked_variables(variables or {})
         track = self.data.tracks[subscription.track]
-        self._step(track, lambda c: deliver(c, subscription, values), on_event)
+
+        def received(ctx: StepContext) -> None:
+            ctx.step.receive(receipt)
+            deliver(ctx, subscription, values)
+
+        self._step(track, received, on_event)
 
     def choose(self, gateway: str, flows: list[str]) -> None:
         """Take these flows at the gateway's next decision, whatever its conditions say."""
@@ -505,24 +513,13 @@ class Instance:
         if step.values or step.subscriptions:
             self._conditions_dirty = True
         # others look for a thrown or awaited message or signal in the rows: commit it now
-        urgent = bool(step.signals or step.messages or step.claimed_messages) or (
-            bool(step.subscriptions) and None in step.subscriptions.values()
-        )
-        self.checkpoints.commit(step, new=new, urgent=urgent)
+        self.checkpoints.commit(step, new=new, urgent=step.seen_by_others)
         self.data.reindex(step.tracks)
         if on_event is not None:
             for event in step.events:
                 on_event(event)
-        woken: list[Instance] = []
-        for name in step.signals:  # every catcher in the store, this instance included
-            woken += self.engine.broadcast_signal(name, on_event=on_event, thrower=self)
-        for name, key in step.messages:  # to whoever waits for it, maybe this instance
-            woken += self.engine.publish_message(
-                name, key, on_event=on_event, thrower=self, ttl=THROWN_MESSAGE_TTL
-            )
-        for other in woken:  # the receivers run on to their next wait, as `bpmn message` does
-            if other is not self:
-                other.run(on_event)
+        if step.sent:  # delivered now that they are committed, this instance included
+            self.engine.postman.flush(self, on_event)
         for subscription_id, before in step.subscriptions.items():
             subscription = self.data.subscriptions[subscription_id]
             if (

@@ -23,6 +23,7 @@ from bpmn_engine.model import Definitions, Process
 from bpmn_engine.model.elements import StartEvent
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Receipt
 from bpmn_engine.runtime import event_subprocesses
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
@@ -251,6 +252,7 @@ def start_at(
     *,
     instance_id: str,
     trigger: Trigger | None = None,
+    receipt: Receipt | None = None,
 ) -> Instance:
     """Create the instance `instance_id`, whose start event `start_event_id` has just fired.
 
@@ -285,6 +287,7 @@ def start_at(
         FlowNodeBehaviour().complete(ctx)
     except Incident as incident:
         raise UsageError(f"{definitions.path}: {start_event_id}: {incident.message}") from None
+    step.receive(receipt)  # the message or signal that started it, received once
     instance = Instance(engine, data, definitions)
     instance._commit(step, on_event, new=True)
     return instance

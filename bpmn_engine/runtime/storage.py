@@ -82,7 +82,6 @@ class MessageStore(Protocol):
         key: str | None,
         variables: dict[str, Any],
         expires_at: str,
-        outbox_id: int | None = None,
     ) -> list[tuple[str, int]]: ...
     def buffered_message(
         self, name: str, key: str | None, now: str

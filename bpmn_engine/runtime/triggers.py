@@ -16,7 +16,7 @@ from bpmn_engine.model import (
     StartEvent,
     Task,
 )
-from bpmn_engine.records.rows import Subscription
+from bpmn_engine.records.rows import Sent, Subscription
 from bpmn_engine.runtime.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.context import Incident, StepContext
 
@@ -120,7 +120,7 @@ def throw_message(ctx: StepContext, ref: str | None) -> None:
         key = correlation_key(ctx, ref, ctx.node.line)
     except Incident:
         key = None
-    ctx.step.messages.append((name, key))
+    ctx.step.sent.append(Sent("message", name, key))
     ctx.emit("message.sent", name=name, key=key)
 
 

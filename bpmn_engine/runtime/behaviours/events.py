@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bpmn_engine.model import Event
 from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import Sent
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.errors import throw_error, throw_escalation
@@ -80,7 +81,7 @@ def throw_signal(ctx: StepContext, ref: str | None) -> None:
     name = ctx.definitions.signals.get(ref or "", ref)
     if not name:
         raise Incident(f"signal throw (line {ctx.node.line}) names no signal", ctx.node.id)
-    ctx.step.signals.append(name)
+    ctx.step.sent.append(Sent("signal", name))
     ctx.emit("signal.thrown", name=name)
 
 

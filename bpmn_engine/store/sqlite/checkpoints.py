@@ -337,6 +337,8 @@ class CheckpointRows(SqliteConnection):
             )
             if cursor.rowcount != 1:
                 raise ConcurrentModification(f"message {message_id} was correlated elsewhere")
+        if step.sent or step.deliveries or step.correlated:
+            self._write_outbox(conn, step, now)
         if step.joins:  # most steps fire no join: skip the statement (bench/profile_run.py)
             conn.executemany(
                 "INSERT INTO joins (instance, scope, gateway, activation, tracks) "
@@ -420,3 +422,25 @@ class CheckpointRows(SqliteConnection):
                 (instance_id,),
             )
         ]
+
+    def _write_outbox(self, conn: sqlite3.Connection, step: Step, now: str) -> None:
+        """What the step sent (pending outbox rows) and what it received (unique deliveries
+        and message ids: a second delivery of one outbox row or message id fails the step)."""
+        instance = step.data.head.id
+        event = step.events[0].seq if step.events else 0
+        conn.executemany(
+            "INSERT INTO outbox (source, event, kind, name, key, variables, status, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
+            [(instance, event, s.kind, s.name, s.key, dumps(s.variables), now) for s in step.sent],
+        )
+        conn.executemany(
+            "INSERT INTO outbox_deliveries (outbox, receiver) VALUES (?, ?)", step.deliveries
+        )
+        conn.executemany(
+            "INSERT INTO messages (id, name, key, variables, published_at, expires_at, status, "
+            "instance) VALUES (?, ?, ?, ?, ?, ?, 'correlated', ?)",
+            [
+                (message_id, name, key, dumps(variables), now, now, instance)
+                for message_id, name, key, variables in step.correlated
+            ],
+        )

@@ -31,6 +31,12 @@ class MessageRows(SqliteConnection):
         row = self.conn.execute("SELECT 1 FROM messages WHERE id = ?", (message_id,)).fetchone()
         return row is not None
 
+    def message_status(self, message_id: str) -> tuple[str, str | None] | None:
+        row = self.conn.execute(
+            "SELECT status, instance FROM messages WHERE id = ?", (message_id,)
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
     def record_message(
         self,
         message_id: str,
@@ -43,8 +49,8 @@ class MessageRows(SqliteConnection):
     ) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO messages (id, name, key, variables, published_at, expires_at, "
-                "status, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO messages (id, name, key, variables, published_at, "
+                "expires_at, status, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     message_id,
                     name,
