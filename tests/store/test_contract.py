@@ -245,7 +245,7 @@ def test_work_is_found_in_the_rows(store: Store) -> None:
     store.commit(step)
     assert store.runnable_instances(NOW) == ["ready"]
     assert store.runnable_instances(NOW + timedelta(minutes=5)) == ["ready", "timed"]
-    [(due, repeat, version, element)] = list(store.waiting_timers_by_due())
+    [(_due, repeat, version, element)] = list(store.waiting_timers_by_due())
     assert (repeat, version, element) == (0, VERSION, "t")
 
 
