@@ -19,7 +19,8 @@ from bpmn_engine.errors import BpmnEngineError, UsageError
 from bpmn_engine.records.lifecycle import InstanceState
 from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.instance import Action, Instance
+from bpmn_engine.runtime.instance import Instance
+from bpmn_engine.runtime.scheduler import Action, ActionKind
 from bpmn_engine.runtime.timers import TimerValueError, parse_duration
 
 CONTINUE_LIMIT = 100_000
@@ -183,7 +184,7 @@ class Stepper:
 
     def _next(self, args: list[str], report: Report) -> None:
         action = self._pick(args)
-        if action is not None and action.kind == "complete-task":
+        if action is not None and action.kind is ActionKind.COMPLETE_TASK:
             raise UsageError(f"{action.element} waits for a person: complete {action.element} ...")
         self._do(report, action)
         report.message = f"{action.kind} {action.element} (track #{action.track})"
@@ -195,7 +196,7 @@ class Stepper:
             if not automatic:
                 break
             action = automatic[0]
-            if steps and action.kind == "enter" and action.element in self.breakpoints:
+            if steps and action.kind is ActionKind.ENTER and action.element in self.breakpoints:
                 report.message = f"breakpoint before {action.element} (track #{action.track})"
                 return
             self._do(report, action)

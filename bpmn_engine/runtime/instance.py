@@ -22,14 +22,14 @@ from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
 from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import LISTENING, Event, Receipt, Timer, Track, UserTask
-from bpmn_engine.runtime import joins
+from bpmn_engine.records.rows import LISTENING, Event, Receipt, Subscription, Track, UserTask
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
 from bpmn_engine.runtime.checkpoints import Checkpoints
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.errors import throw_error
+from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
 from bpmn_engine.runtime.timer_events import fire as fire_timer
 from bpmn_engine.runtime.triggers import (
     condition_holds,
@@ -52,16 +52,6 @@ def checked_variables(values: dict[str, Any]) -> dict[str, Any]:
         return storable_all(values)
     except ValueError as error:
         raise UsageError(str(error)) from None
-
-
-@dataclass(frozen=True)
-class Action:
-    """Something that can happen next (see `Instance.enabled`)."""
-
-    kind: str  # "resume-job", "enter", "condition", "join", "timer" or "complete-task"
-    track: int
-    element: str
-    task: int | None = None
 
 
 @dataclass
@@ -101,7 +91,6 @@ class Instance:
         self.engine = engine
         self.data = data
         self.definitions = definitions
-        self._conditions_dirty = True  # conditions are evaluated again when variables change
         self.checkpoints = Checkpoints(engine.store, engine.checkpoint)
         # jobs a crash left `executing` are re-run, unless a live worker still holds them
         self._orphans = [
@@ -109,6 +98,17 @@ class Instance:
             for t in data.tracks.values()
             if t.status is TrackState.EXECUTING and not engine.store.live_claim(data.head.id, t.id)
         ]
+        self.scheduler = Scheduler(
+            data, definitions, lambda: engine.clock, self._condition_holds, self._orphans
+        )
+        self._actions: dict[ActionKind, Callable[[Action, Any, Listener | None], None]] = {
+            ActionKind.RESUME_JOB: self._resume_job,
+            ActionKind.ENTER: self._enter_action,
+            ActionKind.JOIN: self._fire_join,
+            ActionKind.TIMER: self._fire_timer,
+            ActionKind.CONDITION: self._fire_condition,
+            ActionKind.COMPLETE_TASK: self._complete_action,
+        }
 
     # --- reading ------------------------------------------------------------------------------
     @property
@@ -224,7 +224,7 @@ class Instance:
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
                     continue
-                timer = self._earliest_timer()
+                timer = self.scheduler.earliest_timer()
                 if timer is None or wait_timers <= 0:
                     break
                 delay = (
@@ -243,37 +243,16 @@ class Instance:
             if track is not None:
                 self._enter(track, on_event)
                 return True
-        action = self._next_action()
+        action = self.scheduler.next()
         if action is None:
             return False
         self.step(action, on_event=on_event)
         return True
 
     def enabled(self) -> list[Action]:
-        """Everything that can happen next, the engine's own choice first.
-
-        The automatic actions (`resume-job`, `enter`, `join`) come in scheduling order;
-        completing a waiting user task (`complete-task`) needs a person and comes last.
-        """
-        actions = [Action("resume-job", t, self.data.tracks[t].element) for t in self._orphans]
-        ready = [t for t in self.data.tracks.values() if t.status is TrackState.READY]
-        actions += [Action("enter", t.id, t.element) for t in sorted(ready, key=lambda t: t.seq)]
-        condition = self._true_condition()
-        if condition is not None:
-            actions.append(condition)
-        for track in self._waiting_joins():
-            if self._join_choice(track) is not None:
-                actions.append(Action("join", track.id, track.element))
-        timer = self._earliest_timer()
-        if timer is None or not self._due(timer):  # the virtual clock may jump to a finite one
-            timer = self._earliest_timer(endless=False)
-            if actions or not self.engine.clock.virtual:
-                timer = None
-        if timer is not None:
-            actions.append(Action("timer", timer.track, timer.element, timer.id))
-        for task in sorted(self.user_tasks(), key=lambda t: t.id):
-            actions.append(Action("complete-task", task.track, task.element, task.id))
-        return actions
+        """Everything that can happen next, the engine's own choice first (`scheduler.py`);
+        completing a waiting user task (`complete-task`) needs a person and comes last."""
+        return self.scheduler.enabled()
 
     def step(
         self,
@@ -282,36 +261,50 @@ class Instance:
         on_event: Listener | None = None,
     ) -> Action | None:
         """Do one thing: `action` (one of `enabled()`), or the engine's next choice."""
-        action = action or self._next_action()
+        action = action or self.scheduler.next()
         if action is None:
             return None
-        track = self.data.tracks[action.track]
-        if action.kind == "resume-job":
-            self._orphans.remove(track.id)
-            self._external(track, on_event)
-        elif action.kind == "enter":
-            if track.status is not TrackState.READY:
-                raise UsageError(f"track {track.id} is not ready to enter {track.element}")
-            self._enter(track, on_event)
-        elif action.kind == "join":
-            chosen = self._join_choice(track)
-            if chosen is None:
-                raise UsageError(f"the inclusive join {track.element} cannot fire yet")
-            behaviour = InclusiveGatewayBehaviour()
-            self._step(chosen[0], lambda c: behaviour.fire_join(c, chosen), on_event)
-        elif action.kind == "timer":
-            timer = self.data.timers[action.task or 0]
-            if self.engine.clock.virtual:
-                self.engine.clock.advance_to(datetime.fromisoformat(timer.due))
-            self._step(track, lambda c: fire_timer(c, timer), on_event)
-        elif action.kind == "condition":
-            subscription = self.data.subscriptions[action.task or 0]
-            self._step(track, lambda c: fire_condition(c, subscription), on_event)
-        elif action.kind == "complete-task":
-            self.complete_task(action.task or action.element, variables, on_event)
-        else:
-            raise UsageError(f"unknown action {action.kind!r}")
+        self._actions[action.kind](action, variables, on_event)
         return action
+
+    def _resume_job(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        self._orphans.remove(action.track)
+        self._external(self.data.tracks[action.track], on_event)
+
+    def _enter_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        track = self.data.tracks[action.track]
+        if track.status is not TrackState.READY:
+            raise UsageError(f"track {track.id} is not ready to enter {track.element}")
+        self._enter(track, on_event)
+
+    def _fire_join(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        chosen = self.scheduler.join_choice(self.data.tracks[action.track])
+        if chosen is None:
+            raise UsageError(f"the inclusive join {action.element} cannot fire yet")
+        behaviour = InclusiveGatewayBehaviour()
+        self._step(chosen[0], lambda c: behaviour.fire_join(c, chosen), on_event)
+
+    def _fire_timer(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        timer = self.data.timers[action.task or 0]
+        if self.engine.clock.virtual:
+            self.engine.clock.advance_to(datetime.fromisoformat(timer.due))
+        self._step(self.data.tracks[action.track], lambda c: fire_timer(c, timer), on_event)
+
+    def _fire_condition(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        subscription = self.data.subscriptions[action.task or 0]
+        track = self.data.tracks[action.track]
+        self._step(track, lambda c: fire_condition(c, subscription), on_event)
+
+    def _complete_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        self.complete_task(action.task or action.element, variables, on_event)
+
+    def _condition_holds(self, subscription: Subscription) -> bool:
+        track = self.data.tracks[subscription.track]
+        ctx = StepContext(self.engine, self.definitions, self.data, Step(self.data), track)
+        try:
+            return condition_holds(ctx, subscription)
+        except Incident:
+            return True  # let the step evaluate it again and fail with the incident
 
     def set_variables(
         self,
@@ -371,60 +364,6 @@ class Instance:
         if node.kind == "exclusiveGateway" and len(flows) != 1:
             raise UsageError(f"exclusive gateway {gateway} takes exactly one flow")
         self.data.choices[gateway] = tuple(flows)
-
-    def _next_action(self) -> Action | None:
-        if self._orphans:
-            return Action(
-                "resume-job", self._orphans[0], self.data.tracks[self._orphans[0]].element
-            )
-        track = self.data.next_ready()
-        if track is not None:
-            return Action("enter", track.id, track.element)
-        condition = self._true_condition()
-        if condition is not None:
-            return condition
-        for waiting in self._waiting_joins():
-            if self._join_choice(waiting) is not None:
-                return Action("join", waiting.id, waiting.element)
-        timer = self._earliest_timer()
-        if timer is not None and self._due(timer):
-            return Action("timer", timer.track, timer.element, timer.id)
-        timer = self._earliest_timer(endless=False)
-        if timer is not None and self.engine.clock.virtual:
-            return Action("timer", timer.track, timer.element, timer.id)
-        return None
-
-    def _true_condition(self) -> Action | None:
-        """The first waiting conditional event whose condition now holds (checked only after
-        variables changed, so a wait costs nothing while nothing happens)."""
-        if not self._conditions_dirty:
-            return None
-        for subscription in sorted(self.data.subscriptions.values(), key=lambda s: s.id):
-            if subscription.status != "waiting" or subscription.kind != "conditional":
-                continue
-            track = self.data.tracks[subscription.track]
-            ctx = StepContext(self.engine, self.definitions, self.data, Step(self.data), track)
-            try:
-                holds = condition_holds(ctx, subscription)
-            except Incident:
-                holds = True  # let the step evaluate it again and fail with the incident
-            if holds:
-                return Action("condition", track.id, subscription.element, subscription.id)
-        self._conditions_dirty = False
-        return None
-
-    def _earliest_timer(self, endless: bool = True) -> Timer | None:
-        """The next timer due; without `endless`, not an endless cycle (R/..., cron): the
-        virtual clock never jumps for one of those, or a run would never end."""
-        waiting = [
-            t
-            for t in self.data.timers.values()
-            if t.status == "waiting" and (endless or t.repeat != -1)
-        ]
-        return min(waiting, key=lambda t: (t.due, t.id)) if waiting else None
-
-    def _due(self, timer: Timer) -> bool:
-        return datetime.fromisoformat(timer.due) <= self.engine.clock.now()
 
     def complete_task(
         self,
@@ -511,7 +450,7 @@ class Instance:
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
         step.cancel_stale_waits()
         if step.values or step.subscriptions:
-            self._conditions_dirty = True
+            self.scheduler.conditions_dirty = True
         # others look for a thrown or awaited message or signal in the rows: commit it now
         self.checkpoints.commit(step, new=new, urgent=step.seen_by_others)
         self.data.reindex(step.tracks)
@@ -592,18 +531,6 @@ class Instance:
         ctx = self._step(track, lambda c: behaviour_for(c.node).execute(c), on_event)
         if ctx is not None and ctx.external is not None:
             self._run_job(ctx, on_event)
-
-    def _waiting_joins(self) -> list[Track]:
-        """Tracks waiting at an inclusive join, the longest waiting first."""
-        waiting = []
-        for scope, gateway in self.data.joins_waited_at():
-            if self.definitions.node_scopes[gateway].nodes[gateway].kind == "inclusiveGateway":
-                waiting += joins.waiting_at(self.data, scope, gateway)
-        return sorted(waiting, key=lambda t: t.seq)
-
-    def _join_choice(self, track: Track) -> list[Track] | None:
-        model = self.definitions.node_scopes[track.element]
-        return joins.inclusive_enabled(self.data, model, track)
 
     def _answer_new_tasks(self, step: Step, on_event: Listener | None) -> None:
         answer = self.engine.on_user_task
