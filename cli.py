@@ -26,7 +26,7 @@ from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.records.rows import Event, UserTask
 from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_json
 from bpmn_engine.runtime.clock import RealClock, VirtualClock
-from bpmn_engine.runtime.timers import TimerValueError, parse_duration
+from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
 
 DEFAULT_DB = "bpmn-engine.db"
 OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}

@@ -19,9 +19,9 @@ from bpmn_engine.errors import BpmnEngineError, UsageError
 from bpmn_engine.records.lifecycle import InstanceState
 from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import VirtualClock
+from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
 from bpmn_engine.runtime.instance import Instance
 from bpmn_engine.runtime.scheduler import Action, ActionKind
-from bpmn_engine.runtime.timers import TimerValueError, parse_duration
 
 CONTINUE_LIMIT = 100_000
 

@@ -17,6 +17,7 @@ from typing import Self
 
 import networkx as nx
 
+from bpmn_engine.errors import UsageError
 from bpmn_engine.model.elements import (
     Activity,
     BoundaryEvent,
@@ -142,8 +143,6 @@ class Definitions:
 
     def process(self, process_id: str | None = None) -> Process:
         """The process to run: the one asked for, else the only (or first executable) one."""
-        from bpmn_engine.errors import UsageError
-
         if process_id is not None:
             if process_id not in self.processes:
                 known = ", ".join(self.processes) or "none"

@@ -8,22 +8,24 @@ from pathlib import Path
 from typing import Any
 
 from bpmn_engine.errors import LoadError, UsageError
-from bpmn_engine.model import Definitions, Process, Task
+from bpmn_engine.model import Definitions, FlowNode, Process, Task
 from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, UserTask
-from bpmn_engine.runtime import starts
+from bpmn_engine.runtime.behaviours import behaviour_for
+from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.event_subprocesses import listen
+from bpmn_engine.runtime.events import starts
+from bpmn_engine.runtime.events.starts import opening_step
+from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.leases import Heartbeat
 from bpmn_engine.runtime.outbox import Postman
 from bpmn_engine.runtime.precheck import check_process
-from bpmn_engine.runtime.starts import opening_step
 from bpmn_engine.runtime.storage import Store
 
 UserTaskAnswer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
@@ -98,6 +100,9 @@ class Engine:
 
     def handler_for(self, node: Task) -> tuple[Handler | None, str | None]:
         return find_handler(self.handlers, node.handler_names)
+
+    def behaviour_for(self, node: FlowNode) -> FlowNodeBehaviour:
+        return behaviour_for(node)
 
     # --- instances ----------------------------------------------------------------------------
     def start(

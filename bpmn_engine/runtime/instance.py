@@ -28,15 +28,15 @@ from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
 from bpmn_engine.runtime.checkpoints import Checkpoints
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.errors import throw_error
-from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
-from bpmn_engine.runtime.timer_events import fire as fire_timer
-from bpmn_engine.runtime.triggers import (
-    condition_holds,
+from bpmn_engine.runtime.events.conditional import CONDITIONAL
+from bpmn_engine.runtime.events.errors import throw_error
+from bpmn_engine.runtime.events.trigger import (
     deliver,
     deliver_buffered,
     fire_condition,
+    fire_timer,
 )
+from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
 from bpmn_engine.runtime.variables import storable_all
 
 if TYPE_CHECKING:
@@ -302,7 +302,7 @@ class Instance:
         track = self.data.tracks[subscription.track]
         ctx = StepContext(self.engine, self.definitions, self.data, Step(self.data), track)
         try:
-            return condition_holds(ctx, subscription)
+            return CONDITIONAL.holds(ctx, subscription)
         except Incident:
             return True  # let the step evaluate it again and fail with the incident
 

@@ -33,9 +33,9 @@ from bpmn_engine.model import BoundaryEvent
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import Clock
+from bpmn_engine.runtime.events.starts import firing_id, next_firing
+from bpmn_engine.runtime.events.timers import is_cron
 from bpmn_engine.runtime.instance import Instance, Listener
-from bpmn_engine.runtime.starts import firing_id, next_firing
-from bpmn_engine.runtime.timers import is_cron
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine

@@ -26,7 +26,7 @@ from bpmn_engine.model import (
     SubProcess,
     Task,
 )
-from bpmn_engine.runtime.timers import TimerValueError, schedule
+from bpmn_engine.runtime.events.timers import TimerValueError, schedule
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity

@@ -9,7 +9,7 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.timers import TimerValueError, parse_duration, schedule
+from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration, schedule
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 HEAD = """<?xml version="1.0"?>

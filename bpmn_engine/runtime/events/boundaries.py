@@ -17,14 +17,12 @@ from bpmn_engine.runtime.context import StepContext
 
 def interrupt(ctx: StepContext, host: Track, boundary: BoundaryEvent, **data: Any) -> None:
     """End the host activity (and its subprocess scope) and go on from the boundary event."""
-    from bpmn_engine.runtime.behaviours import behaviour_for
-
     for child in [s for s in ctx.data.scopes.values() if s.track == host.id]:
         if child.status == "active":
             ctx.terminate_scope(child.id)
             ctx.step.touch_scope(child).status = "terminated"
     host_ctx = ctx.for_track(host)
-    behaviour_for(host_ctx.node).terminate(host_ctx)
+    host_ctx.behaviour(host_ctx.node).terminate(host_ctx)
     ctx.step.touch_track(host)
     if host.status is not TrackState.EXECUTING:
         host.move(TrackState.EXECUTING)

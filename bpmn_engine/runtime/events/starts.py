@@ -24,14 +24,14 @@ from bpmn_engine.model.elements import StartEvent
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Receipt
-from bpmn_engine.runtime import event_subprocesses
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.events.timer import EXPRESSION_PREFIXES
+from bpmn_engine.runtime.events.timers import TimerValueError, cron_next, schedule
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.precheck import check_process
-from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
-from bpmn_engine.runtime.timers import TimerValueError, cron_next, schedule
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
@@ -283,7 +283,7 @@ def start_at(
     if trigger is not None:
         step.emit(trigger[0], start_event_id, track.id, **trigger[1])
     try:  # the plain flow-node behaviour: complete, take the outgoing flows
-        event_subprocesses.listen(ctx, scope.id, process)
+        subprocesses.listen(ctx, scope.id, process)
         FlowNodeBehaviour().complete(ctx)
     except Incident as incident:
         raise UsageError(f"{definitions.path}: {start_event_id}: {incident.message}") from None
