@@ -7,6 +7,7 @@ mapped to exit codes in one place (`main`), so no user ever sees a traceback.
 from __future__ import annotations
 
 import functools
+import io
 import json
 import shlex
 import sys
@@ -16,8 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.prompt import Confirm, Prompt
 
 from bpmn_engine import BpmnEngineError, Engine, Instance, Outcome
@@ -27,12 +26,13 @@ from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_jso
 from bpmn_engine.runtime.clock import RealClock, VirtualClock
 from bpmn_engine.runtime.state import Event, UserTask
 from bpmn_engine.runtime.timers import TimerValueError, parse_duration
+from bpmn_engine.terminal import new_console, safe, visible
 
 DEFAULT_DB = "bpmn-engine.db"
 OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False, soft_wrap=True)
+console = new_console()
+errors = new_console(stderr=True)
 
 
 def db_option(f: Callable) -> Callable:
@@ -323,7 +323,7 @@ def say(as_json: bool, payload: dict[str, Any]) -> None:
         click.echo(json_line(payload))
     else:
         console.print(
-            f"no instance waits for {payload['event'].split('.')[0]} {payload['name']!r}"
+            f"no instance waits for {payload['event'].split('.')[0]} {safe(repr(payload['name']))}"
             + (" (buffered)" if payload.get("buffered") else "")
         )
 
@@ -480,7 +480,7 @@ def instances(db: str, as_json: bool) -> None:
     table = Table("instance", "process", "state", "waiting tasks", "updated", box=None)
     for row in rows:
         table.add_row(
-            row["id"], row["process"], row["state"], str(row["waiting_tasks"]), row["updated_at"]
+            *(safe(row[k]) for k in ("id", "process", "state", "waiting_tasks", "updated_at"))
         )
     console.print(table)
 
@@ -505,19 +505,19 @@ def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
         verb = "deployed" if deployment.changed else "unchanged:"
         replaced = f", replacing deployment {deployment.previous}" if payload["replaces"] else ""
         console.print(
-            f"{verb} [bold]{escape(deployment.process)}[/] "
+            f"{verb} [bold]{safe(deployment.process)}[/] "
             f"(version {deployment.version[:12]}, deployment {deployment.id}{replaced})"
         )
         for timer in payload["start_timers"]:
             left = "forever" if timer["repeat"] < 0 else f"{timer['repeat']} more times"
             every = f", then every {timer['interval']:g} s {left}" if timer["repeat"] else ""
-            console.print(f"  timer start {escape(timer['element'])}: due {timer['due']}{every}")
+            console.print(f"  timer start {safe(timer['element'])}: due {timer['due']}{every}")
         for start in payload["message_starts"]:
             console.print(
-                f"  message start {escape(start['element'])}: message {escape(start['name'])!r}"
+                f"  message start {safe(start['element'])}: message {safe(repr(start['name']))}"
             )
         for element in payload["not_started_by_triggers"]:
-            console.print(f"  [yellow]not started by anything yet:[/] {escape(element)}")
+            console.print(f"  [yellow]not started by anything yet:[/] {safe(element)}")
 
 
 @cli.command()
@@ -608,11 +608,11 @@ def worker(
             return
         state = event.event.split(".")[1]
         where = event.data.get("start_event") or event.data.get("end_event") or event.element
-        extra = f": {escape(str(event.data['incident']))}" if "incident" in event.data else ""
-        console.print(f"{state} instance [bold]{event.instance}[/] at {escape(str(where))}{extra}")
+        extra = f": {safe(str(event.data['incident']))}" if "incident" in event.data else ""
+        console.print(f"{state} instance [bold]{event.instance}[/] at {safe(str(where))}{extra}")
 
     def complain(message: str) -> None:
-        errors.print(f"[red]error:[/] {escape(message)}")
+        errors.print(f"[red]error:[/] {safe(message)}")
 
     runner = Worker(
         engine,
@@ -625,7 +625,7 @@ def worker(
     )
     if not as_json:
         mode = "until idle" if once else "until Ctrl-C"
-        console.print(f"worker {engine.store.worker} on {db} ({clock} clock), {mode}")
+        console.print(f"worker {safe(engine.store.worker)} on {safe(db)} ({clock} clock), {mode}")
     with stop_on_signals(runner):
         report = runner.run()
     summary = report.to_json()
@@ -725,13 +725,15 @@ class AnswerBook:
 def ask(instance: Instance, task: UserTask) -> dict[str, Any] | None:
     """Ask a person at the terminal to complete a user task."""
     node = instance.definitions.node_scopes[task.element].nodes[task.element]
-    console.print(f"[bold cyan]user task[/] {task.name or task.element} [dim]({task.element})[/]")
+    console.print(
+        f"[bold cyan]user task[/] {safe(task.name or task.element)} [dim]({safe(task.element)})[/]"
+    )
     if not Confirm.ask("complete it now?", default=True, console=console):
         return None
     fields = getattr(node, "form_fields", ())
     values: dict[str, Any] = {}
     for field in fields:
-        label = field.label or field.id
+        label = safe(field.label or field.id)
         if field.type == "boolean":
             values[field.id] = Confirm.ask(label, console=console)
         else:
@@ -743,7 +745,7 @@ def ask(instance: Instance, task: UserTask) -> dict[str, Any] | None:
             try:
                 values.update(parse_variables((line,), None))
             except click.BadParameter as error:
-                console.print(f"[red]{error.message}[/]")
+                console.print(f"[red]{safe(error.message)}[/]")
     return values
 
 
@@ -789,17 +791,19 @@ def main() -> None:
         errors.print("aborted")
         raise SystemExit(130) from None
     except click.ClickException as error:
-        error.show()
+        shown = io.StringIO()
+        error.show(file=shown)  # the message may quote an argument: show its control bytes
+        sys.stderr.write(visible(shown.getvalue()))
         raise SystemExit(ExitCode.BAD_INPUT) from None
     except BpmnEngineError as error:
-        errors.print(f"[red]error:[/] {escape(str(error))}")
+        errors.print(f"[red]error:[/] {safe(str(error))}")
         raise SystemExit(ExitCode.BAD_INPUT) from None
     except KeyboardInterrupt:
         errors.print("interrupted: every committed step is kept; go on with `bpmn resume`")
         raise SystemExit(130) from None
     except Exception as error:  # a bug: say so plainly, never a traceback
         errors.print(
-            f"[red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))}\n"
+            f"[red]internal error:[/] {safe(type(error).__name__)}: {safe(str(error))}\n"
             "please report it with the command you ran; committed steps are safe"
         )
         raise SystemExit(ExitCode.FAILED) from None
