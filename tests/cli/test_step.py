@@ -203,3 +203,15 @@ def test_message_and_signal_commands_move_waiting_tokens(tmp_path: Path) -> None
     s.execute("continue")
     assert s.instance.outcome().state == "completed"
     assert s.instance.variables == {"amount": 3}
+
+
+def test_completing_a_task_whose_token_goes_into_an_or_join_then_continue(bpmn: Bpmn) -> None:
+    """The loan model's inclusive join with two tokens waiting and a third on its way."""
+    done = bpmn(
+        "step",
+        str(FIXTURES.parent.parent / "models" / "loan-approval.bpmn"),
+        *("--var", "income=4200", "--var", "amount=15000", "--var", "hasCollateral=true"),
+        input="continue\ncomplete Task_ManualReview reviewOk=true\ncontinue\n",
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "internal error" not in done.stderr and "Loan approved" in done.stdout
