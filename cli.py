@@ -510,7 +510,11 @@ def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
         )
         for timer in payload["start_timers"]:
             left = "forever" if timer["repeat"] < 0 else f"{timer['repeat']} more times"
-            every = f", then every {timer['interval']:g} s {left}" if timer["repeat"] else ""
+            every = ""
+            if timer["repeat"] and timer["interval"] is None:  # a cron expression
+                every = f", then at each time its cron expression names, {left}"
+            elif timer["repeat"]:
+                every = f", then every {timer['interval']:g} s {left}"
             console.print(f"  timer start {safe(timer['element'])}: due {timer['due']}{every}")
         for start in payload["message_starts"]:
             console.print(

@@ -24,3 +24,18 @@ def test_output_in_a_pipe_is_never_wrapped_or_cut(bpmn: Bpmn, tmp_path: Path) ->
     listed = bpmn("instances", "--db", db).stdout.splitlines()
     row = [line for line in listed if instance in line]
     assert row and process in row[0] and "failed" in row[0], listed
+
+
+def test_deploy_shows_a_cron_timer_start(bpmn: Bpmn, tmp_path: Path) -> None:
+    diagram = tmp_path / "cron.bpmn"
+    diagram.write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+        'targetNamespace="t"><process id="Weekdays" isExecutable="true">'
+        '<startEvent id="Every9"><outgoing>f</outgoing><timerEventDefinition>'
+        "<timeCycle>0 9 * * MON-FRI</timeCycle></timerEventDefinition></startEvent>"
+        '<endEvent id="End"><incoming>f</incoming></endEvent>'
+        '<sequenceFlow id="f" sourceRef="Every9" targetRef="End"/></process></definitions>'
+    )
+    done = bpmn("deploy", str(diagram))
+    assert done.returncode == 0, done.stderr
+    assert "timer start Every9: due " in done.stdout and "cron" in done.stdout
