@@ -133,7 +133,8 @@ class Stepper:
             words = shlex.split(line)
         except ValueError as error:
             return self._failed(report, f"cannot read the command: {error}")
-        if not words:
+        if not words:  # nothing asked, nothing changed
+            report.after = report.before
             return report
         handler = self._commands.get(words[0])
         if handler is None:

@@ -116,6 +116,15 @@ def test_piped_commands_print_one_json_object_per_command(bpmn: Bpmn) -> None:
     assert lines[-1]["variables"]["score"] == 6
 
 
+def test_an_empty_line_changes_no_variable(bpmn: Bpmn) -> None:
+    done = bpmn(
+        "step", FORK, "--var", "amount=3", "--json", "--db", ":memory:", input="next\n\nquit\n"
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["command"] for line in lines] == ["start", "next", "", "quit"]
+    assert lines[2]["ok"] and lines[2]["changes"] == {} and lines[2]["variables"]["amount"] == 3
+
+
 def test_piped_plain_output_has_no_control_codes(bpmn: Bpmn) -> None:
     done = bpmn("step", FORK, "--var", "amount=3", "--db", ":memory:", input="next\nquit\n")
     assert done.returncode == 3  # quit part way: not finished
