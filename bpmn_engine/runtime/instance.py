@@ -28,6 +28,7 @@ from bpmn_engine.runtime.checkpoints import Checkpoints
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.data import InstanceData, Step
 from bpmn_engine.runtime.errors import throw_error
+from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.state import LISTENING, Event, Timer, Track, UserTask
 from bpmn_engine.runtime.timer_events import fire as fire_timer
@@ -426,8 +427,10 @@ class Instance:
     ) -> None:
         """Complete a waiting user task (by task number, element id or name)."""
         found = self.find_task(task)
-        variables = checked_variables(variables or {})
-        behaviour = behaviour_for(self.definitions.node_scopes[found.element].nodes[found.element])
+        node = self.definitions.node_scopes[found.element].nodes[found.element]
+        label = found.element + (f" ({found.name})" if found.name else "")
+        variables = checked_form(label, node.form_fields, checked_variables(variables or {}))
+        behaviour = behaviour_for(node)
         assert isinstance(behaviour, UserTaskBehaviour)
         track = self.data.tracks[found.track]
         self._step(track, lambda c: behaviour.complete_with(c, variables or {}), on_event)

@@ -39,3 +39,19 @@ def test_deploy_shows_a_cron_timer_start(bpmn: Bpmn, tmp_path: Path) -> None:
     done = bpmn("deploy", str(diagram))
     assert done.returncode == 0, done.stderr
     assert "timer start Every9: due " in done.stdout and "cron" in done.stdout
+
+
+def test_complete_refuses_a_value_a_boolean_form_field_cannot_take(bpmn: Bpmn) -> None:
+    order = [str(MODELS / "order-fulfilment.bpmn")]
+    order += ["--handlers", str(MODELS / "order_fulfilment_handlers.py")]
+    order += ["--var", 'items=["book"]', "--var", "total=1250"]
+    assert bpmn("run", *order).returncode == 3
+    instance = json.loads(bpmn("instances", "--json").stdout)["id"]
+    handlers = ("--handlers", str(MODELS / "order_fulfilment_handlers.py"))
+    done = bpmn("complete", instance, "Task_ApproveOrder", "--var", "approved=maybe", *handlers)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Task_ApproveOrder" in done.stderr and "'approved' = 'maybe'" in done.stderr
+    assert json.loads(bpmn("show", instance, "--json").stdout)["state"] == "waiting"
+    done = bpmn("complete", instance, "Task_ApproveOrder", "--var", 'approved="false"', *handlers)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Order rejected" in done.stdout
