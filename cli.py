@@ -228,20 +228,28 @@ def complete(
 
 @cli.command()
 @click.argument("instance_id", metavar="INSTANCE")
+@var_options
 @db_option
 @run_options
 @json_option
 def resume(
     instance_id: str,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
     db: str,
     settings: RunSettings,
     as_json: bool,
 ) -> None:
-    """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried."""
+    """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried.
+
+    --var/--vars set process variables in the same step as the retry (the fix for a
+    missing or wrong value). Example: bpmn resume 3f9a2c --var income=4200
+    """
+    variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     listener = event_listener(as_json, instance, engine)
-    instance.retry(listener)
+    instance.retry(listener, variables)
     finish(instance.run(listener, settings.wait), db, listener, settings.options)
 
 

@@ -446,11 +446,25 @@ class Instance:
             + (f"; waiting: {names}" if names else "; it waits for no user task")
         )
 
-    def retry(self, on_event: Listener | None = None) -> int:
-        """Make a failed instance active again: its failed tracks re-enter their element."""
+    def retry(
+        self, on_event: Listener | None = None, variables: dict[str, Any] | None = None
+    ) -> int:
+        """Make a failed instance active again: its failed tracks re-enter their element.
+
+        `variables` (the fix for a missing or wrong value, like `zbctl set variables`) are set
+        in the process scope in the same step, so the retry never runs without them.
+        """
+        values = checked_variables(variables or {})
         if self.data.head.state is not InstanceState.FAILED:
+            if values:
+                self.set_variables(values, on_event=on_event)
             return 0
         step = Step(self.data)
+        if values:
+            root = self.data.root_scope
+            for name, value in values.items():
+                step.set_value(self.data.variables.owner(root, name), name, value)
+            step.emit("variables.updated", self.process_id, variables=dict(values), unset=[])
         failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
         step.set_state(InstanceState.ACTIVE)
         self.data.head.incident = None

@@ -55,3 +55,17 @@ def test_complete_refuses_a_value_a_boolean_form_field_cannot_take(bpmn: Bpmn) -
     done = bpmn("complete", instance, "Task_ApproveOrder", "--var", 'approved="false"', *handlers)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Order rejected" in done.stdout
+
+
+def test_resume_sets_the_missing_variable_in_the_step_that_retries(bpmn: Bpmn) -> None:
+    assert bpmn("run", LOAN).returncode == 1  # the score script needs amount and income
+    instance = json.loads(bpmn("instances", "--json").stdout)["id"]
+    fix = ["--var", "income=4200", "--var", "amount=5000", "--var", "hasCollateral=false"]
+    code, lines = bpmn.json_lines("resume", instance, *fix)
+    assert code == 0, lines
+    assert lines[-1]["event"] == "instance.completed"
+    assert lines[-1]["variables"]["decision"] == "approved"
+    events = [line["event"] for line in lines]
+    assert events[:2] == ["variables.updated", "incident.retried"]
+    done = bpmn("resume", instance, "--var", "broken")
+    assert done.returncode == 2 and "NAME=VALUE" in done.stderr
