@@ -10,9 +10,11 @@ import functools
 import io
 import json
 import shlex
+import sqlite3
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,8 @@ from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_jso
 from bpmn_engine.runtime.clock import RealClock, VirtualClock
 from bpmn_engine.runtime.state import Event, UserTask
 from bpmn_engine.runtime.timers import TimerValueError, parse_duration
+from bpmn_engine.stepper import MAX_NESTING, nesting, parse_value
+from bpmn_engine.store.sqlite import SqliteStore
 from bpmn_engine.terminal import new_console, safe, visible
 
 DEFAULT_DB = "bpmn-engine.db"
@@ -193,6 +197,7 @@ def run(
     engine = settings.engine(db, as_json)
     listener = event_listener(as_json, None, engine)
     instance = engine.start(file, process_id, variables, on_event=listener)
+    RUNNING.append((instance.id, db))
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
     finish(instance.run(listener, settings.wait), db, listener, settings.options)
@@ -221,6 +226,7 @@ def complete(
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
+    RUNNING.append((instance.id, db))
     listener = event_listener(as_json, instance, engine)
     instance.complete_task(task, variables, listener)
     finish(instance.run(listener, settings.wait), db, listener, settings.options)
@@ -248,6 +254,7 @@ def resume(
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
+    RUNNING.append((instance.id, db))
     listener = event_listener(as_json, instance, engine)
     instance.retry(listener, variables)
     finish(instance.run(listener, settings.wait), db, listener, settings.options)
@@ -395,7 +402,7 @@ def step(
     if (file is None) == (instance_id is None):
         raise click.UsageError("give a FILE to start, or --instance ID to go on with")
     engine = Engine(
-        db,
+        open_store(db),
         handlers=handlers,
         trust_scripts=trust_scripts,
         clock=VirtualClock() if clock == "virtual" else RealClock(),
@@ -462,7 +469,7 @@ def cancel(instance_id: str, db: str, as_json: bool) -> None:
 @json_option
 def show_command(instance_id: str, db: str, as_json: bool) -> None:
     """Show an instance: state, tokens, variables and history."""
-    engine = open_engine(db, None, False, None, as_json)
+    engine = open_engine(db, None, False, None, as_json, read_only=True)
     instance = engine.instance(instance_id)
     if as_json:
         click.echo(json_line(show_json(instance)))
@@ -475,9 +482,7 @@ def show_command(instance_id: str, db: str, as_json: bool) -> None:
 @json_option
 def instances(db: str, as_json: bool) -> None:
     """List the instances in the database."""
-    if not as_json and db != ":memory:" and not Path(db).exists():
-        raise UsageError(f"no database at {db}: run a process first (bpmn run FILE)")
-    engine = open_engine(db, None, False, None, as_json)
+    engine = open_engine(db, None, False, None, as_json, read_only=True)
     rows = engine.instances()
     if as_json:
         for row in rows:
@@ -504,7 +509,7 @@ def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
 
     Example: bpmn deploy models/subscription-renewal.bpmn && bpmn worker
     """
-    engine = Engine(db, trust_scripts=trust_scripts)
+    engine = Engine(open_store(db), trust_scripts=trust_scripts)
     for deployment in engine.deploy_processes(file):
         payload = deployment.to_json()
         if as_json:
@@ -604,7 +609,7 @@ def worker(
     if span is not None and clock != "virtual":
         raise click.BadParameter("needs --clock virtual", param_hint="--horizon")
     engine = Engine(
-        db,
+        open_store(db),
         handlers=handlers,
         trust_scripts=trust_scripts,
         clock=VirtualClock() if clock == "virtual" else RealClock(),
@@ -658,6 +663,10 @@ def parse_variables(pairs: tuple[str, ...], vars_file: str | None) -> dict[str, 
     variables: dict[str, Any] = {}
     if vars_file:
         loaded = read_json(vars_file, "--vars")
+        if nesting(loaded) > MAX_NESTING:
+            raise click.BadParameter(
+                f"nested deeper than {MAX_NESTING} levels", param_hint="--vars"
+            )
         if not isinstance(loaded, dict):
             raise click.BadParameter("must hold a JSON object", param_hint="--vars")
         variables.update(loaded)
@@ -666,10 +675,9 @@ def parse_variables(pairs: tuple[str, ...], vars_file: str | None) -> dict[str, 
         if not sep or not name.strip():
             raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--var")
         try:
-            value: Any = json.loads(text)
-        except ValueError:
-            value = text
-        variables[name.strip()] = value
+            variables[name.strip()] = parse_value(text)
+        except UsageError as error:
+            raise click.BadParameter(f"{name.strip()!r}: {error}", param_hint="--var") from None
     return variables
 
 
@@ -680,6 +688,8 @@ def read_json(path: str, option: str) -> Any:
         raise click.BadParameter(f"{path}: no such file", param_hint=option) from None
     except (OSError, ValueError) as error:
         raise click.BadParameter(f"{path}: {error}", param_hint=option) from None
+    except RecursionError:
+        raise click.BadParameter(f"{path}: nested too deep", param_hint=option) from None
 
 
 def open_engine(
@@ -690,10 +700,11 @@ def open_engine(
     as_json: bool,
     clock: str = "real",
     checkpoint: str = "step",
+    read_only: bool = False,
 ) -> Engine:
     answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
     return Engine(
-        db,
+        open_store(db, read_only),
         handlers=handlers,
         trust_scripts=trust_scripts,
         on_user_task=answer_book,
@@ -702,11 +713,35 @@ def open_engine(
     )
 
 
+OPENED: list[str] = []  # the databases this command opened, for an error that names one
+RUNNING: list[tuple[str, str]] = []  # (instance, database) a command runs, for Ctrl-C's hint
+
+
+def interrupted() -> str:
+    """What Ctrl-C says: nothing committed is lost, and how to go on."""
+    if not RUNNING:
+        return "interrupted: every committed step is kept; go on with `bpmn resume INSTANCE`"
+    instance, db = RUNNING[-1]
+    where = "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+    return f"interrupted: every committed step is kept; go on with: bpmn resume {instance}{where}"
+
+
+def open_store(db: str, read_only: bool = False) -> SqliteStore:
+    """The store of `--db`; commands that only look open it read-only."""
+    OPENED.append(db)
+    return SqliteStore(db, read_only=read_only)
+
+
 def seconds(duration: str, option: str = "--wait-timers") -> float:
     try:
-        return parse_duration(duration).total_seconds()
+        span = parse_duration(duration)
+        datetime.now(UTC) + span  # a wait that ends after the year 9999 cannot be scheduled
     except TimerValueError as error:
         raise click.BadParameter(str(error), param_hint=option) from None
+    except OverflowError:
+        too_far = f"{duration!r} ends after the year 9999"
+        raise click.BadParameter(too_far, param_hint=option) from None
+    return span.total_seconds()
 
 
 class AnswerBook:
@@ -799,8 +834,8 @@ def main() -> None:
     """Entry point: run the click group and turn every error into a message and an exit code."""
     try:
         code = cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        errors.print("aborted")
+    except click.exceptions.Abort:  # click's name for Ctrl-C (or end of input) at a prompt
+        errors.print(safe(interrupted()))
         raise SystemExit(130) from None
     except click.ClickException as error:
         shown = io.StringIO()
@@ -810,8 +845,12 @@ def main() -> None:
     except BpmnEngineError as error:
         errors.print(f"[red]error:[/] {safe(str(error))}")
         raise SystemExit(ExitCode.BAD_INPUT) from None
+    except sqlite3.DatabaseError as error:  # damaged past the header, locked, read-only...
+        where = OPENED[-1] if OPENED else "the database"
+        errors.print(f"[red]error:[/] {safe(where)}: the database cannot be used: {safe(error)}")
+        raise SystemExit(ExitCode.BAD_INPUT) from None
     except KeyboardInterrupt:
-        errors.print("interrupted: every committed step is kept; go on with `bpmn resume`")
+        errors.print(safe(interrupted()))
         raise SystemExit(130) from None
     except Exception as error:  # a bug: say so plainly, never a traceback
         errors.print(

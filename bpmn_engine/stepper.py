@@ -62,11 +62,37 @@ class Report:
         return changes
 
 
+MAX_NESTING = 100  # levels of JSON arrays and objects in one value given on a command line
+
+
 def parse_value(text: str) -> Any:
+    """JSON when `text` parses as JSON, else the text itself; a value nested deeper than
+    MAX_NESTING is refused (Python's JSON reader and writer recurse, and would fail later)."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
+    except RecursionError:
+        raise UsageError(f"the value is nested deeper than {MAX_NESTING} levels") from None
     except ValueError:
         return text
+    if nesting(value) > MAX_NESTING:
+        raise UsageError(f"the value is nested deeper than {MAX_NESTING} levels")
+    return value
+
+
+def nesting(value: Any) -> int:
+    """How many arrays and objects deep `value` goes (counted without recursion)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_NESTING:
+                return deepest
+            stack.extend(
+                (child, depth) for child in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
 
 
 def parse_assignments(words: list[str]) -> dict[str, Any]:
@@ -268,6 +294,8 @@ class Stepper:
             clock.advance_to(clock.now() + parse_duration(args[0]))
         except TimerValueError as error:
             raise UsageError(str(error)) from None
+        except OverflowError:
+            raise UsageError(f"{args[0]!r} would move the clock past the year 9999") from None
         report.message = f"the clock reads {clock.now().isoformat(timespec='seconds')}"
 
     def _message(self, args: list[str], report: Report) -> None:

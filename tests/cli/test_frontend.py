@@ -4,7 +4,15 @@ commands that never write, and clear errors for bad databases, values and durati
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.cli.conftest import MODELS, Bpmn
 
@@ -69,3 +77,142 @@ def test_resume_sets_the_missing_variable_in_the_step_that_retries(bpmn: Bpmn) -
     assert events[:2] == ["variables.updated", "incident.retried"]
     done = bpmn("resume", instance, "--var", "broken")
     assert done.returncode == 2 and "NAME=VALUE" in done.stderr
+
+
+def test_ctrl_c_says_how_to_go_on(bpmn: Bpmn, tmp_path: Path) -> None:
+    diagram = tmp_path / "slow.bpmn"
+    diagram.write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
+        'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d" targetNamespace="t">'
+        '<process id="Slow" isExecutable="true"><startEvent id="S"/>'
+        '<serviceTask id="Work" camunda:type="external" camunda:topic="slow"/><endEvent id="E"/>'
+        '<sequenceFlow id="a" sourceRef="S" targetRef="Work"/>'
+        '<sequenceFlow id="b" sourceRef="Work" targetRef="E"/></process></definitions>'
+    )
+    started = tmp_path / "started"
+    handlers = tmp_path / "slow.py"
+    handlers.write_text(
+        "import pathlib, time\n\n\ndef slow(ctx):\n"
+        f"    pathlib.Path({str(started)!r}).touch()\n    time.sleep(120)\n"
+    )
+    db = str(tmp_path / "slow.db")
+    command = [sys.executable, "-m", "cli", "run", str(diagram), "--handlers", str(handlers)]
+    child = subprocess.Popen(
+        [*command, "--db", db], cwd=bpmn.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    for _ in range(600):  # until the handler runs; the step before it is committed
+        if started.exists() or child.poll() is not None:
+            break
+        time.sleep(0.1)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    instance = json.loads(bpmn("instances", "--db", db, "--json").stdout)["id"]
+    assert child.returncode == 130
+    assert f"bpmn resume {instance} --db {db}" in err.decode()
+    assert "aborted" not in err.decode() and "Traceback" not in err.decode()
+
+
+def failed_loan(bpmn: Bpmn, db: str) -> str:
+    """A loan run that failed (no variables): its instance id."""
+    assert bpmn("run", LOAN, "--db", db).returncode == 1
+    return json.loads(bpmn("instances", "--db", db, "--json").stdout)["id"]
+
+
+def test_read_only_commands_never_create_a_database(bpmn: Bpmn, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.db"
+    for args in (["show", "abc"], ["instances"], ["instances", "--json"]):
+        done = bpmn(*args, "--db", str(missing))
+        assert done.returncode == 2 and "no such database" in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_foreign_sqlite_database_is_refused_untouched(bpmn: Bpmn, tmp_path: Path) -> None:
+    foreign = tmp_path / "app.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE customers (name TEXT)")
+        conn.execute("INSERT INTO customers VALUES ('Ada')")
+    conn.close()
+    before = foreign.read_bytes()
+    for args in (["show", "abc"], ["instances"], ["run", LOAN], ["resume", "abc"]):
+        done = bpmn(*args, "--db", str(foreign))
+        assert done.returncode == 2, done.stderr
+        assert f"{foreign}: not a bpmn-engine database" in done.stderr
+    assert foreign.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.db"]  # no -wal, no -shm
+
+
+def read_only(path: Path) -> None:
+    """Make `path` unwritable, for root too (whom chmod does not stop)."""
+    path.chmod(0o444)
+    if os.geteuid() == 0 and subprocess.run(["chattr", "+i", str(path)]).returncode != 0:
+        pytest.skip("root, and no chattr +i: cannot make a file read-only")
+
+
+def test_a_read_only_database_is_read_and_writes_say_why_not(bpmn: Bpmn, tmp_path: Path) -> None:
+    db = tmp_path / "ro.db"
+    instance = failed_loan(bpmn, str(db))
+    read_only(db)
+    try:
+        listed = bpmn("instances", "--db", str(db))
+        assert listed.returncode == 0 and instance in listed.stdout, listed.stderr
+        shown = bpmn("show", instance, "--db", str(db))
+        assert shown.returncode == 0 and "Task_ScoreApplication" in shown.stdout, shown.stderr
+        done = bpmn("resume", instance, "--db", str(db))
+        assert done.returncode == 2 and "read-only" in done.stderr, done.stderr
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(db)])
+
+
+def test_a_database_damaged_past_its_header_is_named(bpmn: Bpmn, tmp_path: Path) -> None:
+    db = tmp_path / "damaged.db"
+    instance = failed_loan(bpmn, str(db))
+    with sqlite3.connect(db) as conn:
+        pages = dict(conn.execute("SELECT name, rootpage FROM sqlite_master WHERE type='table'"))
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    data = bytearray(db.read_bytes())
+    for table in ("history", "tracks"):  # the header and the schema stay intact
+        start = (pages[table] - 1) * size
+        data[start : start + size] = b"\xff" * size
+    db.write_bytes(bytes(data))
+    for args in (["show", instance], ["resume", instance]):
+        done = bpmn(*args, "--db", str(db))
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert str(db) in done.stderr and "malformed" in done.stderr
+        assert "internal error" not in done.stderr
+
+
+def test_a_var_nested_too_deep_is_bad_input(bpmn: Bpmn, tmp_path: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    done = bpmn("run", LOAN, "--db", ":memory:", "--var", f"deep={deep}")
+    assert done.returncode == 2 and "--var" in done.stderr and "'deep'" in done.stderr
+    assert "nested deeper than" in done.stderr
+    file = tmp_path / "vars.json"
+    file.write_text('{"deep": ' + deep + "}")
+    done = bpmn("run", LOAN, "--db", ":memory:", "--vars", str(file))
+    assert done.returncode == 2 and "--vars" in done.stderr, done.stderr
+
+
+def test_a_timer_due_after_the_year_9999_is_refused_at_load(bpmn: Bpmn, tmp_path: Path) -> None:
+    diagram = tmp_path / "far.bpmn"
+    diagram.write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+        'targetNamespace="t"><process id="Far" isExecutable="true"><startEvent id="S"/>\n'
+        '<intermediateCatchEvent id="Wait"><timerEventDefinition>'
+        "<timeDuration>P99999999D</timeDuration></timerEventDefinition>"
+        '</intermediateCatchEvent><endEvent id="E"/>'
+        '<sequenceFlow id="a" sourceRef="S" targetRef="Wait"/>'
+        '<sequenceFlow id="b" sourceRef="Wait" targetRef="E"/></process></definitions>'
+    )
+    for command in ("run", "deploy"):
+        done = bpmn(command, str(diagram), "--db", str(tmp_path / "far.db"))
+        assert done.returncode == 2, done.stderr
+        assert f"{diagram}:2: Wait: timeDuration: 'P99999999D'" in done.stderr
+
+
+def test_durations_past_the_year_9999_on_the_command_line_are_bad_input(bpmn: Bpmn) -> None:
+    done = bpmn("message", "m", "--ttl", "P99999999D", "--db", ":memory:")
+    assert done.returncode == 2 and "--ttl" in done.stderr and "9999" in done.stderr
+    done = bpmn("step", LOAN, "--db", ":memory:", input="advance P99999999D\nquit\n")
+    assert done.returncode == 3 and "past the year 9999" in done.stdout, done.stderr
