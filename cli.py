@@ -423,14 +423,25 @@ def step(
     render(Report("start", message=f"instance {instance.id} of {instance.process_id}"))
     if interactive:
         enable_completion(stepper)
+    last = ""
     while not stepper.done:
         try:
             line = input("step> ") if interactive else sys.stdin.readline()
         except EOFError:
             break
+        except KeyboardInterrupt:  # like a shell: Ctrl-C drops the line, not the session
+            console.print("^C")
+            continue
         if not interactive and not line:
             break
-        render(stepper.execute(line))
+        if interactive and not line.strip():  # like pdb: Enter repeats the last command
+            line = last
+        last = line if line.strip() else last
+        try:
+            render(stepper.execute(line))
+        except KeyboardInterrupt:  # a long `continue`: what is committed stays
+            stepper.reload()
+            console.print("[red]✗ interrupted[/]: every committed step is kept")
     raise SystemExit(int(ExitCode.for_state(stepper.instance.outcome().state)))
 
 

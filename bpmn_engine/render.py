@@ -218,11 +218,11 @@ def step_tokens(instance: Instance) -> list[dict[str, Any]]:
     ]
 
 
-def step_actions(stepper: Any) -> list[dict[str, Any]]:
+def step_actions(stepper: Any, actions: list[Any] | None = None) -> list[dict[str, Any]]:
     return [
         {"number": i, "kind": a.kind, "element": a.element, "track": a.track}
         | ({"task": a.task} if a.task is not None else {})
-        for i, a in enumerate(stepper.actions(), start=1)
+        for i, a in enumerate(stepper.actions() if actions is None else actions, start=1)
     ]
 
 
@@ -336,7 +336,8 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
     console.print(f"[{STATE_STYLE.get(state, 'bold')}]{state}[/]")
     if instance.tokens():
         console.print(tokens)
-    for action in step_actions(stepper):
+    actions = stepper.actions()
+    for action in step_actions(stepper, actions):
         name = _node_name(instance, action["element"])
         what = {
             "enter": "enter",
@@ -346,8 +347,10 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
             "condition": "fire the condition of",
             "complete-task": "complete",
         }[action["kind"]]
+        wait = stepper.time_to(actions[action["number"] - 1])
         console.print(
             f"  [bold]{action['number']}[/] {what} {safe(action['element'])}"
             + (f" [dim]{safe(name)}[/]" if name else "")
             + f" [dim]#{action['track']}[/]"
+            + (f" [dim](due in {wait}: advance {wait})[/]" if wait else "")
         )

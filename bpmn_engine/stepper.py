@@ -12,6 +12,7 @@ import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from bpmn_engine.errors import BpmnEngineError, UsageError
@@ -105,6 +106,18 @@ def parse_assignments(words: list[str]) -> dict[str, Any]:
     return values
 
 
+def iso_duration(seconds: float) -> str:
+    """`1800` -> `PT30M`, `93600` -> `P1DT2H`: what `advance` takes."""
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, rest = divmod(rest, 60)
+    text = f"P{int(days)}D" if days else "P"
+    clock = "".join(
+        f"{value:g}{unit}" for value, unit in ((hours, "H"), (minutes, "M"), (rest, "S")) if value
+    )
+    return text + ("T" + clock if clock else "")
+
+
 class Stepper:
     """Drives one instance a command at a time."""
 
@@ -169,6 +182,9 @@ class Stepper:
             handler(words[1:], report)
         except BpmnEngineError as error:
             return self._failed(report, str(error))
+        except Exception as error:  # a bug: say so, and keep the session (reloaded from rows)
+            self.reload()
+            return self._failed(report, f"internal error: {type(error).__name__}: {error}")
         report.after = self.instance.variables
         return report
 
@@ -212,6 +228,9 @@ class Stepper:
         action = self._pick(args)
         if action is not None and action.kind == "complete-task":
             raise UsageError(f"{action.element} waits for a person: complete {action.element} ...")
+        wait = self.time_to(action)
+        if wait is not None:
+            raise UsageError(f"waiting for timer {action.element}, due in {wait}: advance {wait}")
         self._do(report, action)
         report.message = f"{action.kind} {action.element} (track #{action.track})"
 
@@ -225,9 +244,28 @@ class Stepper:
             if steps and action.kind == "enter" and action.element in self.breakpoints:
                 report.message = f"breakpoint before {action.element} (track #{action.track})"
                 return
+            wait = self.time_to(action)
+            if wait is not None:  # a debugger's clock moves only with `advance`
+                report.message = (
+                    f"{steps} steps; waiting for timer {action.element}, due in {wait}: "
+                    f"advance {wait}"
+                )
+                return
             self._do(report, action)
             steps += 1
         report.message = f"{steps} steps"
+
+    def reload(self) -> None:
+        """Read the instance again from its rows (after a command was cut short)."""
+        self.instance = self.engine.instance(self.instance.id)
+
+    def time_to(self, action: Action | None) -> str | None:
+        """For a timer action that is not due yet: how long until it is (ISO 8601)."""
+        if action is None or action.kind != "timer":
+            return None
+        due = datetime.fromisoformat(self.instance.data.timers[action.task or 0].due)
+        left = (due - self.engine.clock.now()).total_seconds()
+        return iso_duration(left) if left > 0 else None
 
     def _back(self, args: list[str], report: Report) -> None:
         count = int(args[0]) if args and args[0].isdigit() else 1
