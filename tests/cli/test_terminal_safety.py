@@ -61,6 +61,11 @@ def test_every_command_prints_hostile_names_as_text(bpmn: Bpmn) -> None:
     clean(bpmn("run", HOSTILE, "--var", f"novalue{TITLE}"), 2)
     clean(bpmn("run", f"missing{TITLE}[/].bpmn"), 2)
 
+    clean(bpmn("run", HOSTILE, "--var", f"again{TITLE}=1"), 3)
+    rows = [json.loads(line) for line in bpmn("instances", "--json").stdout.splitlines()]
+    [waiting] = [r["id"] for r in rows if r["state"] not in ("completed", "terminated")]
+    assert "Review [bold] now terminated" in clean(bpmn("cancel", waiting), 0)
+
 
 def test_step_shows_hostile_names_as_text(bpmn: Bpmn) -> None:
     commands = "continue\nvars\ngraph\nhistory\ntokens\nbreak UT[/]\nbreaks\n"
