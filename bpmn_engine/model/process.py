@@ -99,9 +99,14 @@ class FlowScope:
         return nx.freeze(graph)
 
     def reachable_avoiding(self, start: str, avoid: str) -> frozenset[str]:
-        """Nodes reachable from `start` on paths that do not pass through `avoid`."""
+        """Nodes reachable from `start` on paths that do not pass through `avoid`.
+
+        A token at `avoid` itself (on its way into an OR-join) reaches nothing that way.
+        """
         key = (start, avoid)
         cache = self._reach_cache
+        if start == avoid:
+            return frozenset()
         if key not in cache:
             view = nx.restricted_view(self.control_graph, [avoid], [])
             cache[key] = frozenset(nx.descendants(view, start)) | {start}

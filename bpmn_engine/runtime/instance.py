@@ -36,6 +36,7 @@ from bpmn_engine.runtime.events.trigger import (
     fire_condition,
     fire_timer,
 )
+from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
 from bpmn_engine.runtime.variables import storable_all
 
@@ -373,8 +374,10 @@ class Instance:
     ) -> None:
         """Complete a waiting user task (by task number, element id or name)."""
         found = self.find_task(task)
-        variables = checked_variables(variables or {})
-        behaviour = behaviour_for(self.definitions.node_scopes[found.element].nodes[found.element])
+        node = self.definitions.node_scopes[found.element].nodes[found.element]
+        label = found.element + (f" ({found.name})" if found.name else "")
+        variables = checked_form(label, node.form_fields, checked_variables(variables or {}))
+        behaviour = behaviour_for(node)
         assert isinstance(behaviour, UserTaskBehaviour)
         track = self.data.tracks[found.track]
         self._step(track, lambda c: behaviour.complete_with(c, variables or {}), on_event)
@@ -390,11 +393,25 @@ class Instance:
             + (f"; waiting: {names}" if names else "; it waits for no user task")
         )
 
-    def retry(self, on_event: Listener | None = None) -> int:
-        """Make a failed instance active again: its failed tracks re-enter their element."""
+    def retry(
+        self, on_event: Listener | None = None, variables: dict[str, Any] | None = None
+    ) -> int:
+        """Make a failed instance active again: its failed tracks re-enter their element.
+
+        `variables` (the fix for a missing or wrong value, like `zbctl set variables`) are set
+        in the process scope in the same step, so the retry never runs without them.
+        """
+        values = checked_variables(variables or {})
         if self.data.head.state is not InstanceState.FAILED:
+            if values:
+                self.set_variables(values, on_event=on_event)
             return 0
         step = Step(self.data)
+        if values:
+            root = self.data.root_scope
+            for name, value in values.items():
+                step.set_value(self.data.variables.owner(root, name), name, value)
+            step.emit("variables.updated", self.process_id, variables=dict(values), unset=[])
         failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
         step.set_state(InstanceState.ACTIVE)
         self.data.head.incident = None

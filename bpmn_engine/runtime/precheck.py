@@ -8,11 +8,13 @@ incident halfway through a run.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import Definitions, Expression, FlowScope, Task
 from bpmn_engine.model.elements import Activity
+from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
@@ -23,6 +25,32 @@ def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> 
             raise LoadError(
                 str(error), file=definitions.path, line=line, element_id=element_id
             ) from None
+    _check_timers(definitions, scope)
+
+
+def _check_timers(definitions: Definitions, scope: FlowScope) -> None:
+    """A literal timer value that falls due after the year 9999 (`P99999999D`) is bad input
+    now: the date arithmetic would overflow when a token reaches it. A malformed value stays
+    an incident at run time, where it names the event (as a value from an expression does)."""
+    now = datetime.now(UTC)
+    for _, node in scope.walk():
+        for definition in getattr(node, "definitions", ()):
+            if definition.kind != "timer" or not definition.timer:
+                continue
+            kind, text = definition.timer
+            if not text or text.strip().startswith(("${", "#{", "=")):
+                continue  # evaluated when armed; an empty value is reported then
+            try:
+                schedule(kind, text, now)
+            except TimerRangeError as error:
+                raise LoadError(
+                    f"{kind}: {error}",
+                    file=definitions.path,
+                    line=definition.line or node.line,
+                    element_id=node.id,
+                ) from None
+            except TimerValueError:
+                continue  # malformed: an incident naming the event when a token arrives
 
 
 def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | None, object]]:

@@ -24,6 +24,10 @@ class TimerValueError(ValueError):
     """A timer value that is not ISO 8601 (the message says what was expected)."""
 
 
+class TimerRangeError(TimerValueError):
+    """A well-formed timer value that falls due after the year 9999 (`P99999999D`)."""
+
+
 def parse_duration(text: str) -> timedelta:
     match = _DURATION.match(text.strip().upper())
     if not match:
@@ -33,7 +37,10 @@ def parse_duration(text: str) -> timedelta:
         if value:
             number = float(value.replace(",", "."))
             total += number * (_DAYS[name] * 86400 if name in _DAYS else _SECONDS[name])
-    return timedelta(seconds=total)
+    try:
+        return timedelta(seconds=total)
+    except OverflowError:
+        raise TimerRangeError(f"{text!r} is longer than a timer can wait") from None
 
 
 def parse_date(text: str) -> datetime:
@@ -59,9 +66,12 @@ def schedule(kind: str, text: str, now: datetime) -> Schedule:
     """The schedule of a timeDate, timeDuration or timeCycle value, from `now`."""
     if kind == "timeDate":
         return Schedule(parse_date(text))
-    if kind == "timeDuration":
-        return Schedule(now + parse_duration(text))
-    return _cycle(text.strip(), now)
+    try:
+        if kind == "timeDuration":
+            return Schedule(now + parse_duration(text))
+        return _cycle(text.strip(), now)
+    except OverflowError:  # the date arithmetic: due after the year 9999
+        raise TimerRangeError(f"{text!r} would fall due after the year 9999") from None
 
 
 def _cycle(text: str, now: datetime) -> Schedule:

@@ -20,7 +20,7 @@ from typing import Any
 import sqlite_utils
 
 from bpmn_engine.errors import LoadError
-from bpmn_engine.store.schema import migrate
+from bpmn_engine.store.schema import SCHEMA_VERSION, migrate
 
 _UPDATES: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
 
@@ -63,6 +63,18 @@ def _json_encoder() -> Callable[[Any], str]:
 dumps = _json_encoder()
 
 
+def _unusable(error: sqlite3.DatabaseError) -> str:
+    """Why a database cannot be used, for a person: read-only, damaged, or not a database."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name.startswith("SQLITE_READONLY"):
+        return f"the database is read-only ({error}): bpmn show and bpmn instances can read it"
+    if name.startswith("SQLITE_CORRUPT"):
+        return f"the database is damaged ({error}): restore it from a copy"
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return f"the database is locked by another process ({error})"
+    return f"not a bpmn-engine database: {error}"
+
+
 def now_text() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -86,25 +98,65 @@ class SqliteConnection:
 
     lease_seconds: float = 300.0  # how long a claim is presumed alive without a heartbeat
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
+        """`read_only`: for commands that only look (show, instances): the file is opened
+        with `mode=ro`, so a missing file is not created and a foreign one is not touched."""
         self.path = str(path)
+        read_only = read_only and self.path != ":memory:"
+        if read_only and not Path(self.path).is_file():
+            raise LoadError("no such database: run a process first (bpmn run FILE)", file=self.path)
+        self.conn = self._connect(read_only)
         try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-        except sqlite3.Error as error:
-            raise LoadError(f"cannot open database: {error}", file=self.path) from None
-        try:
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
+            found = self._schema_version()
+            if read_only and found is None:
+                raise LoadError("no bpmn-engine database yet: run a process first", file=self.path)
+            if read_only and found is not None and found > SCHEMA_VERSION:
+                raise RuntimeError(f"the database has schema version {found}: upgrade bpmn-engine")
+            if read_only and found != SCHEMA_VERSION:  # older: upgraded, as by any command
+                self.conn.close()
+                self.conn, read_only = self._connect(False), False
+            if not read_only:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.db = sqlite_utils.Database(self.conn)
-            migrate(self.db)
+            if not read_only:
+                migrate(self.db)
         except sqlite3.DatabaseError as error:
             self.conn.close()
-            raise LoadError(f"not a bpmn-engine database: {error}", file=self.path) from None
+            raise LoadError(_unusable(error), file=self.path) from None
         except RuntimeError as error:  # a newer schema than this release knows
             self.conn.close()
             raise LoadError(str(error), file=self.path) from None
+        except LoadError:
+            self.conn.close()
+            raise
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
+
+    def _connect(self, read_only: bool) -> sqlite3.Connection:
+        target, uri = self.path, False
+        if read_only:
+            target, uri = f"{Path(self.path).absolute().as_uri()}?mode=ro", True
+        try:
+            return sqlite3.connect(target, uri=uri, isolation_level=None, timeout=30.0)
+        except sqlite3.Error as error:
+            raise LoadError(f"cannot open database: {error}", file=self.path) from None
+
+    def _schema_version(self) -> int | None:
+        """The bpmn-engine schema version of the file; refuses a foreign SQLite database
+        (tables but no bpmn-engine `meta`) before anything is written to it."""
+        tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master")}
+        if not tables:
+            return None  # a new file: every command may create it (read-only ones never do)
+        if "meta" not in tables:
+            raise LoadError(
+                "not a bpmn-engine database (it holds other tables): give another --db",
+                file=self.path,
+            )
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            raise LoadError("not a bpmn-engine database (no schema version)", file=self.path)
+        return int(row[0])
 
     def close(self) -> None:
         self.conn.close()
