@@ -28,6 +28,11 @@ from bpmn_engine.runtime.storage import Store
 POLICIES = ("step", "wait")
 
 
+class UnstorableStep(Exception):
+    """The store could not encode what a step produced: the step is undone, and its element
+    gets an incident (values are checked on the way in; this is the last line)."""
+
+
 def check_policy(policy: str) -> str:
     if policy not in POLICIES:
         raise UsageError(f"unknown checkpoint policy {policy!r}: use one of {', '.join(POLICIES)}")
@@ -84,6 +89,9 @@ class Checkpoints:
     def _write(self, step: Step, new: bool) -> None:
         try:
             self.store.commit(step, new_instance=new)
+        except (ValueError, TypeError, RecursionError, OverflowError) as error:
+            step.rollback()  # a value the store cannot encode: nothing was written
+            raise UnstorableStep(str(error) or type(error).__name__) from None
         except BaseException:  # a lost race, a locked database, Ctrl-C: nothing was written,
             step.rollback()  # so memory goes back to the last checkpoint, with the rows
             raise

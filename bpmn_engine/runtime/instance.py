@@ -26,7 +26,7 @@ from bpmn_engine.records.rows import LISTENING, Event, Receipt, Subscription, Tr
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
-from bpmn_engine.runtime.checkpoints import Checkpoints
+from bpmn_engine.runtime.checkpoints import Checkpoints, UnstorableStep
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
 from bpmn_engine.runtime.events.errors import throw_error
@@ -460,7 +460,15 @@ class Instance:
         except BaseException:  # Ctrl-C mid-step: memory as before it, for what is pending
             step.rollback()
             raise
-        self._commit(step, on_event)
+        try:
+            self._commit(step, on_event)
+        except UnstorableStep as error:  # undone with what was pending since the checkpoint
+            before = self.data.tracks.get(track.id)  # the track as the last checkpoint has it
+            if before is None or self.state is not InstanceState.ACTIVE:
+                raise UsageError(f"{track.element}: the step cannot be stored: {error}") from None
+            message = f"what the step produced cannot be stored: {error}"
+            self._fail(track.id, before.element, message, on_event)
+            return None
         self._answer_new_tasks(step, on_event)
         return ctx
 

@@ -6,14 +6,17 @@ gate in front of them, for values from scripts, handlers and callers.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from collections.abc import Mapping
+from copy import deepcopy
 from typing import Any
 
 # values JSON gives back as themselves (a float only when finite): no round trip needed
-_SCALARS = frozenset({str, int, bool, type(None)})
+_SCALARS = frozenset({str, bool, type(None)})
+# an integer JSON can write in decimal (Python refuses to print one of more than 4 300
+# digits: sys.get_int_max_str_digits); 14 000 bits is a little over 4 200 digits
+MAX_INT_BITS = 14_000
 
 
 def storable(name: str, value: Any) -> Any:
@@ -28,11 +31,19 @@ def storable(name: str, value: Any) -> Any:
     kind = type(value)
     if kind in _SCALARS or (kind is float and math.isfinite(value)):
         return value  # most writes: a counter, a flag, a name
+    if kind is int:
+        if value.bit_length() > MAX_INT_BITS:
+            raise ValueError(
+                f"variable {name!r} is an integer of {value.bit_length()} bits: the store "
+                f"holds integers of at most {MAX_INT_BITS} bits (about 4 200 digits)"
+            )
+        return value
     try:
         return json.loads(json.dumps(value, allow_nan=False))
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, RecursionError) as error:
         kind = type(value).__name__
-        raise ValueError(f"variable {name!r} ({kind}) cannot be stored as JSON: {error}") from None
+        why = "it is nested too deep" if isinstance(error, RecursionError) else str(error)
+        raise ValueError(f"variable {name!r} ({kind}) cannot be stored as JSON: {why}") from None
 
 
 def storable_all(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -43,6 +54,6 @@ def copied(values: Mapping[str, Any]) -> dict[str, Any]:
     """A deep copy of storable values (for an event a listener may keep): scalars as they
     are, containers by `copy.deepcopy`."""
     return {
-        name: value if type(value) in _SCALARS or type(value) is float else copy.deepcopy(value)
+        name: value if type(value) in _SCALARS or type(value) in (int, float) else deepcopy(value)
         for name, value in values.items()
     }

@@ -215,7 +215,9 @@ def test_a_terminal_session_repeats_on_enter_and_survives_ctrl_c(tmp_path: Path)
     code = process.wait(timeout=30)
     os.close(main)
     assert code == 0, output.decode(errors="replace")
-    assert b"^C" in output and b"unknown command" not in output
+    # the dropped line never ran (whether the terminal echoed ^C depends on whether readline
+    # or the pty's line discipline saw it first: a loaded machine decides that)
+    assert b"unknown command" not in output and b"garbage" not in output.split(b"completed")[-1]
     assert steps_before == 2
 
 

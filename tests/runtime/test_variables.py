@@ -328,3 +328,65 @@ def test_a_rejected_set_variables_changes_nothing(
     # then
     assert engine.instance(instance.id).variables == {"a": 1}
     assert instance.variables == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        ("x = 2 ** 20000", "integer of 20001 bits"),
+        ("x = [2 ** 20000]", "cannot be stored as JSON"),
+        ("x = []\nfor _ in range(5000):\n    x = [x]", "nested too deep"),
+    ],
+)
+def test_a_value_the_store_cannot_hold_is_an_incident_at_its_element(
+    bpmn: Bpmn, tmp_path, make_engine: MakeEngine, code: str, why: str
+):
+    """Full Python (trusted scripts) can build any value: the store's gate refuses what it
+    cannot hold, as an incident at the element, and the instance stays resumable."""
+    # given
+    engine = make_engine(tmp_path / "v.db", trust_scripts=True)
+    path = bpmn(around(script("T", code)))
+    # when
+    outcome = engine.start(path).run()
+    # then
+    assert outcome.state == "failed"
+    assert outcome.incident is not None and outcome.incident.startswith("T: ")
+    assert why in outcome.incident
+    reopened = engine.instance(outcome.instance)
+    assert reopened.outcome().state == "failed"
+    assert reopened.retry() == 1  # and fails the same way, cleanly, on every retry
+    assert reopened.run().state == "failed"
+
+
+def test_a_handler_result_the_store_cannot_hold_is_an_incident(
+    bpmn: Bpmn, tmp_path, make_engine: MakeEngine
+):
+    engine = make_engine(tmp_path / "v.db", handlers={"T": lambda ctx: {"n": 7**20000}})
+    path = bpmn(around('<serviceTask id="T"/>'))
+    outcome = engine.start(path).run()
+    assert outcome.state == "failed"
+    assert "integer of" in (outcome.incident or "")
+
+
+def test_a_step_the_store_cannot_encode_is_undone_and_its_element_fails(
+    bpmn: Bpmn, tmp_path, make_engine: MakeEngine, monkeypatch: pytest.MonkeyPatch
+):
+    """The last line behind the gate: whatever the store fails to encode (here forced), the
+    step is undone, nothing is half-written, and the element gets the incident."""
+    engine = make_engine(tmp_path / "v.db")
+    instance = engine.start(bpmn(around(script("T", "x = 1"))))
+    real = type(engine.store).commit
+
+    def refuse_scripts(store, step, **options):
+        if any(e.event == "variables.updated" for e in step.events):
+            raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+        return real(store, step, **options)
+
+    monkeypatch.setattr(type(engine.store), "commit", refuse_scripts)
+    outcome = instance.run()
+    assert outcome.state == "failed"
+    assert outcome.incident == (
+        "T: what the step produced cannot be stored: "
+        "Exceeds the limit (4300 digits) for integer string conversion"
+    )
+    assert engine.instance(instance.id).variables == {}
