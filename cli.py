@@ -406,6 +406,7 @@ def step(
         handlers=handlers,
         trust_scripts=trust_scripts,
         clock=VirtualClock() if clock == "virtual" else RealClock(),
+        undo=True,  # `back` rewinds from the store's undo log, also in a later session
     )
     if instance_id is not None:
         instance = engine.instance(instance_id)

@@ -2,8 +2,9 @@
 
 Each command returns a `Report` (what changed, the tokens, the variables, the actions now
 possible); the command line renders it for people (rich) or as one JSON object per command.
-`back` restores the checkpoint taken before a step: the instance's rows exactly as they were
-(history is append-only, so a checkpoint keeps its length rather than a copy).
+`back` rewinds the instance from the store's undo log (`Engine.rewind`): the before-images
+of the last committed steps, applied in one transaction. A command of this session is undone
+whole; the steps of an earlier session (`bpmn step --instance ID`) one at a time.
 """
 
 from __future__ import annotations
@@ -123,10 +124,12 @@ class Stepper:
     """Drives one instance a command at a time."""
 
     def __init__(self, engine: Engine, instance: Instance) -> None:
+        engine.undo = True  # every step keeps its before-images: `back` rewinds from them
         self.engine = engine
         self.instance = instance
         self.breakpoints: set[str] = set()
-        self.checkpoints: list[tuple[dict[str, list[tuple]], int]] = []
+        self.undo_counts: list[int] = []  # how many steps each command committed, for `back`
+        self._version: int | None = None  # the instance's version before the command
         self.done = False
         self._commands: dict[str, Callable[[list[str], Report], None]] = {
             "next": self._next,
@@ -186,6 +189,8 @@ class Stepper:
         except Exception as error:  # a bug: say so, and keep the session (reloaded from rows)
             self.reload()
             return self._failed(report, f"internal error: {type(error).__name__}: {error}")
+        finally:
+            self._count_steps()
         report.after = self.instance.variables
         return report
 
@@ -196,9 +201,16 @@ class Stepper:
 
     # --- moving tokens ------------------------------------------------------------------------
     def _checkpoint(self) -> None:
-        store = self.engine.store
-        snapshot = store.snapshot(self.instance.id, with_history=False)
-        self.checkpoints.append((snapshot, self.instance.data.head.next_event))
+        """A command is about to commit steps: count them when it ends (for `back`)."""
+        if self._version is None:
+            self._version = self.instance.version
+
+    def _count_steps(self) -> None:
+        if self._version is not None:
+            made = self.instance.version - self._version
+            if made > 0:
+                self.undo_counts.append(made)
+            self._version = None
 
     def _do(self, report: Report, action: Action | None, variables: dict | None = None) -> None:
         self._checkpoint()
@@ -269,14 +281,15 @@ class Stepper:
         return iso_duration(left) if left > 0 else None
 
     def _back(self, args: list[str], report: Report) -> None:
+        """back [N]: undo the last N commands of this session (each whole), then the steps of
+        earlier sessions one by one."""
         count = int(args[0]) if args and args[0].isdigit() else 1
-        if count < 1 or count > len(self.checkpoints):
-            raise UsageError(f"can go back at most {len(self.checkpoints)} steps")
-        for _ in range(count - 1):
-            self.checkpoints.pop()
-        snapshot, next_event = self.checkpoints.pop()
-        self.engine.store.restore(self.instance.id, snapshot, keep_history_below=next_event)
-        self.instance = self.engine.instance(self.instance.id)
+        if count < 1:
+            raise UsageError("back N: N is at least 1")
+        mine = self.undo_counts[-count:]
+        steps = sum(mine) + max(count - len(mine), 0)
+        self.instance = self.engine.rewind(self.instance.id, steps)
+        del self.undo_counts[len(self.undo_counts) - len(mine) :]
         report.message = f"back {count} step{'s' if count > 1 else ''}"
 
     # --- the rest -----------------------------------------------------------------------------
@@ -366,9 +379,7 @@ class Stepper:
         if not args:
             raise UsageError("signal NAME [NAME=VALUE...]")
         self._checkpoint()
-        self.engine.broadcast_signal(
-            args[0], parse_assignments(args[1:]), report.events.append, current=self.instance
-        )
+        self.instance.throw_signal(args[0], parse_assignments(args[1:]), report.events.append)
         report.message = f"signal {args[0]!r} broadcast"
 
     def _quit(self, args: list[str], report: Report) -> None:

@@ -212,6 +212,7 @@ class Step:
         self.joins: list[JoinRecord] = []
         self.events: list[Event] = []
         self.at = 0.0  # when the step was committed (time.time()), for its history rows
+        self.undoable = False  # the store keeps its before-images, so it can be rewound
         self._event_times: list[float] | None = None  # per event, once steps are merged
 
     # --- recording changes -------------------------------------------------------------

@@ -42,6 +42,8 @@ class Engine:
     run's steps are committed: `"step"` each one, `"wait"` together when the run waits
     (faster; a crash loses the steps since the last wait, which a resume runs again).
     `job_timeout` (seconds) caps how long a handler call keeps its job's lease alive.
+    `undo` keeps each step's before-images in the store (slower; `bpmn step` uses it), so
+    that `rewind` can take an instance back.
     """
 
     def __init__(
@@ -54,8 +56,10 @@ class Engine:
         clock: Clock | None = None,
         checkpoint: str = "step",
         job_timeout: float | None = None,
+        undo: bool = False,
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
+        self.undo = undo  # keep each step's before-images, so that `rewind` can go back
         self.store = store
         if job_timeout is not None and job_timeout <= 0:
             raise UsageError("the job timeout must be more than 0 seconds")
@@ -156,6 +160,15 @@ class Engine:
         """Reopen an instance from its rows alone (a unique id prefix is enough)."""
         data = self.store.load(self.store.resolve(instance_id))
         return Instance(self, data, self.definitions(data.head.definition))
+
+    def rewind(self, instance_id: str, steps: int = 1) -> Instance:
+        """Take an instance back by its last `steps` committed steps (recorded by an engine
+        with `undo=True`, in this session or an earlier one), in one transaction; the
+        instance as it is now. Refused, changing nothing, past a step that sent a message or
+        signal someone already received."""
+        instance_id = self.store.resolve(instance_id)
+        self.store.rewind(instance_id, steps)
+        return self.instance(instance_id)
 
     def publish_message(
         self,

@@ -22,7 +22,15 @@ from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
 from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import LISTENING, Event, Receipt, Subscription, Track, UserTask
+from bpmn_engine.records.rows import (
+    LISTENING,
+    Event,
+    Receipt,
+    Sent,
+    Subscription,
+    Track,
+    UserTask,
+)
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
@@ -119,6 +127,12 @@ class Instance:
     @property
     def state(self) -> InstanceState:
         return self.data.head.state
+
+    @property
+    def version(self) -> int:
+        """How many times the instance row was committed: one more with every step (the
+        compare-and-set version; a rewind moves it on too)."""
+        return self.data.head.version
 
     @property
     def process_id(self) -> str:
@@ -327,6 +341,23 @@ class Instance:
         step.emit("variables.updated", self.process_id, variables=dict(values), unset=list(unset))
         self._commit(step, on_event)
 
+    def throw_signal(
+        self,
+        name: str,
+        variables: dict[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> None:
+        """Broadcast a signal from this instance, as a signal throw event would: one step of
+        this instance writes it to the outbox, and it is delivered after that step (to this
+        instance too, and to every other instance and deployment waiting for it)."""
+        if not name:
+            raise UsageError("a signal needs a name")
+        values = checked_variables(variables or {})
+        step = Step(self.data)
+        step.sent.append(Sent("signal", name, None, values))
+        step.emit("signal.thrown", None, None, name=name)
+        self._commit(step, on_event)
+
     def deliver(
         self,
         subscription_id: int,
@@ -473,6 +504,7 @@ class Instance:
         return ctx
 
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
+        step.undoable = self.engine.undo
         step.cancel_stale_waits()
         if step.values or step.subscriptions:
             self.scheduler.conditions_dirty = True

@@ -4,7 +4,8 @@ The runtime imports this, never a concrete store; `bpmn_engine.store` holds the 
 and `tests/store/test_contract.py` is the suite any store must pass. Split by concern, as
 the SQLite store is: checkpoints (an instance's rows, one step = one transaction with
 compare-and-set), the outbox (what a step sends, delivered after it), messages,
-deployments, finding work, and leases on jobs. Every method that writes is one transaction.
+deployments, finding work, leases on jobs, and the undo log. Every method that writes is
+one transaction.
 """
 
 from __future__ import annotations
@@ -133,8 +134,26 @@ class LeaseStore(Protocol):
     def release_expired_leases(self) -> int: ...
 
 
+class UndoStore(Protocol):
+    """The before-images of steps (for a store asked to keep them), applied in reverse."""
+
+    def undoable_steps(self, instance_id: str) -> int: ...
+
+    def rewind(self, instance_id: str, steps: int) -> None:
+        """The rows as before the last `steps` steps, in one transaction, or `UsageError`
+        (fewer steps recorded, or a step sent what others already received)."""
+        ...
+
+
 @runtime_checkable
 class Store(
-    CheckpointStore, OutboxStore, MessageStore, DeploymentStore, WorkStore, LeaseStore, Protocol
+    CheckpointStore,
+    OutboxStore,
+    MessageStore,
+    DeploymentStore,
+    WorkStore,
+    LeaseStore,
+    UndoStore,
+    Protocol,
 ):
     """Everything the runtime asks of a store."""

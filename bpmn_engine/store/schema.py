@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -225,6 +225,21 @@ def _v6(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v7(db: sqlite_utils.Database) -> None:
+    """The undo log: before-images of steps (`bpmn step`'s `back`), chained by version."""
+    db["undo"].create(
+        {
+            "id": int,
+            "instance": str,
+            "version_before": int,
+            "version_after": int,
+            "record": str,
+        },
+        pk="id",
+    )
+    db["undo"].create_index(["instance", "version_after"])
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -232,6 +247,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (4, _v4),
     (5, _v5),
     (6, _v6),
+    (7, _v7),
 ]
 
 

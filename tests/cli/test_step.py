@@ -314,3 +314,53 @@ def test_completing_a_task_whose_token_goes_into_an_or_join_then_continue(bpmn: 
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "internal error" not in done.stderr and "Loan approved" in done.stdout
+
+
+WAIT_FOR_GO = (
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+    'targetNamespace="t"><signal id="S" name="go"/>'
+    '<process id="p" isExecutable="true"><startEvent id="s"/>'
+    '<sequenceFlow id="f1" sourceRef="s" targetRef="g"/><intermediateCatchEvent id="g">'
+    '<signalEventDefinition signalRef="S"/></intermediateCatchEvent>'
+    '<sequenceFlow id="f2" sourceRef="g" targetRef="e"/><endEvent id="e"/>'
+    "</process></definitions>"
+)
+
+
+def test_back_after_a_signal_that_woke_another_instance_is_refused(tmp_path: Path) -> None:
+    """The signal reached another instance: going back past it would leave that instance
+    woken by a signal that was never sent. Refused, and nothing changes; going back over
+    the stepped instance's own receipt of it is fine."""
+    path = tmp_path / "go.bpmn"
+    path.write_text(WAIT_FOR_GO)
+    engine = Engine(tmp_path / "t.db")
+    other = engine.start(path)
+    other.run()
+    s = Stepper(engine, engine.start(path))
+    s.execute("continue")
+    assert s.execute("signal go").ok
+    assert engine.instance(other.id).outcome().state == "completed"
+    before = (state(s), show_json(engine.instance(other.id)))
+    refused = s.execute("back")
+    assert not refused.ok
+    assert f"instance {other.id} already received" in refused.message
+    assert (state(s), show_json(engine.instance(other.id))) == before
+    assert engine.instance(other.id).outcome().state == "completed"
+
+
+def test_back_works_after_reopening_the_session(bpmn: Bpmn, tmp_path: Path) -> None:
+    """`bpmn step --instance ID` can go back over the steps of an earlier session."""
+    db = str(tmp_path / "s.db")
+    first = bpmn("step", FORK, "--var", "amount=3", "--json", "--db", db, input="next\nnext\n")
+    assert first.returncode == 3, first.stderr  # the instance is still active: as for run
+    lines = [json.loads(line) for line in first.stdout.splitlines()]
+    instance = lines[0]["result"].split()[1]
+    after_one = [t["element"] for t in lines[1]["tokens"]]
+    second = bpmn(
+        "step", "--instance", instance, "--json", "--db", db, input="back\ntokens\nback 5\n"
+    )
+    assert second.returncode == 3, second.stderr
+    replies = [json.loads(line) for line in second.stdout.splitlines()]
+    assert replies[1]["ok"] and replies[1]["result"] == "back 1 step"
+    assert [t["element"] for t in replies[2]["tokens"]] == after_one
+    assert not replies[3]["ok"] and "at most 1 steps" in replies[3]["result"]

@@ -1,7 +1,7 @@
 """The embedded store: one SQLite file (or `:memory:`) holding every instance.
 
 One class per concern (checkpoints, the outbox, messages, deployments, finding work,
-leases), all on one connection; `SqliteStore` is their sum and implements
+leases, the undo log), all on one connection; `SqliteStore` is their sum and implements
 `bpmn_engine.runtime.storage.Store`.
 """
 
@@ -12,10 +12,13 @@ from bpmn_engine.store.sqlite.deployments import DeploymentRows
 from bpmn_engine.store.sqlite.leases import LeaseRows
 from bpmn_engine.store.sqlite.messages import MessageRows
 from bpmn_engine.store.sqlite.outbox import OutboxRows
+from bpmn_engine.store.sqlite.undo import UndoRows
 from bpmn_engine.store.sqlite.work import WorkQueries
 
 
-class SqliteStore(CheckpointRows, OutboxRows, MessageRows, DeploymentRows, WorkQueries, LeaseRows):
+class SqliteStore(
+    CheckpointRows, OutboxRows, MessageRows, DeploymentRows, WorkQueries, LeaseRows, UndoRows
+):
     """Every instance, deployment and message in one SQLite database."""
 
 

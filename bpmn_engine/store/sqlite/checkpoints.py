@@ -16,6 +16,8 @@ from bpmn_engine.records.data import InstanceData, InstanceHead, Step, is_missin
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Event, Scope, Subscription, Timer, Track, UserTask
 from bpmn_engine.store.sqlite.connection import (
+    HEAD_FIELDS,
+    TRACK_FIELDS,
     SqliteConnection,
     dumps,
     iso,
@@ -23,34 +25,10 @@ from bpmn_engine.store.sqlite.connection import (
     update_sql,
 )
 from bpmn_engine.store.sqlite.leases import claim
+from bpmn_engine.store.sqlite.undo import undo_record
 
 _TRACK_COLUMNS = (
     "element, scope, status, seq, parent, fork_group, via, wait, attempt, version, claimed_by"
-)
-_HEAD_FIELDS = (
-    "state",
-    "next_track",
-    "next_scope",
-    "next_task",
-    "next_seq",
-    "next_event",
-    "next_timer",
-    "next_subscription",
-    "end_event",
-    "incident",
-)
-
-
-_TRACK_FIELDS = (
-    "element",
-    "scope",
-    "status",
-    "seq",
-    "parent",
-    "fork_group",
-    "via",
-    "wait",
-    "attempt",
 )
 
 
@@ -120,14 +98,14 @@ class CheckpointRows(SqliteConnection):
         """Rebuild an instance from its rows alone."""
         conn = self.conn
         row = conn.execute(
-            "SELECT id, definition, process, version, " + ", ".join(_HEAD_FIELDS) + " "
+            "SELECT id, definition, process, version, " + ", ".join(HEAD_FIELDS) + " "
             "FROM instances WHERE id = ?",
             (instance_id,),
         ).fetchone()
         if row is None:
             raise UsageError(f"no instance {instance_id!r} in {self.path}")
         head = InstanceHead(id=row[0], definition=row[1], process=row[2], version=row[3])
-        for name, value in zip(_HEAD_FIELDS, row[4:], strict=True):
+        for name, value in zip(HEAD_FIELDS, row[4:], strict=True):
             setattr(head, name, value)
         head.state = InstanceState(head.state)
         data = InstanceData(head)
@@ -192,7 +170,18 @@ class CheckpointRows(SqliteConnection):
                 self._write_head(conn, head, step.head_before, new_instance, now)
                 self._write_tracks(conn, step)
                 self._write_scopes(conn, step)
-                self._write_rest(conn, step, now)
+                outbox = self._write_rest(conn, step, now)
+                if step.undoable and not new_instance:
+                    conn.execute(
+                        "INSERT INTO undo (instance, version_before, version_after, record) "
+                        "VALUES (?, ?, ?, ?)",
+                        (
+                            head.id,
+                            step.head_before.version,
+                            head.version,
+                            undo_record(step, outbox),
+                        ),
+                    )
         except sqlite3.IntegrityError as error:
             raise ConcurrentModification(f"instance {head.id}: {error}") from None
 
@@ -205,19 +194,19 @@ class CheckpointRows(SqliteConnection):
         now: str,
     ) -> None:
         if new:
-            values = [getattr(head, name) for name in _HEAD_FIELDS]
+            values = [getattr(head, name) for name in HEAD_FIELDS]
             values[0] = str(values[0])
             conn.execute(
                 "INSERT INTO instances (id, definition, process, version, created_at, "
                 "updated_at, "
-                + ", ".join(_HEAD_FIELDS)
+                + ", ".join(HEAD_FIELDS)
                 + ") VALUES (?, ?, ?, ?, ?, ?"
-                + ", ?" * len(_HEAD_FIELDS)
+                + ", ?" * len(HEAD_FIELDS)
                 + ")",
                 (head.id, head.definition, head.process, head.version, now, now, *values),
             )
             return
-        changed = [name for name in _HEAD_FIELDS if getattr(head, name) != getattr(before, name)]
+        changed = [name for name in HEAD_FIELDS if getattr(head, name) != getattr(before, name)]
         values = [str(head.state) if n == "state" else getattr(head, n) for n in changed]
         head.version = before.version + 1
         cursor = conn.execute(
@@ -261,7 +250,7 @@ class CheckpointRows(SqliteConnection):
                     (data.head.id, t.id, *row),
                 )
                 continue
-            changed = [n for n in _TRACK_FIELDS if getattr(t, n) != getattr(before, n)]
+            changed = [n for n in TRACK_FIELDS if getattr(t, n) != getattr(before, n)]
             values = [str(t.status) if n == "status" else getattr(t, n) for n in changed]
             if lease is not None:
                 changed += ("claimed_by", "lease_until", "heartbeat_at")
@@ -292,7 +281,9 @@ class CheckpointRows(SqliteConnection):
             if cursor.rowcount != 1:
                 raise ConcurrentModification(f"scope {s.id} was changed by someone else")
 
-    def _write_rest(self, conn: sqlite3.Connection, step: Step, now: str) -> None:
+    def _write_rest(self, conn: sqlite3.Connection, step: Step, now: str) -> list[int]:
+        """Variables, tasks, timers, subscriptions, messages, joins, history; the ids of the
+        outbox rows written."""
         instance = step.data.head.id
         for scope, name, value in step.changed_values():
             if is_missing(value):
@@ -337,8 +328,11 @@ class CheckpointRows(SqliteConnection):
             )
             if cursor.rowcount != 1:
                 raise ConcurrentModification(f"message {message_id} was correlated elsewhere")
-        if step.sent or step.deliveries or step.correlated:
+        outbox = (
             self._write_outbox(conn, step, now)
+            if step.sent or step.deliveries or step.correlated
+            else []
+        )
         if step.joins:  # most steps fire no join: skip the statement (bench/profile_run.py)
             conn.executemany(
                 "INSERT INTO joins (instance, scope, gateway, activation, tracks) "
@@ -362,6 +356,7 @@ class CheckpointRows(SqliteConnection):
                 for e, at in zip(step.events, step.event_times(), strict=True)
             ],
         )
+        return outbox
 
     # --- snapshots (`bpmn step`'s `back`) ----------------------------------------------------
     _INSTANCE_TABLES = (
@@ -423,16 +418,20 @@ class CheckpointRows(SqliteConnection):
             )
         ]
 
-    def _write_outbox(self, conn: sqlite3.Connection, step: Step, now: str) -> None:
+    def _write_outbox(self, conn: sqlite3.Connection, step: Step, now: str) -> list[int]:
         """What the step sent (pending outbox rows) and what it received (unique deliveries
         and message ids: a second delivery of one outbox row or message id fails the step)."""
         instance = step.data.head.id
         event = step.events[0].seq if step.events else 0
-        conn.executemany(
-            "INSERT INTO outbox (source, event, kind, name, key, variables, status, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
-            [(instance, event, s.kind, s.name, s.key, dumps(s.variables), now) for s in step.sent],
-        )
+        ids = [
+            conn.execute(
+                "INSERT INTO outbox (source, event, kind, name, key, variables, status, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
+                (instance, event, sent.kind, sent.name, sent.key, dumps(sent.variables), now),
+            ).lastrowid
+            or 0
+            for sent in step.sent
+        ]
         conn.executemany(
             "INSERT INTO outbox_deliveries (outbox, receiver) VALUES (?, ?)", step.deliveries
         )
@@ -444,3 +443,4 @@ class CheckpointRows(SqliteConnection):
                 for message_id, name, key, variables in step.correlated
             ],
         )
+        return ids

@@ -63,6 +63,31 @@ def _json_encoder() -> Callable[[Any], str]:
 dumps = _json_encoder()
 
 
+HEAD_FIELDS = (  # the instance row's columns a step may change
+    "state",
+    "next_track",
+    "next_scope",
+    "next_task",
+    "next_seq",
+    "next_event",
+    "next_timer",
+    "next_subscription",
+    "end_event",
+    "incident",
+)
+TRACK_FIELDS = (  # a track row's columns a step may change (besides its version)
+    "element",
+    "scope",
+    "status",
+    "seq",
+    "parent",
+    "fork_group",
+    "via",
+    "wait",
+    "attempt",
+)
+
+
 def _unusable(error: sqlite3.DatabaseError) -> str:
     """Why a database cannot be used, for a person: read-only, damaged, or not a database."""
     name = getattr(error, "sqlite_errorname", "")

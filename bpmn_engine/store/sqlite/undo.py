@@ -1,0 +1,193 @@
+"""The undo log: the before-images of committed steps, so the last steps can be rewound.
+
+Written only for an engine that asks for it (`Engine(undo=True)`, which `bpmn step` uses):
+a step that records its before-images costs more, and a run has no use for them. Each row
+is one committed step (one checkpoint under the `wait` policy) with the instance version
+before and after it; rewinding checks that the rows are the instance's latest steps, chained
+version to version, so a step taken without the log is never skipped over.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict
+from typing import Any
+
+from bpmn_engine.errors import UsageError
+from bpmn_engine.records.data import Step, is_missing
+from bpmn_engine.store.sqlite.connection import HEAD_FIELDS, TRACK_FIELDS, SqliteConnection, dumps
+
+# table -> (columns written back, besides instance and id); each record is a row's image
+ROWS = {
+    "tracks": (*TRACK_FIELDS, "version"),
+    "scopes": ("element", "parent", "track", "status", "version"),
+    "user_tasks": ("track", "element", "name", "status", "inputs"),
+    "timers": ("track", "element", "host", "due", "repeat", "interval", "status"),
+    "subscriptions": ("track", "element", "host", "kind", "name", "key", "status"),
+}
+
+
+def _image(row: Any) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    image = asdict(row)
+    image.pop("id", None)
+    if "status" in image:
+        image["status"] = str(image["status"])
+    if "inputs" in image:
+        image["inputs"] = dumps(image["inputs"])
+    return image
+
+
+def undo_record(step: Step, outbox_ids: list[int]) -> str:
+    """Everything needed to put the rows back as they were before `step`."""
+    head = step.head_before
+    record = {
+        "head": {
+            name: str(getattr(head, name)) if name == "state" else getattr(head, name)
+            for name in HEAD_FIELDS
+        },
+        "tracks": {str(k): _image(v) for k, v in step.tracks.items()},
+        "scopes": {str(k): _image(v) for k, v in step.scopes.items()},
+        "user_tasks": {str(k): _image(v) for k, v in step.tasks.items()},
+        "timers": {str(k): _image(v) for k, v in step.timers.items()},
+        "subscriptions": {str(k): _image(v) for k, v in step.subscriptions.items()},
+        "values": [
+            [scope, name, None if is_missing(old) else old, is_missing(old)]
+            for (scope, name), old in step.values.items()
+        ],
+        "joins": [[j.scope, j.gateway, j.activation] for j in step.joins],
+        "events": [e.seq for e in step.events],
+        "outbox": outbox_ids,
+        "deliveries": [list(d) for d in step.deliveries],
+        "correlated": [m[0] for m in step.correlated],
+        "claimed": list(step.claimed_messages),
+    }
+    return dumps(record)
+
+
+class UndoRows(SqliteConnection):
+    """Recording steps' before-images, and applying them in reverse."""
+
+    def undoable_steps(self, instance_id: str) -> int:
+        """How many of the instance's latest steps can be rewound (an unbroken chain)."""
+        return len(self._chain(self.conn, instance_id, None))
+
+    def rewind(self, instance_id: str, steps: int) -> None:
+        """Put the instance's rows back as they were before its last `steps` steps, in one
+        transaction, or change nothing and say why."""
+        with self.transaction() as conn:
+            chain = self._chain(conn, instance_id, steps)
+            if steps < 1 or len(chain) < steps:
+                raise UsageError(
+                    f"instance {instance_id}: can go back at most {len(chain)} steps"
+                    + ("" if chain else " (only steps taken by `bpmn step` are recorded)")
+                )
+            (current,) = conn.execute(
+                "SELECT version FROM instances WHERE id = ?", (instance_id,)
+            ).fetchone()
+            for row_id, _, record in chain:
+                self._undo(conn, instance_id, json.loads(record))
+                conn.execute("DELETE FROM undo WHERE id = ?", (row_id,))
+            head = json.loads(chain[-1][2])["head"]
+            version = current + 1  # a copy loaded before the rewind can no longer commit
+            conn.execute(
+                "UPDATE instances SET "
+                + ", ".join(f"{name} = ?" for name in HEAD_FIELDS)
+                + ", version = ? WHERE id = ?",
+                (*(head[name] for name in HEAD_FIELDS), version, instance_id),
+            )
+            conn.execute(  # the step now latest continues the chain at the new version
+                "UPDATE undo SET version_after = ? WHERE instance = ? AND version_after = ?",
+                (version, instance_id, chain[-1][1]),
+            )
+
+    def _chain(
+        self, conn: sqlite3.Connection, instance_id: str, limit: int | None
+    ) -> list[tuple[int, int, str]]:
+        """(row, version before, record) of the latest steps, newest first, while unbroken."""
+        row = conn.execute("SELECT version FROM instances WHERE id = ?", (instance_id,)).fetchone()
+        if row is None:
+            raise UsageError(f"no instance {instance_id!r} in {self.path}")
+        expected, chain = row[0], []
+        for row_id, before, after, record in conn.execute(
+            "SELECT id, version_before, version_after, record FROM undo WHERE instance = ? "
+            "ORDER BY version_after DESC",
+            (instance_id,),
+        ):
+            if after != expected or (limit is not None and len(chain) >= limit):
+                break
+            chain.append((row_id, before, record))
+            expected = before
+        return chain
+
+    def _undo(self, conn: sqlite3.Connection, instance: str, record: dict[str, Any]) -> None:
+        for outbox_id in record["outbox"]:  # withdrawn, unless someone received it
+            message = f"outbox-{outbox_id}"
+            receivers = {  # "instance/subscription", or "start/process/element"
+                r[0].partition("/")[0] if not r[0].startswith("start/") else r[0]
+                for r in conn.execute(
+                    "SELECT receiver FROM outbox_deliveries WHERE outbox = ?", (outbox_id,)
+                )
+            }
+            receivers.update(
+                r[0]
+                for r in conn.execute(
+                    "SELECT instance FROM messages WHERE id = ? AND status = 'correlated'",
+                    (message,),
+                )
+            )
+            if receivers:
+                raise UsageError(
+                    "cannot go back past a step that sent a message or signal instance "
+                    f"{', '.join(sorted(receivers))} already received: going back would "
+                    "leave it with something that was never sent"
+                )
+            conn.execute("DELETE FROM messages WHERE id = ?", (message,))  # buffered: withdrawn
+            conn.execute("DELETE FROM outbox WHERE id = ?", (outbox_id,))
+        for table, columns in ROWS.items():
+            for key, image in record[table].items():
+                if image is None:
+                    conn.execute(
+                        f"DELETE FROM {table} WHERE instance = ? AND id = ?", (instance, int(key))
+                    )
+                else:
+                    conn.execute(
+                        f"INSERT OR REPLACE INTO {table} (instance, id, {', '.join(columns)}) "
+                        f"VALUES (?, ?{', ?' * len(columns)})",
+                        (instance, int(key), *(image[c] for c in columns)),
+                    )
+        for scope, name, value, missing in record["values"]:
+            if missing:
+                conn.execute(
+                    "DELETE FROM variables WHERE instance = ? AND scope = ? AND name = ?",
+                    (instance, scope, name),
+                )
+            else:
+                conn.execute(
+                    "INSERT OR REPLACE INTO variables (instance, scope, name, value) "
+                    "VALUES (?, ?, ?, ?)",
+                    (instance, scope, name, dumps(value)),
+                )
+        for scope, gateway, activation in record["joins"]:
+            conn.execute(
+                "DELETE FROM joins WHERE instance = ? AND scope = ? AND gateway = ? "
+                "AND activation = ?",
+                (instance, scope, gateway, activation),
+            )
+        conn.executemany(
+            "DELETE FROM history WHERE instance = ? AND seq = ?",
+            [(instance, seq) for seq in record["events"]],
+        )
+        conn.executemany(
+            "DELETE FROM outbox_deliveries WHERE outbox = ? AND receiver = ?",
+            [tuple(d) for d in record["deliveries"]],
+        )
+        conn.executemany(  # a message this step took is published no more
+            "DELETE FROM messages WHERE id = ?", [(m,) for m in record["correlated"]]
+        )
+        conn.executemany(  # a buffered message this step took waits again
+            "UPDATE messages SET status = 'buffered', instance = NULL WHERE id = ?",
+            [(m,) for m in record["claimed"]],
+        )
