@@ -21,12 +21,13 @@ from rich.markup import escape
 from rich.prompt import Confirm, Prompt
 
 from bpmn_engine import BpmnEngineError, Engine, Instance, Outcome
-from bpmn_engine.errors import UsageError
+from bpmn_engine.errors import LoadError, UsageError
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_json
 from bpmn_engine.runtime.clock import RealClock, VirtualClock
 from bpmn_engine.runtime.state import Event, UserTask
 from bpmn_engine.runtime.timers import TimerValueError, parse_duration
+from bpmn_engine.userfiles import read_user_file
 
 DEFAULT_DB = "bpmn-engine.db"
 OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}
@@ -662,11 +663,12 @@ def parse_variables(pairs: tuple[str, ...], vars_file: str | None) -> dict[str, 
 
 
 def read_json(path: str, option: str) -> Any:
+    """A JSON file the user names: a regular file under the size cap (see `userfiles`)."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise click.BadParameter(f"{path}: no such file", param_hint=option) from None
-    except (OSError, ValueError) as error:
+        return json.loads(read_user_file(path).decode("utf-8"))
+    except LoadError as error:
+        raise click.BadParameter(str(error), param_hint=option) from None
+    except ValueError as error:  # bad JSON or bad UTF-8
         raise click.BadParameter(f"{path}: {error}", param_hint=option) from None
 
 
