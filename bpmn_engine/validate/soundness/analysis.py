@@ -112,7 +112,7 @@ class _Scope:
             self._info(f"soundness unknown: state budget used up before {place}", where)
             return []
         try:
-            explorer = Search(net, nodes, min(search.MAX_STATES, self.budget))
+            explorer = Search(net, nodes, min(search.MAX_STATES, self.budget), where is None)
         except Unknown as why:
             self._info(f"soundness unknown: {why}, in {place}", where)
             return []
