@@ -2,24 +2,28 @@
 
 A typo in a condition, or a sandboxed script that reaches for `__import__`, is bad input:
 it is reported as `file:line: element-id: message` before anything runs, rather than as an
-incident halfway through a run.
+incident halfway through a run. So is a timer value that names no time the engine can keep
+(`P99999999D` is past the year 9999; a cron expression that matches no date).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import Definitions, Expression, FlowScope, Task
 from bpmn_engine.model.elements import Activity
+from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
+from bpmn_engine.runtime.timers import TimerRangeError, TimerValueError, schedule
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
     for element_id, line, compile_ in _compilations(scope, trusted):
         try:
             compile_()
-        except ExpressionError as error:
+        except (ExpressionError, TimerRangeError) as error:
             raise LoadError(
                 str(error), file=definitions.path, line=line, element_id=element_id
             ) from None
@@ -45,11 +49,30 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
                     node.line,
                     lambda t=text, f=script_format: compile_script(t, f, trusted=trusted),
                 )
+        for definition in getattr(node, "definitions", ()):
+            kind, text = definition.timer or ("", "")
+            if kind and text and not text.strip().startswith(EXPRESSION_PREFIXES):
+                yield node.id, definition.line or node.line, _timer(kind, text)
         if isinstance(node, Activity) and node.io is not None:
             for parameter in (*node.io.inputs, *node.io.outputs):
                 if parameter.expression is not None:
                     line = parameter.expression.line or node.line
                     yield node.id, line, _expression(parameter.expression)
+
+
+def _timer(kind: str, text: str):
+    """Schedule it from now: a malformed value stays an incident when the timer is armed (it
+    may never be reached), but one out of range is refused now."""
+
+    def check() -> None:
+        try:
+            schedule(kind, text, datetime.now(UTC))
+        except TimerRangeError:
+            raise
+        except TimerValueError:
+            pass
+
+    return check
 
 
 def _expression(expression: Expression):

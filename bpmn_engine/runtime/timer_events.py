@@ -7,12 +7,12 @@ when the timer is due (a virtual clock jumps there when nothing else can happen)
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from bpmn_engine.model import BoundaryEvent, EventDefinition, Expression, FlowNode, StartEvent
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.state import Timer
-from bpmn_engine.runtime.timers import TimerValueError, cron_next, schedule
+from bpmn_engine.runtime.timers import TimerValueError, later, next_time, schedule
 from bpmn_engine.runtime.triggers import trigger
 
 EXPRESSION_PREFIXES = ("${", "#{", "=")
@@ -23,8 +23,7 @@ def arm(ctx: StepContext, event: FlowNode, definition: EventDefinition, host: st
     kind, text = definition.timer or ("", "")
     if not kind or not text:
         raise Incident(f"timer event {event.id!r} (line {event.line}) has no timer value", event.id)
-    if text.strip().startswith(EXPRESSION_PREFIXES):
-        text = str(ctx.evaluate(Expression(text, None, definition.line), what="the timer value"))
+    text = _text(ctx, definition)
     now = ctx.engine.clock.now()
     try:
         plan = schedule(kind, text, now)
@@ -50,10 +49,12 @@ def fire(ctx: StepContext, timer: Timer) -> None:
     if repeating and ctx.track.live and timer.repeat != 0:
         previous = datetime.fromisoformat(timer.due)
         if timer.interval:
-            due = previous + timedelta(seconds=timer.interval)
-        else:  # a cron cycle: its next time is read from the expression
+            due = later(previous, timer.interval)
+        else:  # cron, or calendar months and years: the next time is read from the text
             definition = next(d for d in event.definitions if d.kind == "timer")
-            due = cron_next((definition.timer or ("", ""))[1], previous)
+            due = next_time(_text(ctx, definition), previous)
+        if due is None:  # the cycle names no more times (its end, or the year 9999)
+            return
         ctx.step.new_timer(
             ctx.track,
             timer.element,
@@ -62,3 +63,11 @@ def fire(ctx: StepContext, timer: Timer) -> None:
             repeat=timer.repeat - 1 if timer.repeat > 0 else -1,
             interval=timer.interval,
         )
+
+
+def _text(ctx: StepContext, definition: EventDefinition) -> str:
+    """The timer value, an expression evaluated now."""
+    text = (definition.timer or ("", ""))[1]
+    if text.strip().startswith(EXPRESSION_PREFIXES):
+        text = str(ctx.evaluate(Expression(text, None, definition.line), what="the timer value"))
+    return text
