@@ -99,3 +99,24 @@ def test_a_bpmnlintrc_that_is_not_a_regular_file(bpmn: Bpmn, tmp_path: Path, kin
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     assert expected(kind) in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_validate_refuses_an_import_that_is_not_a_regular_file(
+    bpmn: Bpmn, tmp_path: Path, kind: str
+) -> None:
+    """A diagram's own `<import location=...>` must not make validate read /dev/zero."""
+    special(kind, tmp_path, "other.bpmn")
+    bpmn_ns = "http://www.omg.org/spec/BPMN/20100524/MODEL"
+    importer = tmp_path / "main.bpmn"
+    importer.write_text(
+        f'<?xml version="1.0"?>\n<definitions xmlns="{bpmn_ns}" id="d" targetNamespace="t">'
+        f'<import importType="{bpmn_ns}" location="other.bpmn" namespace="o"/>'
+        '<process id="p" isExecutable="true"><startEvent id="s"/>'
+        '<sequenceFlow id="f" sourceRef="s" targetRef="e"/><endEvent id="e"/></process>'
+        "</definitions>\n"
+    )
+    done = bpmn("validate", str(importer))
+    assert "Traceback" not in done.stdout + done.stderr
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    assert "other.bpmn" in done.stdout and expected(kind) in done.stdout, done.stdout
