@@ -2,8 +2,8 @@
 
 A typo in a condition, or a sandboxed script that reaches for `__import__`, is bad input:
 it is reported as `file:line: element-id: message` before anything runs, rather than as an
-incident halfway through a run. So is a timer value that names no time the engine can keep
-(`P99999999D` is past the year 9999; a cron expression that matches no date).
+incident halfway through a run. So is a timer value of a known form that the engine cannot
+schedule (`P99999999D` is past the year 9999; a cron expression croniter cannot read).
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import Definitions, Expression, FlowScope, Task
 from bpmn_engine.model.elements import Activity
 from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
-from bpmn_engine.runtime.timers import TimerRangeError, TimerValueError, schedule
+from bpmn_engine.runtime.timers import TimerScheduleError, TimerValueError, schedule
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
     for element_id, line, compile_ in _compilations(scope, trusted):
         try:
             compile_()
-        except (ExpressionError, TimerRangeError) as error:
+        except (ExpressionError, TimerScheduleError) as error:
             raise LoadError(
                 str(error), file=definitions.path, line=line, element_id=element_id
             ) from None
@@ -61,13 +61,13 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
 
 
 def _timer(kind: str, text: str):
-    """Schedule it from now: a malformed value stays an incident when the timer is armed (it
-    may never be reached), but one out of range is refused now."""
+    """Schedule it from now: a value in no known form stays an incident when the timer is
+    armed (it may never be reached); one the engine cannot schedule is refused now."""
 
     def check() -> None:
         try:
             schedule(kind, text, datetime.now(UTC))
-        except TimerRangeError:
+        except TimerScheduleError:
             raise
         except TimerValueError:
             pass

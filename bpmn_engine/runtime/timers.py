@@ -35,9 +35,11 @@ class TimerValueError(ValueError):
     """A timer value that is not ISO 8601 (the message says what was expected)."""
 
 
-class TimerRangeError(TimerValueError):
-    """A well-formed timer value that names no time the engine can keep: past the year 9999,
-    or a cron expression that matches no date. Refused before a run starts (`precheck`)."""
+class TimerScheduleError(TimerValueError):
+    """A value of a known form (ISO 8601, or cron by its 5 to 7 fields) that the engine cannot
+    schedule: past the year 9999, a fraction of a month, a zero interval, a cron expression
+    croniter cannot read or that matches no date. Refused before a run starts (`precheck`);
+    a value in no known form stays an incident when its timer is armed (it may never be)."""
 
 
 # --- ISO 8601 ------------------------------------------------------------------------------
@@ -51,7 +53,7 @@ def _period(text: str) -> Period:
     try:
         period = isodate.parse_duration(value)
     except OverflowError:
-        raise TimerRangeError(f"{text!r} is longer than a timer can wait") from None
+        raise TimerScheduleError(f"{text!r} is longer than a timer can wait") from None
     except (isodate.ISO8601Error, ValueError):
         raise TimerValueError(
             f"{text!r} is not an ISO 8601 duration such as PT5M or P1DT2H"
@@ -59,7 +61,7 @@ def _period(text: str) -> Period:
     if isinstance(period, isodate.Duration) and (
         period.years != int(period.years) or period.months != int(period.months)
     ):
-        raise TimerValueError(f"{text!r}: years and months must be whole to count on a calendar")
+        raise TimerScheduleError(f"{text!r}: years and months must be whole to count on a calendar")
     return period
 
 
@@ -68,7 +70,7 @@ def _add(moment: datetime, period: Period, times: int = 1) -> datetime:
     try:
         return moment + period * times  # n months in one step: 31 Jan + 2 * P1M is 31 Mar
     except (OverflowError, ValueError):
-        raise TimerRangeError(
+        raise TimerScheduleError(
             f"{moment.isoformat()} + {times} * {isodate.duration_isoformat(period)} "
             "is past the year 9999"
         ) from None
@@ -186,7 +188,7 @@ class _Cycle:
         if _negative(cycle.period) or _add(datetime(2000, 1, 1, tzinfo=UTC), cycle.period) <= (
             datetime(2000, 1, 1, tzinfo=UTC)
         ):
-            raise TimerValueError(f"{text!r}: the interval must be longer than zero")
+            raise TimerScheduleError(f"{text!r}: the interval must be longer than zero")
         return cycle
 
     def first(self, now: datetime) -> tuple[datetime, int]:
@@ -281,10 +283,10 @@ class _CronRule:
                 fields[5] = _quartz_weekdays(fields[5])
             fields[3], day = _month_day(fields[3])
         except ValueError as error:
-            raise TimerValueError(f"{text!r} is not a cron expression: {error}") from None
+            raise TimerScheduleError(f"{text!r} is not a cron expression: {error}") from None
         rule = cls(" ".join(fields), text, day)
         if not croniter.is_valid(rule.expression, second_at_beginning=True):
-            raise TimerValueError(f"{text!r} is not a cron expression this engine reads")
+            raise TimerScheduleError(f"{text!r} is not a cron expression this engine reads")
         return rule
 
     def next_after(self, after: datetime) -> datetime:
@@ -299,7 +301,7 @@ class _CronRule:
             if self.day is None or self.day(found.date()):
                 return found
             moment = found.replace(hour=23, minute=59, second=59, microsecond=0)
-        raise TimerRangeError(f"{self.original!r} names no time after {after.isoformat()}")
+        raise TimerScheduleError(f"{self.original!r} names no time after {after.isoformat()}")
 
 
 def _quartz_weekdays(field: str) -> str:
