@@ -7,33 +7,36 @@ mapped to exit codes in one place (`main`), so no user ever sees a traceback.
 from __future__ import annotations
 
 import functools
+import io
 import json
 import shlex
+import sqlite3
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.prompt import Confirm, Prompt
 
 from bpmn_engine import BpmnEngineError, Engine, Instance, Outcome
 from bpmn_engine.errors import LoadError, UsageError
 from bpmn_engine.exit_codes import ExitCode
+from bpmn_engine.records.rows import Event, UserTask
 from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_json
 from bpmn_engine.runtime.clock import RealClock, VirtualClock
-from bpmn_engine.runtime.state import Event, UserTask
-from bpmn_engine.runtime.timers import TimerValueError, parse_duration
+from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
+from bpmn_engine.stepper import MAX_NESTING, nesting, parse_value
+from bpmn_engine.store.sqlite import SqliteStore
+from bpmn_engine.terminal import new_console, safe, visible
 from bpmn_engine.userfiles import read_user_file
 
 DEFAULT_DB = "bpmn-engine.db"
 OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False, soft_wrap=True)
+console = new_console()
+errors = new_console(stderr=True)
 
 
 def db_option(f: Callable) -> Callable:
@@ -194,6 +197,7 @@ def run(
     engine = settings.engine(db, as_json)
     listener = event_listener(as_json, None, engine)
     instance = engine.start(file, process_id, variables, on_event=listener)
+    RUNNING.append((instance.id, db))
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
     finish(instance.run(listener, settings.wait), db, listener, settings.options)
@@ -222,6 +226,7 @@ def complete(
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
+    RUNNING.append((instance.id, db))
     listener = event_listener(as_json, instance, engine)
     instance.complete_task(task, variables, listener)
     finish(instance.run(listener, settings.wait), db, listener, settings.options)
@@ -229,20 +234,29 @@ def complete(
 
 @cli.command()
 @click.argument("instance_id", metavar="INSTANCE")
+@var_options
 @db_option
 @run_options
 @json_option
 def resume(
     instance_id: str,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
     db: str,
     settings: RunSettings,
     as_json: bool,
 ) -> None:
-    """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried."""
+    """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried.
+
+    --var/--vars set process variables in the same step as the retry (the fix for a
+    missing or wrong value). Example: bpmn resume 3f9a2c --var income=4200
+    """
+    variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
+    RUNNING.append((instance.id, db))
     listener = event_listener(as_json, instance, engine)
-    instance.retry(listener)
+    instance.retry(listener, variables)
     finish(instance.run(listener, settings.wait), db, listener, settings.options)
 
 
@@ -324,7 +338,7 @@ def say(as_json: bool, payload: dict[str, Any]) -> None:
         click.echo(json_line(payload))
     else:
         console.print(
-            f"no instance waits for {payload['event'].split('.')[0]} {payload['name']!r}"
+            f"no instance waits for {payload['event'].split('.')[0]} {safe(repr(payload['name']))}"
             + (" (buffered)" if payload.get("buffered") else "")
         )
 
@@ -388,7 +402,7 @@ def step(
     if (file is None) == (instance_id is None):
         raise click.UsageError("give a FILE to start, or --instance ID to go on with")
     engine = Engine(
-        db,
+        open_store(db),
         handlers=handlers,
         trust_scripts=trust_scripts,
         clock=VirtualClock() if clock == "virtual" else RealClock(),
@@ -409,14 +423,25 @@ def step(
     render(Report("start", message=f"instance {instance.id} of {instance.process_id}"))
     if interactive:
         enable_completion(stepper)
+    last = ""
     while not stepper.done:
         try:
             line = input("step> ") if interactive else sys.stdin.readline()
         except EOFError:
             break
+        except KeyboardInterrupt:  # like a shell: Ctrl-C drops the line, not the session
+            console.print("^C")
+            continue
         if not interactive and not line:
             break
-        render(stepper.execute(line))
+        if interactive and not line.strip():  # like pdb: Enter repeats the last command
+            line = last
+        last = line if line.strip() else last
+        try:
+            render(stepper.execute(line))
+        except KeyboardInterrupt:  # a long `continue`: what is committed stays
+            stepper.reload()
+            console.print("[red]✗ interrupted[/]: every committed step is kept")
     raise SystemExit(int(ExitCode.for_state(stepper.instance.outcome().state)))
 
 
@@ -455,7 +480,7 @@ def cancel(instance_id: str, db: str, as_json: bool) -> None:
 @json_option
 def show_command(instance_id: str, db: str, as_json: bool) -> None:
     """Show an instance: state, tokens, variables and history."""
-    engine = open_engine(db, None, False, None, as_json)
+    engine = open_engine(db, None, False, None, as_json, read_only=True)
     instance = engine.instance(instance_id)
     if as_json:
         click.echo(json_line(show_json(instance)))
@@ -468,9 +493,7 @@ def show_command(instance_id: str, db: str, as_json: bool) -> None:
 @json_option
 def instances(db: str, as_json: bool) -> None:
     """List the instances in the database."""
-    if not as_json and db != ":memory:" and not Path(db).exists():
-        raise UsageError(f"no database at {db}: run a process first (bpmn run FILE)")
-    engine = open_engine(db, None, False, None, as_json)
+    engine = open_engine(db, None, False, None, as_json, read_only=True)
     rows = engine.instances()
     if as_json:
         for row in rows:
@@ -481,7 +504,7 @@ def instances(db: str, as_json: bool) -> None:
     table = Table("instance", "process", "state", "waiting tasks", "updated", box=None)
     for row in rows:
         table.add_row(
-            row["id"], row["process"], row["state"], str(row["waiting_tasks"]), row["updated_at"]
+            *(safe(row[k]) for k in ("id", "process", "state", "waiting_tasks", "updated_at"))
         )
     console.print(table)
 
@@ -497,7 +520,7 @@ def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
 
     Example: bpmn deploy models/subscription-renewal.bpmn && bpmn worker
     """
-    engine = Engine(db, trust_scripts=trust_scripts)
+    engine = Engine(open_store(db), trust_scripts=trust_scripts)
     for deployment in engine.deploy_processes(file):
         payload = deployment.to_json()
         if as_json:
@@ -506,19 +529,23 @@ def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
         verb = "deployed" if deployment.changed else "unchanged:"
         replaced = f", replacing deployment {deployment.previous}" if payload["replaces"] else ""
         console.print(
-            f"{verb} [bold]{escape(deployment.process)}[/] "
+            f"{verb} [bold]{safe(deployment.process)}[/] "
             f"(version {deployment.version[:12]}, deployment {deployment.id}{replaced})"
         )
         for timer in payload["start_timers"]:
             left = "forever" if timer["repeat"] < 0 else f"{timer['repeat']} more times"
-            every = f", then every {timer['interval']:g} s {left}" if timer["repeat"] else ""
-            console.print(f"  timer start {escape(timer['element'])}: due {timer['due']}{every}")
+            every = ""
+            if timer["repeat"] and timer["interval"] is None:  # cron, or calendar months
+                every = f", then at each time its cycle (cron or calendar) names, {left}"
+            elif timer["repeat"]:
+                every = f", then every {timer['interval']:g} s {left}"
+            console.print(f"  timer start {safe(timer['element'])}: due {timer['due']}{every}")
         for start in payload["message_starts"]:
             console.print(
-                f"  message start {escape(start['element'])}: message {escape(start['name'])!r}"
+                f"  message start {safe(start['element'])}: message {safe(repr(start['name']))}"
             )
         for element in payload["not_started_by_triggers"]:
-            console.print(f"  [yellow]not started by anything yet:[/] {escape(element)}")
+            console.print(f"  [yellow]not started by anything yet:[/] {safe(element)}")
 
 
 @cli.command()
@@ -593,7 +620,7 @@ def worker(
     if span is not None and clock != "virtual":
         raise click.BadParameter("needs --clock virtual", param_hint="--horizon")
     engine = Engine(
-        db,
+        open_store(db),
         handlers=handlers,
         trust_scripts=trust_scripts,
         clock=VirtualClock() if clock == "virtual" else RealClock(),
@@ -609,11 +636,11 @@ def worker(
             return
         state = event.event.split(".")[1]
         where = event.data.get("start_event") or event.data.get("end_event") or event.element
-        extra = f": {escape(str(event.data['incident']))}" if "incident" in event.data else ""
-        console.print(f"{state} instance [bold]{event.instance}[/] at {escape(str(where))}{extra}")
+        extra = f": {safe(str(event.data['incident']))}" if "incident" in event.data else ""
+        console.print(f"{state} instance [bold]{event.instance}[/] at {safe(str(where))}{extra}")
 
     def complain(message: str) -> None:
-        errors.print(f"[red]error:[/] {escape(message)}")
+        errors.print(f"[red]error:[/] {safe(message)}")
 
     runner = Worker(
         engine,
@@ -626,7 +653,7 @@ def worker(
     )
     if not as_json:
         mode = "until idle" if once else "until Ctrl-C"
-        console.print(f"worker {engine.store.worker} on {db} ({clock} clock), {mode}")
+        console.print(f"worker {safe(engine.store.worker)} on {safe(db)} ({clock} clock), {mode}")
     with stop_on_signals(runner):
         report = runner.run()
     summary = report.to_json()
@@ -647,6 +674,10 @@ def parse_variables(pairs: tuple[str, ...], vars_file: str | None) -> dict[str, 
     variables: dict[str, Any] = {}
     if vars_file:
         loaded = read_json(vars_file, "--vars")
+        if nesting(loaded) > MAX_NESTING:
+            raise click.BadParameter(
+                f"nested deeper than {MAX_NESTING} levels", param_hint="--vars"
+            )
         if not isinstance(loaded, dict):
             raise click.BadParameter("must hold a JSON object", param_hint="--vars")
         variables.update(loaded)
@@ -655,10 +686,9 @@ def parse_variables(pairs: tuple[str, ...], vars_file: str | None) -> dict[str, 
         if not sep or not name.strip():
             raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--var")
         try:
-            value: Any = json.loads(text)
-        except ValueError:
-            value = text
-        variables[name.strip()] = value
+            variables[name.strip()] = parse_value(text)
+        except UsageError as error:
+            raise click.BadParameter(f"{name.strip()!r}: {error}", param_hint="--var") from None
     return variables
 
 
@@ -670,6 +700,8 @@ def read_json(path: str, option: str) -> Any:
         raise click.BadParameter(str(error), param_hint=option) from None
     except ValueError as error:  # bad JSON or bad UTF-8
         raise click.BadParameter(f"{path}: {error}", param_hint=option) from None
+    except RecursionError:
+        raise click.BadParameter(f"{path}: nested too deep", param_hint=option) from None
 
 
 def open_engine(
@@ -680,10 +712,11 @@ def open_engine(
     as_json: bool,
     clock: str = "real",
     checkpoint: str = "step",
+    read_only: bool = False,
 ) -> Engine:
     answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
     return Engine(
-        db,
+        open_store(db, read_only),
         handlers=handlers,
         trust_scripts=trust_scripts,
         on_user_task=answer_book,
@@ -692,11 +725,35 @@ def open_engine(
     )
 
 
+OPENED: list[str] = []  # the databases this command opened, for an error that names one
+RUNNING: list[tuple[str, str]] = []  # (instance, database) a command runs, for Ctrl-C's hint
+
+
+def interrupted() -> str:
+    """What Ctrl-C says: nothing committed is lost, and how to go on."""
+    if not RUNNING:
+        return "interrupted: every committed step is kept; go on with `bpmn resume INSTANCE`"
+    instance, db = RUNNING[-1]
+    where = "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+    return f"interrupted: every committed step is kept; go on with: bpmn resume {instance}{where}"
+
+
+def open_store(db: str, read_only: bool = False) -> SqliteStore:
+    """The store of `--db`; commands that only look open it read-only."""
+    OPENED.append(db)
+    return SqliteStore(db, read_only=read_only)
+
+
 def seconds(duration: str, option: str = "--wait-timers") -> float:
     try:
-        return parse_duration(duration).total_seconds()
+        span = parse_duration(duration)
+        datetime.now(UTC) + span  # a wait that ends after the year 9999 cannot be scheduled
     except TimerValueError as error:
         raise click.BadParameter(str(error), param_hint=option) from None
+    except OverflowError:
+        too_far = f"{duration!r} ends after the year 9999"
+        raise click.BadParameter(too_far, param_hint=option) from None
+    return span.total_seconds()
 
 
 class AnswerBook:
@@ -727,13 +784,15 @@ class AnswerBook:
 def ask(instance: Instance, task: UserTask) -> dict[str, Any] | None:
     """Ask a person at the terminal to complete a user task."""
     node = instance.definitions.node_scopes[task.element].nodes[task.element]
-    console.print(f"[bold cyan]user task[/] {task.name or task.element} [dim]({task.element})[/]")
+    console.print(
+        f"[bold cyan]user task[/] {safe(task.name or task.element)} [dim]({safe(task.element)})[/]"
+    )
     if not Confirm.ask("complete it now?", default=True, console=console):
         return None
     fields = getattr(node, "form_fields", ())
     values: dict[str, Any] = {}
     for field in fields:
-        label = field.label or field.id
+        label = safe(field.label or field.id)
         if field.type == "boolean":
             values[field.id] = Confirm.ask(label, console=console)
         else:
@@ -745,7 +804,7 @@ def ask(instance: Instance, task: UserTask) -> dict[str, Any] | None:
             try:
                 values.update(parse_variables((line,), None))
             except click.BadParameter as error:
-                console.print(f"[red]{error.message}[/]")
+                console.print(f"[red]{safe(error.message)}[/]")
     return values
 
 
@@ -787,21 +846,27 @@ def main() -> None:
     """Entry point: run the click group and turn every error into a message and an exit code."""
     try:
         code = cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        errors.print("aborted")
+    except click.exceptions.Abort:  # click's name for Ctrl-C (or end of input) at a prompt
+        errors.print(safe(interrupted()))
         raise SystemExit(130) from None
     except click.ClickException as error:
-        error.show()
+        shown = io.StringIO()
+        error.show(file=shown)  # the message may quote an argument: show its control bytes
+        sys.stderr.write(visible(shown.getvalue()))
         raise SystemExit(ExitCode.BAD_INPUT) from None
     except BpmnEngineError as error:
-        errors.print(f"[red]error:[/] {escape(str(error))}")
+        errors.print(f"[red]error:[/] {safe(str(error))}")
+        raise SystemExit(ExitCode.BAD_INPUT) from None
+    except sqlite3.DatabaseError as error:  # damaged past the header, locked, read-only...
+        where = OPENED[-1] if OPENED else "the database"
+        errors.print(f"[red]error:[/] {safe(where)}: the database cannot be used: {safe(error)}")
         raise SystemExit(ExitCode.BAD_INPUT) from None
     except KeyboardInterrupt:
-        errors.print("interrupted: every committed step is kept; go on with `bpmn resume`")
+        errors.print(safe(interrupted()))
         raise SystemExit(130) from None
     except Exception as error:  # a bug: say so plainly, never a traceback
         errors.print(
-            f"[red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))}\n"
+            f"[red]internal error:[/] {safe(type(error).__name__)}: {safe(str(error))}\n"
             "please report it with the command you ran; committed steps are safe"
         )
         raise SystemExit(ExitCode.FAILED) from None

@@ -1,5 +1,6 @@
 """bpmn-engine: run BPMN 2.0 diagrams locally, checkpointing every step in SQLite."""
 
+from bpmn_engine.engine import Engine
 from bpmn_engine.errors import (
     BpmnEngineError,
     BpmnError,
@@ -10,10 +11,9 @@ from bpmn_engine.errors import (
 )
 from bpmn_engine.model import Definitions
 from bpmn_engine.parse import load_file as load
-from bpmn_engine.runtime.engine import Engine
+from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.handlers import ServiceTaskContext, load_handlers
 from bpmn_engine.runtime.instance import Instance, Outcome
-from bpmn_engine.runtime.state import Event
 
 __version__ = "0.1.0"
 

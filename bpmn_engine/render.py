@@ -7,14 +7,14 @@ import shlex
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
+from bpmn_engine.engine import Engine
 from bpmn_engine.model import Definitions
-from bpmn_engine.runtime.engine import Engine
+from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.instance import Instance, Outcome
-from bpmn_engine.runtime.state import Event
+from bpmn_engine.terminal import json_safe, safe
 
 STATE_STYLE = {
     "completed": "bold green",
@@ -26,7 +26,7 @@ STATE_STYLE = {
 
 
 def json_line(payload: dict[str, Any]) -> str:
-    return json.dumps(payload, default=str, ensure_ascii=False)
+    return json_safe(json.dumps(payload, default=str, ensure_ascii=False))
 
 
 class Trace:
@@ -53,20 +53,20 @@ class Trace:
     def _name(self, event: Event) -> str:
         definitions = self._definitions_of(event.instance)
         if definitions is None or event.element is None:
-            return event.element or ""
+            return safe(event.element or "")
         scope = definitions.node_scopes.get(event.element)
         node = scope.nodes.get(event.element) if scope else None
         label = node.name if node is not None and node.name else event.element
-        return escape(" ".join(label.split()))
+        return safe(" ".join(label.split()))
 
     def __call__(self, event: Event) -> None:
         kind, data = event.event, event.data
         track = f"[dim]#{event.track}[/]" if event.track is not None else ""
         line = None
         if kind == "instance.started":
-            line = f"[bold]▶ started[/] {escape(str(data.get('process')))}"
+            line = f"[bold]▶ started[/] {safe(str(data.get('process')))}"
         elif kind == "element.completed":
-            line = f"  [green]✓[/] {self._name(event)} [dim]{data.get('type')}[/] {track}"
+            line = f"  [green]✓[/] {self._name(event)} [dim]{safe(data.get('type'))}[/] {track}"
         elif kind == "element.waiting" and data.get("reason") == "user task":
             line = f"  [cyan]⏸[/] {self._name(event)} [cyan]waits for a person[/] {track}"
         elif kind == "element.waiting" and data.get("reason") == "join":
@@ -81,11 +81,11 @@ class Trace:
             line = f"  [yellow]✗[/] {self._name(event)} terminated {track}"
         elif kind == "variables.updated":
             shown = ", ".join(f"{k}={_short(v)}" for k, v in data.get("variables", {}).items())
-            line = f"    [dim]{escape(shown)}[/]"
+            line = f"    [dim]{safe(shown)}[/]"
         elif kind == "warning":
-            line = f"  [yellow]⚠ {escape(str(data.get('message')))}[/] [dim]{event.element}[/]"
+            line = f"  [yellow]⚠ {safe(str(data.get('message')))}[/] [dim]{safe(event.element)}[/]"
         elif kind == "incident.created":
-            line = f"  [red]✗ {event.element}: {escape(str(data.get('message')))}[/]"
+            line = f"  [red]✗ {safe(event.element)}: {safe(str(data.get('message')))}[/]"
         if line:
             self.console.print(line, highlight=False)
 
@@ -98,7 +98,7 @@ def _short(value: Any, width: int = 40) -> str:
 def variables_table(variables: dict[str, Any]) -> Table:
     table = Table("variable", "value", box=None, header_style="bold", pad_edge=False)
     for name in sorted(variables):
-        table.add_row(escape(name), escape(_short(variables[name], 80)))
+        table.add_row(safe(name), safe(_short(variables[name], 80)))
     return table
 
 
@@ -107,13 +107,13 @@ def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = 
     style = STATE_STYLE.get(outcome.state, "bold")
     head = f"[{style}]{outcome.state}[/] instance [bold]{outcome.instance}[/]"
     if outcome.end_event:
-        head += f" at {escape(outcome.end_event)}"
+        head += f" at {safe(outcome.end_event)}"
     console.print(head, highlight=False)
     if outcome.variables:
         console.print(variables_table(outcome.variables))
-    db_opt = ("" if db == "bpmn-engine.db" else f" --db {shlex.quote(db)}") + options
+    db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(db)}") + options)
     if outcome.state == "failed":
-        console.print(f"[red]incident:[/] {escape(str(outcome.incident))}", highlight=False)
+        console.print(f"[red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
         console.print(f"fix the cause, then: [bold]bpmn resume {outcome.instance}{db_opt}[/]")
     for wait in outcome.waiting_for:
         if "task" in wait:
@@ -121,19 +121,19 @@ def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = 
             fields = wait.get("fields") or ["NAME"]
             options = " ".join(f"--var {shlex.quote(f)}=VALUE" for f in fields)
             console.print(
-                f"waiting for user task [bold]{escape(wait['element'])}[/]{escape(name)}; "
+                f"waiting for user task [bold]{safe(wait['element'])}[/]{safe(name)}; "
                 "to complete it:",
                 highlight=False,
             )
             console.print(
-                f"  [bold]bpmn complete {outcome.instance} {shlex.quote(wait['element'])} "
-                f"{escape(options)}{db_opt}[/]",
+                f"  [bold]bpmn complete {outcome.instance} {safe(shlex.quote(wait['element']))} "
+                f"{safe(options)}{db_opt}[/]",
                 highlight=False,
                 soft_wrap=True,
             )
         elif wait.get("reason") == "timer":
             console.print(
-                f"waiting for timer [bold]{escape(wait['element'])}[/], due {wait['due']}: "
+                f"waiting for timer [bold]{safe(wait['element'])}[/], due {wait['due']}: "
                 f"[bold]bpmn resume {outcome.instance}{db_opt}[/] once it is due",
                 highlight=False,
                 soft_wrap=True,
@@ -141,15 +141,15 @@ def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = 
         elif wait.get("reason") in ("message", "signal"):
             key = f" --key {shlex.quote(wait['key'])}" if wait.get("key") else ""
             console.print(
-                f"waiting for {wait['reason']} [bold]{escape(wait['name'])}[/] at "
-                f"{escape(wait['element'])}: [bold]bpmn {wait['reason']} "
-                f"{shlex.quote(wait['name'])}{escape(key)}{db_opt}[/]",
+                f"waiting for {wait['reason']} [bold]{safe(wait['name'])}[/] at "
+                f"{safe(wait['element'])}: [bold]bpmn {wait['reason']} "
+                f"{safe(shlex.quote(wait['name']))}{safe(key)}{db_opt}[/]",
                 highlight=False,
                 soft_wrap=True,
             )
         else:
-            console.print(f"waiting at {escape(wait['element'])} ({wait.get('reason')})")
-    console.print(f"[dim]database: {escape(db)}[/]", highlight=False)
+            console.print(f"waiting at {safe(wait['element'])} ({wait.get('reason')})")
+    console.print(f"[dim]database: {safe(db)}[/]", highlight=False)
 
 
 def show_json(instance: Instance) -> dict[str, Any]:
@@ -172,15 +172,15 @@ def show(console: Console, instance: Instance) -> None:
     outcome = instance.outcome()
     style = STATE_STYLE.get(outcome.state, "bold")
     console.print(
-        f"instance [bold]{instance.id}[/] of {escape(instance.process_id)}: "
-        f"[{style}]{outcome.state}[/]  [dim]{escape(instance.definitions.path)}[/]",
+        f"instance [bold]{instance.id}[/] of {safe(instance.process_id)}: "
+        f"[{style}]{outcome.state}[/]  [dim]{safe(instance.definitions.path)}[/]",
         highlight=False,
     )
     if outcome.incident:
-        console.print(f"[red]incident:[/] {escape(outcome.incident)}")
+        console.print(f"[red]incident:[/] {safe(outcome.incident)}")
     tokens = Table("track", "element", "state", title="tokens", box=None, title_justify="left")
     for token in instance.tokens():
-        tokens.add_row(str(token["track"]), escape(token["element"]), token["state"])
+        tokens.add_row(str(token["track"]), safe(token["element"]), token["state"])
     console.print(tokens)
     console.print(variables_table(outcome.variables))
     history = Table("#", "event", "element", "track", "details", title="history", box=None)
@@ -190,9 +190,9 @@ def show(console: Console, instance: Instance) -> None:
         history.add_row(
             str(e.seq),
             e.event,
-            escape(e.element or ""),
+            safe(e.element or ""),
             "" if e.track is None else str(e.track),
-            escape(_short(details, 60)) if details else "",
+            safe(_short(details, 60)) if details else "",
         )
     console.print(history)
 
@@ -218,11 +218,11 @@ def step_tokens(instance: Instance) -> list[dict[str, Any]]:
     ]
 
 
-def step_actions(stepper: Any) -> list[dict[str, Any]]:
+def step_actions(stepper: Any, actions: list[Any] | None = None) -> list[dict[str, Any]]:
     return [
         {"number": i, "kind": a.kind, "element": a.element, "track": a.track}
         | ({"task": a.task} if a.task is not None else {})
-        for i, a in enumerate(stepper.actions(), start=1)
+        for i, a in enumerate(stepper.actions() if actions is None else actions, start=1)
     ]
 
 
@@ -250,12 +250,12 @@ def graph_tree(instance: Instance) -> Tree:
     marks: dict[str, list[str]] = {}
     for token in instance.tokens():
         marks.setdefault(token["element"], []).append(f"#{token['track']} {token['state']}")
-    root = Tree(f"[bold]{escape(process.name or process.id)}[/]")
+    root = Tree(f"[bold]{safe(process.name or process.id)}[/]")
     seen: set[str] = set()
 
     def label(element: str) -> str:
         name = _node_name(instance, element)
-        text = escape(element) + (f" [dim]{escape(name)}[/]" if name else "")
+        text = safe(element) + (f" [dim]{safe(name)}[/]" if name else "")
         if element in marks:
             text += " [bold magenta]● " + ", ".join(marks[element]) + "[/]"
         return text
@@ -265,7 +265,7 @@ def graph_tree(instance: Instance) -> Tree:
         while stack:
             current, parent = stack.pop()
             if current in seen:
-                parent.add(f"[dim]↺ {escape(current)}[/]")
+                parent.add(f"[dim]↺ {safe(current)}[/]")
                 continue
             seen.add(current)
             node_branch = parent.add(label(current))
@@ -288,10 +288,10 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
     """Show what a command did, the tokens, and what can happen next."""
     instance = stepper.instance
     if not report.ok:
-        console.print(f"[red]✗ {escape(report.message)}[/]")
+        console.print(f"[red]✗ {safe(report.message)}[/]")
         return
     if report.message:
-        console.print(f"[bold]{escape(report.message)}[/]")
+        console.print(f"[bold]{safe(report.message)}[/]")
     trace = Trace(console, instance)
     for event in report.events:
         if event.event in (
@@ -304,7 +304,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
         ):
             trace(event)
     for name, (before, after) in report.variable_changes().items():
-        console.print(f"  {escape(name)}: {escape(_short(before))} → {escape(_short(after))}")
+        console.print(f"  {safe(name)}: {safe(_short(before))} → {safe(_short(after))}")
     if report.show == "help":
         from bpmn_engine.stepper import HELP
 
@@ -315,28 +315,29 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
         return
     if report.show == "history":
         for e in instance.history():
-            console.print(f"{e.seq:>4} {e.event:<20} {escape(e.element or '')}", highlight=False)
+            console.print(f"{e.seq:>4} {e.event:<20} {safe(e.element or '')}", highlight=False)
         return
     if report.show == "graph":
         console.print(graph_tree(instance))
         return
     if report.show == "breaks":
-        console.print("breakpoints: " + (", ".join(sorted(stepper.breakpoints)) or "none"))
+        console.print("breakpoints: " + (safe(", ".join(sorted(stepper.breakpoints))) or "none"))
         return
     tokens = Table("track", "element", "name", "state", "scope", box=None, header_style="bold")
     for token in step_tokens(instance):
         tokens.add_row(
             f"#{token['track']}",
-            escape(token["element"]),
-            escape(token["name"]),
+            safe(token["element"]),
+            safe(token["name"]),
             token["state"],
-            escape(token["scope"]),
+            safe(token["scope"]),
         )
     state = instance.outcome().state
     console.print(f"[{STATE_STYLE.get(state, 'bold')}]{state}[/]")
     if instance.tokens():
         console.print(tokens)
-    for action in step_actions(stepper):
+    actions = stepper.actions()
+    for action in step_actions(stepper, actions):
         name = _node_name(instance, action["element"])
         what = {
             "enter": "enter",
@@ -346,8 +347,10 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
             "condition": "fire the condition of",
             "complete-task": "complete",
         }[action["kind"]]
+        wait = stepper.time_to(actions[action["number"] - 1])
         console.print(
-            f"  [bold]{action['number']}[/] {what} {escape(action['element'])}"
-            + (f" [dim]{escape(name)}[/]" if name else "")
+            f"  [bold]{action['number']}[/] {what} {safe(action['element'])}"
+            + (f" [dim]{safe(name)}[/]" if name else "")
             + f" [dim]#{action['track']}[/]"
+            + (f" [dim](due in {wait}: advance {wait})[/]" if wait else "")
         )

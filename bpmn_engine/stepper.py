@@ -12,15 +12,17 @@ import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from bpmn_engine.engine import Engine
 from bpmn_engine.errors import BpmnEngineError, UsageError
+from bpmn_engine.records.lifecycle import InstanceState
+from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.engine import Engine
-from bpmn_engine.runtime.instance import Action, Instance
-from bpmn_engine.runtime.lifecycle import InstanceState
-from bpmn_engine.runtime.state import Event
-from bpmn_engine.runtime.timers import TimerValueError, parse_duration
+from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
+from bpmn_engine.runtime.instance import Instance
+from bpmn_engine.runtime.scheduler import Action, ActionKind
 
 CONTINUE_LIMIT = 100_000
 
@@ -62,11 +64,37 @@ class Report:
         return changes
 
 
+MAX_NESTING = 100  # levels of JSON arrays and objects in one value given on a command line
+
+
 def parse_value(text: str) -> Any:
+    """JSON when `text` parses as JSON, else the text itself; a value nested deeper than
+    MAX_NESTING is refused (Python's JSON reader and writer recurse, and would fail later)."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
+    except RecursionError:
+        raise UsageError(f"the value is nested deeper than {MAX_NESTING} levels") from None
     except ValueError:
         return text
+    if nesting(value) > MAX_NESTING:
+        raise UsageError(f"the value is nested deeper than {MAX_NESTING} levels")
+    return value
+
+
+def nesting(value: Any) -> int:
+    """How many arrays and objects deep `value` goes (counted without recursion)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_NESTING:
+                return deepest
+            stack.extend(
+                (child, depth) for child in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
 
 
 def parse_assignments(words: list[str]) -> dict[str, Any]:
@@ -77,6 +105,18 @@ def parse_assignments(words: list[str]) -> dict[str, Any]:
             raise UsageError(f"{word!r} is not NAME=VALUE")
         values[name] = parse_value(text)
     return values
+
+
+def iso_duration(seconds: float) -> str:
+    """`1800` -> `PT30M`, `93600` -> `P1DT2H`: what `advance` takes."""
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, rest = divmod(rest, 60)
+    text = f"P{int(days)}D" if days else "P"
+    clock = "".join(
+        f"{value:g}{unit}" for value, unit in ((hours, "H"), (minutes, "M"), (rest, "S")) if value
+    )
+    return text + ("T" + clock if clock else "")
 
 
 class Stepper:
@@ -133,7 +173,8 @@ class Stepper:
             words = shlex.split(line)
         except ValueError as error:
             return self._failed(report, f"cannot read the command: {error}")
-        if not words:
+        if not words:  # nothing asked, nothing changed
+            report.after = report.before
             return report
         handler = self._commands.get(words[0])
         if handler is None:
@@ -142,6 +183,9 @@ class Stepper:
             handler(words[1:], report)
         except BpmnEngineError as error:
             return self._failed(report, str(error))
+        except Exception as error:  # a bug: say so, and keep the session (reloaded from rows)
+            self.reload()
+            return self._failed(report, f"internal error: {type(error).__name__}: {error}")
         report.after = self.instance.variables
         return report
 
@@ -183,8 +227,11 @@ class Stepper:
 
     def _next(self, args: list[str], report: Report) -> None:
         action = self._pick(args)
-        if action is not None and action.kind == "complete-task":
+        if action is not None and action.kind is ActionKind.COMPLETE_TASK:
             raise UsageError(f"{action.element} waits for a person: complete {action.element} ...")
+        wait = self.time_to(action)
+        if wait is not None:
+            raise UsageError(f"waiting for timer {action.element}, due in {wait}: advance {wait}")
         self._do(report, action)
         report.message = f"{action.kind} {action.element} (track #{action.track})"
 
@@ -195,12 +242,31 @@ class Stepper:
             if not automatic:
                 break
             action = automatic[0]
-            if steps and action.kind == "enter" and action.element in self.breakpoints:
+            if steps and action.kind is ActionKind.ENTER and action.element in self.breakpoints:
                 report.message = f"breakpoint before {action.element} (track #{action.track})"
+                return
+            wait = self.time_to(action)
+            if wait is not None:  # a debugger's clock moves only with `advance`
+                report.message = (
+                    f"{steps} steps; waiting for timer {action.element}, due in {wait}: "
+                    f"advance {wait}"
+                )
                 return
             self._do(report, action)
             steps += 1
         report.message = f"{steps} steps"
+
+    def reload(self) -> None:
+        """Read the instance again from its rows (after a command was cut short)."""
+        self.instance = self.engine.instance(self.instance.id)
+
+    def time_to(self, action: Action | None) -> str | None:
+        """For a timer action that is not due yet: how long until it is (ISO 8601)."""
+        if action is None or action.kind != "timer":
+            return None
+        due = datetime.fromisoformat(self.instance.data.timers[action.task or 0].due)
+        left = (due - self.engine.clock.now()).total_seconds()
+        return iso_duration(left) if left > 0 else None
 
     def _back(self, args: list[str], report: Report) -> None:
         count = int(args[0]) if args and args[0].isdigit() else 1
@@ -267,6 +333,8 @@ class Stepper:
             clock.advance_to(clock.now() + parse_duration(args[0], clock.now()))
         except TimerValueError as error:
             raise UsageError(str(error)) from None
+        except OverflowError:
+            raise UsageError(f"{args[0]!r} would move the clock past the year 9999") from None
         report.message = f"the clock reads {clock.now().isoformat(timespec='seconds')}"
 
     def _message(self, args: list[str], report: Report) -> None:
@@ -299,7 +367,7 @@ class Stepper:
             raise UsageError("signal NAME [NAME=VALUE...]")
         self._checkpoint()
         self.engine.broadcast_signal(
-            args[0], parse_assignments(args[1:]), report.events.append, thrower=self.instance
+            args[0], parse_assignments(args[1:]), report.events.append, current=self.instance
         )
         report.message = f"signal {args[0]!r} broadcast"
 

@@ -47,10 +47,14 @@ class IoMapping:
 
 @dataclass(frozen=True, slots=True)
 class FormField:
+    """A Camunda `formField` (or Activiti/Flowable `formProperty`): checked on completion."""
+
     id: str
     label: str | None = None
     type: str | None = None
     default: str | None = None
+    values: tuple[str, ...] = ()  # the ids an enum field allows
+    constraints: tuple[tuple[str, str | None], ...] = ()  # (name, config): required, min...
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from typing import Self
 
 import networkx as nx
 
+from bpmn_engine.errors import UsageError
 from bpmn_engine.model.elements import (
     Activity,
     BoundaryEvent,
@@ -98,9 +99,14 @@ class FlowScope:
         return nx.freeze(graph)
 
     def reachable_avoiding(self, start: str, avoid: str) -> frozenset[str]:
-        """Nodes reachable from `start` on paths that do not pass through `avoid`."""
+        """Nodes reachable from `start` on paths that do not pass through `avoid`.
+
+        A token at `avoid` itself (on its way into an OR-join) reaches nothing that way.
+        """
         key = (start, avoid)
         cache = self._reach_cache
+        if start == avoid:
+            return frozenset()
         if key not in cache:
             view = nx.restricted_view(self.control_graph, [avoid], [])
             cache[key] = frozenset(nx.descendants(view, start)) | {start}
@@ -142,8 +148,6 @@ class Definitions:
 
     def process(self, process_id: str | None = None) -> Process:
         """The process to run: the one asked for, else the only (or first executable) one."""
-        from bpmn_engine.errors import UsageError
-
         if process_id is not None:
             if process_id not in self.processes:
                 known = ", ".join(self.processes) or "none"

@@ -70,16 +70,40 @@ def handler_names(element: etree._Element) -> tuple[str, ...]:
 
 def form_fields(element: etree._Element) -> tuple[FormField, ...]:
     fields = [
-        FormField(f.get("id", ""), f.get("label"), f.get("type"), f.get("defaultValue"))
+        FormField(
+            f.get("id", ""),
+            f.get("label"),
+            f.get("type"),
+            f.get("defaultValue"),
+            _enum_values(f, ns),
+            tuple(
+                (c.get("name", ""), c.get("config"))
+                for c in f.iter(f"{{{ns}}}constraint")
+                if c.get("name")
+            ),
+        )
         for ns in CAMUNDA_LIKE
         for f in extension_children(element, ns, "formField")
     ]
     fields += [
-        FormField(p.get("id", ""), p.get("name"), p.get("type"), p.get("default"))
+        FormField(
+            p.get("id", ""),
+            p.get("name"),
+            p.get("type"),
+            p.get("default"),
+            _enum_values(p, ns),
+            ((("required", None),) if p.get("required") == "true" else ())
+            + ((("readonly", None),) if p.get("writable") == "false" else ()),
+        )
         for ns in (ACTIVITI, FLOWABLE)
         for p in extension_children(element, ns, "formProperty")
     ]
     return tuple(f for f in fields if f.id)
+
+
+def _enum_values(field: etree._Element, ns: str) -> tuple[str, ...]:
+    """The ids of an enum field's `value` children (not `camunda:list` values elsewhere)."""
+    return tuple(v.get("id", "") for v in field if v.tag == f"{{{ns}}}value" and v.get("id"))
 
 
 def io_mapping(element: etree._Element) -> IoMapping | None:

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from bpmn_engine.errors import UsageError
-from bpmn_engine.runtime.data import Step
-from bpmn_engine.store.sqlite import SqliteStore
+from bpmn_engine.records.data import Step
+from bpmn_engine.runtime.storage import Store
 
 POLICIES = ("step", "wait")
 
@@ -37,7 +37,7 @@ def check_policy(policy: str) -> str:
 class Checkpoints:
     """One instance's pending steps and the rule for when they are committed."""
 
-    def __init__(self, store: SqliteStore, policy: str = "step", limit: int = 3000) -> None:
+    def __init__(self, store: Store, policy: str = "step", limit: int = 3000) -> None:
         self.store = store
         self.policy = check_policy(policy)
         self.limit = limit

@@ -8,19 +8,19 @@ track of a scope completes the scope (implicit end, spec 13.2.1).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import compile_expression, compile_script
-from bpmn_engine.model import Definitions, Expression, FlowNode, FlowScope, IoParameter
+from bpmn_engine.model import Definitions, Expression, FlowNode, FlowScope, IoParameter, Task
 from bpmn_engine.model import SequenceFlow as Flow
-from bpmn_engine.runtime.data import InstanceData, Step
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.state import Track
+from bpmn_engine.records.data import InstanceData, Step
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Track
+from bpmn_engine.runtime.clock import Clock
+from bpmn_engine.runtime.handlers import Handler
+from bpmn_engine.runtime.storage import Store
 from bpmn_engine.runtime.variables import copied, storable_all
-
-if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine import Engine
 
 
 class Incident(Exception):
@@ -32,12 +32,33 @@ class Incident(Exception):
         self.element = element
 
 
+class Behaviour(Protocol):
+    """How one BPMN element family runs (`behaviours/base.py` documents the hooks)."""
+
+    def arrive(self, ctx: StepContext) -> None: ...
+    def execute(self, ctx: StepContext) -> None: ...
+    def complete(self, ctx: StepContext) -> None: ...
+    def terminate(self, ctx: StepContext) -> None: ...
+
+
+class Services(Protocol):
+    """What a step may use of its engine. The engine provides it; the behaviours and events
+    reach each other through `behaviour_for`, so that neither imports the other."""
+
+    store: Store
+    clock: Clock
+    trust_scripts: bool
+
+    def handler_for(self, node: Task) -> tuple[Handler | None, str | None]: ...
+    def behaviour_for(self, node: FlowNode) -> Behaviour: ...
+
+
 class StepContext:
     """A track at a node, during one step."""
 
     def __init__(
         self,
-        engine: Engine,
+        engine: Services,
         definitions: Definitions,
         data: InstanceData,
         step: Step,
@@ -54,6 +75,9 @@ class StepContext:
 
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)
+
+    def behaviour(self, node: FlowNode) -> Behaviour:
+        return self.engine.behaviour_for(node)
 
     # --- events -----------------------------------------------------------------------------
     def emit(self, event: str, **data: Any) -> None:
@@ -199,9 +223,7 @@ class StepContext:
             self.complete_instance()
             return
         parent = self.for_track(self.data.tracks[scope.track])
-        from bpmn_engine.runtime.behaviours import behaviour_for
-
-        behaviour_for(parent.node).complete(parent)
+        parent.behaviour(parent.node).complete(parent)
 
     def complete_instance(self) -> None:
         head = self.data.head
@@ -219,8 +241,6 @@ class StepContext:
 
     def terminate_scope(self, scope_id: int, *, keep: Track | None = None) -> None:
         """End every live track of a scope and its subscopes (the cancellation cascade)."""
-        from bpmn_engine.runtime.behaviours import behaviour_for
-
         for track in sorted(self.data.live_tracks(scope_id), key=lambda t: t.id):
             if keep is not None and track.id == keep.id:
                 continue
@@ -235,5 +255,5 @@ class StepContext:
                 self.step.emit("track.terminated", track.element, track.id)
             else:
                 other = self.for_track(track)
-                behaviour_for(other.node).terminate(other)
+                other.behaviour(other.node).terminate(other)
             track.move(TrackState.TERMINATED)

@@ -4,33 +4,37 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from bpmn_engine.errors import LoadError, UsageError
-from bpmn_engine.model import Definitions, Process, Task
+from bpmn_engine.model import Definitions, FlowNode, Process, Task
 from bpmn_engine.parse import compile_definitions, load_file
-from bpmn_engine.runtime import starts
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import Receipt, UserTask
+from bpmn_engine.runtime.behaviours import behaviour_for
+from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.event_subprocesses import listen
+from bpmn_engine.runtime.events import starts
+from bpmn_engine.runtime.events.starts import opening_step
+from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.leases import Heartbeat
-from bpmn_engine.runtime.lifecycle import TrackState
+from bpmn_engine.runtime.outbox import Postman
 from bpmn_engine.runtime.precheck import check_process
-from bpmn_engine.runtime.starts import opening_step
-from bpmn_engine.runtime.state import UserTask
-from bpmn_engine.store.sqlite import SqliteStore
+from bpmn_engine.runtime.storage import Store
 
 UserTaskAnswer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
 
 
 class Engine:
-    """Runs instances of BPMN processes, checkpointing every step in a SQLite store.
+    """Runs instances of BPMN processes, checkpointing their steps in a store.
+
+    The runtime's engine takes any `Store`; `bpmn_engine.Engine` opens one from a path.
 
     `handlers` maps service-task types (or element ids) to functions, or is a path to a
     Python file of such functions. `on_user_task` may answer a user task as soon as it
@@ -42,7 +46,7 @@ class Engine:
 
     def __init__(
         self,
-        db: str | Path | SqliteStore = ":memory:",
+        store: Store,
         *,
         handlers: Mapping[str, Handler] | str | Path | None = None,
         trust_scripts: bool = False,
@@ -52,7 +56,7 @@ class Engine:
         job_timeout: float | None = None,
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
-        self.store = db if isinstance(db, SqliteStore) else SqliteStore(db)
+        self.store = store
         if job_timeout is not None and job_timeout <= 0:
             raise UsageError("the job timeout must be more than 0 seconds")
         self.heartbeat = Heartbeat(self.store, job_timeout)
@@ -64,6 +68,7 @@ class Engine:
         self.clock: Clock = clock or RealClock()
         self._definitions: dict[str, Definitions] = {}
         self._deployed: set[str] = set()  # versions saved in this store by this engine
+        self.postman = Postman(self)
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
 
     def close(self) -> None:
@@ -95,6 +100,9 @@ class Engine:
 
     def handler_for(self, node: Task) -> tuple[Handler | None, str | None]:
         return find_handler(self.handlers, node.handler_names)
+
+    def behaviour_for(self, node: FlowNode) -> FlowNodeBehaviour:
+        return behaviour_for(node)
 
     # --- instances ----------------------------------------------------------------------------
     def start(
@@ -158,77 +166,50 @@ class Engine:
         message_id: str | None = None,
         ttl: float = 0.0,
         on_event: Listener | None = None,
-        thrower: Instance | None = None,
+        current: Instance | None = None,
     ) -> list[Instance]:
         """Correlate a message to the oldest subscription waiting for it (name and key).
 
-        With nobody waiting, the message is buffered for `ttl` seconds and taken by the first
-        subscription that opens in time. A `message_id` already seen is ignored: a message
-        published twice is correlated once. Returns the instance woken (to run on), if any.
+        With nobody waiting, a deployed process with a message start event takes it, else the
+        message is buffered for `ttl` seconds and taken by the first subscription that opens
+        in time. A `message_id` already seen is correlated once: publishing is idempotent.
+        `current` is an instance held in memory here, delivered to through that object.
+        Returns the instance that took it (to run on), if any.
         """
         values = checked_variables(dict(variables or {}))
         message_id = message_id or f"msg-{secrets.token_hex(8)}"
-        if self.store.message_seen(message_id):
-            return []
-        now = self.clock.now()
-        has_start = self.store.message_start(name) is not None
-        if ttl > 0 and not has_start:  # look and buffer in one transaction: nothing is lost
-            expires = (now + timedelta(seconds=ttl)).isoformat()
-            waiting = self.store.buffer_unless_awaited(message_id, name, key, values, expires)
-        else:
-            waiting = self.store.waiting_subscriptions("message", name, key)
-        for instance_id, subscription_id in waiting:
-            same = thrower is not None and thrower.id == instance_id
-            instance = thrower if same and thrower is not None else self.instance(instance_id)
-            try:
-                instance.deliver(subscription_id, values, on_event)
-            except UsageError:  # another publisher took it first: the next one, then
-                continue
-            self.store.record_message(
-                message_id, name, key, values, now.isoformat(), "correlated", instance_id
-            )
-            return [instance]
-        if has_start:  # a deployed process with a message start event takes it
-            started = self.start_by_message(name, values, on_event)
-            if started is not None:
-                self.store.record_message(
-                    message_id, name, key, values, now.isoformat(), "correlated", started.id
-                )
-                return [started]
-        if ttl <= 0:
-            self.store.record_message(message_id, name, key, values, now.isoformat(), "expired")
-        return []
+        known = {current.id: current} if current is not None else {}
+        got = self.postman.message(
+            name, key, values, message_id=message_id, ttl=ttl, known=known, on_event=on_event
+        )
+        return [got] if got is not None else []
+
+    def message_status(self, message_id: str) -> tuple[str, str | None] | None:
+        """(buffered / correlated / expired, the instance that took it) of a published message."""
+        return self.store.message_status(message_id)
 
     def broadcast_signal(
         self,
         name: str,
         variables: Mapping[str, Any] | None = None,
         on_event: Listener | None = None,
-        thrower: Instance | None = None,
+        current: Instance | None = None,
     ) -> list[Instance]:
         """Deliver a signal to every subscription waiting for it, in every instance.
 
-        `thrower` is the instance whose signal throw event sent it: it is delivered through
-        that same object, so the running instance in memory stays the one that moves on.
+        `current` is an instance held in memory here (the one being stepped): it is
+        delivered to through that object, so it stays the one that moves on, and it is not
+        in the list returned (the others woken, to run on).
         """
         values = checked_variables(dict(variables or {}))
-        woken: dict[str, Instance] = {thrower.id: thrower} if thrower is not None else {}
-        for instance_id, subscription_id in self.store.waiting_subscriptions("signal", name):
-            instance = woken.get(instance_id) or self.instance(instance_id)
-            if instance.data.subscriptions[subscription_id].status == "waiting":
-                instance.deliver(subscription_id, values, on_event)
-            woken[instance_id] = instance
-        for process_id, version, element in self.store.signal_starts(name):
-            started = self.start_at(
-                self.definitions(version),
-                process_id,
-                element,
-                values,
-                on_event,
-                trigger=("signal.received", {"name": name, "key": None}),
-            )
-            woken[started.id] = started
-        return [i for i in woken.values() if i is not thrower]
+        known = {current.id: current} if current is not None else {}
+        woken = self.postman.signal(name, values, known=known, on_event=on_event)
+        return [i for i in woken if i is not current]
+
+    def deliver_outbox(self, on_event: Listener | None = None) -> int:
+        """Deliver what committed steps sent and nobody delivered yet (after a crash); the
+        number of outbox rows delivered."""
+        return self.postman.flush(None, on_event)
 
     def instances(self) -> list[dict[str, Any]]:
         return self.store.list_instances()
@@ -261,6 +242,7 @@ class Engine:
         *,
         instance_id: str | None = None,
         trigger: starts.Trigger | None = None,
+        receipt: Receipt | None = None,
     ) -> Instance:
         """Create an instance whose start event `start_event_id` (timer, message...) fired.
 
@@ -278,6 +260,7 @@ class Engine:
             on_event,
             instance_id=instance_id or self._new_id(),
             trigger=trigger,
+            receipt=receipt,
         )
 
     def start_by_message(

@@ -20,23 +20,24 @@ import networkx as nx
 
 from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
 from bpmn_engine.model import Definitions
-from bpmn_engine.runtime import joins
+from bpmn_engine.records.data import InstanceData, Step
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import LISTENING, Event, Receipt, Subscription, Track, UserTask
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
 from bpmn_engine.runtime.checkpoints import Checkpoints
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.data import InstanceData, Step
-from bpmn_engine.runtime.errors import throw_error
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.state import LISTENING, Event, Timer, Track, UserTask
-from bpmn_engine.runtime.timer_events import fire as fire_timer
-from bpmn_engine.runtime.triggers import (
-    condition_holds,
+from bpmn_engine.runtime.events.conditional import CONDITIONAL
+from bpmn_engine.runtime.events.errors import throw_error
+from bpmn_engine.runtime.events.trigger import (
     deliver,
     deliver_buffered,
     fire_condition,
+    fire_timer,
 )
+from bpmn_engine.runtime.forms import checked_form
+from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
 from bpmn_engine.runtime.variables import storable_all
 
 if TYPE_CHECKING:
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
 
 Listener = Callable[[Event], None]
 StepWork = Callable[[StepContext], None]
-THROWN_MESSAGE_TTL = 3600.0  # a message a process sends waits this long for its receiver
-# (Zeebe's default time to live): the receiver may not have reached its catch event yet
 
 
 def checked_variables(values: dict[str, Any]) -> dict[str, Any]:
@@ -54,16 +53,6 @@ def checked_variables(values: dict[str, Any]) -> dict[str, Any]:
         return storable_all(values)
     except ValueError as error:
         raise UsageError(str(error)) from None
-
-
-@dataclass(frozen=True)
-class Action:
-    """Something that can happen next (see `Instance.enabled`)."""
-
-    kind: str  # "resume-job", "enter", "condition", "join", "timer" or "complete-task"
-    track: int
-    element: str
-    task: int | None = None
 
 
 @dataclass
@@ -103,7 +92,6 @@ class Instance:
         self.engine = engine
         self.data = data
         self.definitions = definitions
-        self._conditions_dirty = True  # conditions are evaluated again when variables change
         self.checkpoints = Checkpoints(engine.store, engine.checkpoint)
         # jobs a crash left `executing` are re-run, unless a live worker still holds them
         self._orphans = [
@@ -111,6 +99,17 @@ class Instance:
             for t in data.tracks.values()
             if t.status is TrackState.EXECUTING and not engine.store.live_claim(data.head.id, t.id)
         ]
+        self.scheduler = Scheduler(
+            data, definitions, lambda: engine.clock, self._condition_holds, self._orphans
+        )
+        self._actions: dict[ActionKind, Callable[[Action, Any, Listener | None], None]] = {
+            ActionKind.RESUME_JOB: self._resume_job,
+            ActionKind.ENTER: self._enter_action,
+            ActionKind.JOIN: self._fire_join,
+            ActionKind.TIMER: self._fire_timer,
+            ActionKind.CONDITION: self._fire_condition,
+            ActionKind.COMPLETE_TASK: self._complete_action,
+        }
 
     # --- reading ------------------------------------------------------------------------------
     @property
@@ -220,11 +219,13 @@ class Instance:
         With the real clock, a timer due within `wait_timers` seconds is waited for (the
         process sleeps); later timers leave the instance waiting, as rows, for a later resume.
         """
+        if self.engine.store.pending_outbox(self.id):  # a crash came before their delivery
+            self.engine.postman.flush(self, on_event)
         with self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
                     continue
-                timer = self._earliest_timer()
+                timer = self.scheduler.earliest_timer()
                 if timer is None or wait_timers <= 0:
                     break
                 delay = (
@@ -243,37 +244,16 @@ class Instance:
             if track is not None:
                 self._enter(track, on_event)
                 return True
-        action = self._next_action()
+        action = self.scheduler.next()
         if action is None:
             return False
         self.step(action, on_event=on_event)
         return True
 
     def enabled(self) -> list[Action]:
-        """Everything that can happen next, the engine's own choice first.
-
-        The automatic actions (`resume-job`, `enter`, `join`) come in scheduling order;
-        completing a waiting user task (`complete-task`) needs a person and comes last.
-        """
-        actions = [Action("resume-job", t, self.data.tracks[t].element) for t in self._orphans]
-        ready = [t for t in self.data.tracks.values() if t.status is TrackState.READY]
-        actions += [Action("enter", t.id, t.element) for t in sorted(ready, key=lambda t: t.seq)]
-        condition = self._true_condition()
-        if condition is not None:
-            actions.append(condition)
-        for track in self._waiting_joins():
-            if self._join_choice(track) is not None:
-                actions.append(Action("join", track.id, track.element))
-        timer = self._earliest_timer()
-        if timer is None or not self._due(timer):  # the virtual clock may jump to a finite one
-            timer = self._earliest_timer(endless=False)
-            if actions or not self.engine.clock.virtual:
-                timer = None
-        if timer is not None:
-            actions.append(Action("timer", timer.track, timer.element, timer.id))
-        for task in sorted(self.user_tasks(), key=lambda t: t.id):
-            actions.append(Action("complete-task", task.track, task.element, task.id))
-        return actions
+        """Everything that can happen next, the engine's own choice first (`scheduler.py`);
+        completing a waiting user task (`complete-task`) needs a person and comes last."""
+        return self.scheduler.enabled()
 
     def step(
         self,
@@ -282,36 +262,50 @@ class Instance:
         on_event: Listener | None = None,
     ) -> Action | None:
         """Do one thing: `action` (one of `enabled()`), or the engine's next choice."""
-        action = action or self._next_action()
+        action = action or self.scheduler.next()
         if action is None:
             return None
-        track = self.data.tracks[action.track]
-        if action.kind == "resume-job":
-            self._orphans.remove(track.id)
-            self._external(track, on_event)
-        elif action.kind == "enter":
-            if track.status is not TrackState.READY:
-                raise UsageError(f"track {track.id} is not ready to enter {track.element}")
-            self._enter(track, on_event)
-        elif action.kind == "join":
-            chosen = self._join_choice(track)
-            if chosen is None:
-                raise UsageError(f"the inclusive join {track.element} cannot fire yet")
-            behaviour = InclusiveGatewayBehaviour()
-            self._step(chosen[0], lambda c: behaviour.fire_join(c, chosen), on_event)
-        elif action.kind == "timer":
-            timer = self.data.timers[action.task or 0]
-            if self.engine.clock.virtual:
-                self.engine.clock.advance_to(datetime.fromisoformat(timer.due))
-            self._step(track, lambda c: fire_timer(c, timer), on_event)
-        elif action.kind == "condition":
-            subscription = self.data.subscriptions[action.task or 0]
-            self._step(track, lambda c: fire_condition(c, subscription), on_event)
-        elif action.kind == "complete-task":
-            self.complete_task(action.task or action.element, variables, on_event)
-        else:
-            raise UsageError(f"unknown action {action.kind!r}")
+        self._actions[action.kind](action, variables, on_event)
         return action
+
+    def _resume_job(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        self._orphans.remove(action.track)
+        self._external(self.data.tracks[action.track], on_event)
+
+    def _enter_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        track = self.data.tracks[action.track]
+        if track.status is not TrackState.READY:
+            raise UsageError(f"track {track.id} is not ready to enter {track.element}")
+        self._enter(track, on_event)
+
+    def _fire_join(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        chosen = self.scheduler.join_choice(self.data.tracks[action.track])
+        if chosen is None:
+            raise UsageError(f"the inclusive join {action.element} cannot fire yet")
+        behaviour = InclusiveGatewayBehaviour()
+        self._step(chosen[0], lambda c: behaviour.fire_join(c, chosen), on_event)
+
+    def _fire_timer(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        timer = self.data.timers[action.task or 0]
+        if self.engine.clock.virtual:
+            self.engine.clock.advance_to(datetime.fromisoformat(timer.due))
+        self._step(self.data.tracks[action.track], lambda c: fire_timer(c, timer), on_event)
+
+    def _fire_condition(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        subscription = self.data.subscriptions[action.task or 0]
+        track = self.data.tracks[action.track]
+        self._step(track, lambda c: fire_condition(c, subscription), on_event)
+
+    def _complete_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        self.complete_task(action.task or action.element, variables, on_event)
+
+    def _condition_holds(self, subscription: Subscription) -> bool:
+        track = self.data.tracks[subscription.track]
+        ctx = StepContext(self.engine, self.definitions, self.data, Step(self.data), track)
+        try:
+            return CONDITIONAL.holds(ctx, subscription)
+        except Incident:
+            return True  # let the step evaluate it again and fail with the incident
 
     def set_variables(
         self,
@@ -338,14 +332,22 @@ class Instance:
         subscription_id: int,
         variables: dict[str, Any] | None = None,
         on_event: Listener | None = None,
+        *,
+        receipt: Receipt | None = None,
     ) -> None:
-        """A message or signal for one of this instance's subscriptions: one step."""
+        """A message or signal for one of this instance's subscriptions: one step, which
+        records `receipt` (so the same delivery cannot commit twice)."""
         subscription = self.data.subscriptions[subscription_id]
         if subscription.status != "waiting":
             raise UsageError(f"subscription {subscription_id} no longer waits")
         values = checked_variables(variables or {})
         track = self.data.tracks[subscription.track]
-        self._step(track, lambda c: deliver(c, subscription, values), on_event)
+
+        def received(ctx: StepContext) -> None:
+            ctx.step.receive(receipt)
+            deliver(ctx, subscription, values)
+
+        self._step(track, received, on_event)
 
     def choose(self, gateway: str, flows: list[str]) -> None:
         """Take these flows at the gateway's next decision, whatever its conditions say."""
@@ -364,60 +366,6 @@ class Instance:
             raise UsageError(f"exclusive gateway {gateway} takes exactly one flow")
         self.data.choices[gateway] = tuple(flows)
 
-    def _next_action(self) -> Action | None:
-        if self._orphans:
-            return Action(
-                "resume-job", self._orphans[0], self.data.tracks[self._orphans[0]].element
-            )
-        track = self.data.next_ready()
-        if track is not None:
-            return Action("enter", track.id, track.element)
-        condition = self._true_condition()
-        if condition is not None:
-            return condition
-        for waiting in self._waiting_joins():
-            if self._join_choice(waiting) is not None:
-                return Action("join", waiting.id, waiting.element)
-        timer = self._earliest_timer()
-        if timer is not None and self._due(timer):
-            return Action("timer", timer.track, timer.element, timer.id)
-        timer = self._earliest_timer(endless=False)
-        if timer is not None and self.engine.clock.virtual:
-            return Action("timer", timer.track, timer.element, timer.id)
-        return None
-
-    def _true_condition(self) -> Action | None:
-        """The first waiting conditional event whose condition now holds (checked only after
-        variables changed, so a wait costs nothing while nothing happens)."""
-        if not self._conditions_dirty:
-            return None
-        for subscription in sorted(self.data.subscriptions.values(), key=lambda s: s.id):
-            if subscription.status != "waiting" or subscription.kind != "conditional":
-                continue
-            track = self.data.tracks[subscription.track]
-            ctx = StepContext(self.engine, self.definitions, self.data, Step(self.data), track)
-            try:
-                holds = condition_holds(ctx, subscription)
-            except Incident:
-                holds = True  # let the step evaluate it again and fail with the incident
-            if holds:
-                return Action("condition", track.id, subscription.element, subscription.id)
-        self._conditions_dirty = False
-        return None
-
-    def _earliest_timer(self, endless: bool = True) -> Timer | None:
-        """The next timer due; without `endless`, not an endless cycle (R/..., cron): the
-        virtual clock never jumps for one of those, or a run would never end."""
-        waiting = [
-            t
-            for t in self.data.timers.values()
-            if t.status == "waiting" and (endless or t.repeat != -1)
-        ]
-        return min(waiting, key=lambda t: (t.due, t.id)) if waiting else None
-
-    def _due(self, timer: Timer) -> bool:
-        return datetime.fromisoformat(timer.due) <= self.engine.clock.now()
-
     def complete_task(
         self,
         task: str | int,
@@ -426,8 +374,10 @@ class Instance:
     ) -> None:
         """Complete a waiting user task (by task number, element id or name)."""
         found = self.find_task(task)
-        variables = checked_variables(variables or {})
-        behaviour = behaviour_for(self.definitions.node_scopes[found.element].nodes[found.element])
+        node = self.definitions.node_scopes[found.element].nodes[found.element]
+        label = found.element + (f" ({found.name})" if found.name else "")
+        variables = checked_form(label, node.form_fields, checked_variables(variables or {}))
+        behaviour = behaviour_for(node)
         assert isinstance(behaviour, UserTaskBehaviour)
         track = self.data.tracks[found.track]
         self._step(track, lambda c: behaviour.complete_with(c, variables or {}), on_event)
@@ -443,11 +393,25 @@ class Instance:
             + (f"; waiting: {names}" if names else "; it waits for no user task")
         )
 
-    def retry(self, on_event: Listener | None = None) -> int:
-        """Make a failed instance active again: its failed tracks re-enter their element."""
+    def retry(
+        self, on_event: Listener | None = None, variables: dict[str, Any] | None = None
+    ) -> int:
+        """Make a failed instance active again: its failed tracks re-enter their element.
+
+        `variables` (the fix for a missing or wrong value, like `zbctl set variables`) are set
+        in the process scope in the same step, so the retry never runs without them.
+        """
+        values = checked_variables(variables or {})
         if self.data.head.state is not InstanceState.FAILED:
+            if values:
+                self.set_variables(values, on_event=on_event)
             return 0
         step = Step(self.data)
+        if values:
+            root = self.data.root_scope
+            for name, value in values.items():
+                step.set_value(self.data.variables.owner(root, name), name, value)
+            step.emit("variables.updated", self.process_id, variables=dict(values), unset=[])
         failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
         step.set_state(InstanceState.ACTIVE)
         self.data.head.incident = None
@@ -503,26 +467,15 @@ class Instance:
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
         step.cancel_stale_waits()
         if step.values or step.subscriptions:
-            self._conditions_dirty = True
+            self.scheduler.conditions_dirty = True
         # others look for a thrown or awaited message or signal in the rows: commit it now
-        urgent = bool(step.signals or step.messages or step.claimed_messages) or (
-            bool(step.subscriptions) and None in step.subscriptions.values()
-        )
-        self.checkpoints.commit(step, new=new, urgent=urgent)
+        self.checkpoints.commit(step, new=new, urgent=step.seen_by_others)
         self.data.reindex(step.tracks)
         if on_event is not None:
             for event in step.events:
                 on_event(event)
-        woken: list[Instance] = []
-        for name in step.signals:  # every catcher in the store, this instance included
-            woken += self.engine.broadcast_signal(name, on_event=on_event, thrower=self)
-        for name, key in step.messages:  # to whoever waits for it, maybe this instance
-            woken += self.engine.publish_message(
-                name, key, on_event=on_event, thrower=self, ttl=THROWN_MESSAGE_TTL
-            )
-        for other in woken:  # the receivers run on to their next wait, as `bpmn message` does
-            if other is not self:
-                other.run(on_event)
+        if step.sent:  # delivered now that they are committed, this instance included
+            self.engine.postman.flush(self, on_event)
         for subscription_id, before in step.subscriptions.items():
             subscription = self.data.subscriptions[subscription_id]
             if (
@@ -595,18 +548,6 @@ class Instance:
         ctx = self._step(track, lambda c: behaviour_for(c.node).execute(c), on_event)
         if ctx is not None and ctx.external is not None:
             self._run_job(ctx, on_event)
-
-    def _waiting_joins(self) -> list[Track]:
-        """Tracks waiting at an inclusive join, the longest waiting first."""
-        waiting = []
-        for scope, gateway in self.data.joins_waited_at():
-            if self.definitions.node_scopes[gateway].nodes[gateway].kind == "inclusiveGateway":
-                waiting += joins.waiting_at(self.data, scope, gateway)
-        return sorted(waiting, key=lambda t: t.seq)
-
-    def _join_choice(self, track: Track) -> list[Track] | None:
-        model = self.definitions.node_scopes[track.element]
-        return joins.inclusive_enabled(self.data, model, track)
 
     def _answer_new_tasks(self, step: Step, on_event: Listener | None) -> None:
         answer = self.engine.on_user_task

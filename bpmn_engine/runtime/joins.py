@@ -9,10 +9,10 @@ join row with a per-gateway activation number, unique in the store: a join fires
 from __future__ import annotations
 
 from bpmn_engine.model import FlowScope
+from bpmn_engine.records.data import InstanceData
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime.context import StepContext
-from bpmn_engine.runtime.data import InstanceData
-from bpmn_engine.runtime.lifecycle import TrackState
-from bpmn_engine.runtime.state import Track
 
 
 def _waits(track: Track, scope: int, gateway: str) -> bool:

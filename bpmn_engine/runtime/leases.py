@@ -1,6 +1,6 @@
 """The heartbeat: the lease of the job whose handler this process runs stays alive.
 
-A job's claim is committed with a lease (`SqliteStore.lease_seconds`); a reaper in any
+A job's claim is committed with a lease (`Store.lease_seconds`); a reaper in any
 process may release a lease that ran out and let the job run again. So while a handler
 runs, a thread renews its lease every third of the lease, on its own connection, for every
 caller alike: `bpmn run`, `complete`, `resume` and `bpmn worker`. The thread starts with the
@@ -20,13 +20,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bpmn_engine.store.sqlite import SqliteStore
+from bpmn_engine.runtime.storage import Store
 
 
 class Heartbeat:
     """Renews the leases of the jobs whose handlers this process runs, while they run."""
 
-    def __init__(self, store: SqliteStore, timeout: float | None = None) -> None:
+    def __init__(self, store: Store, timeout: float | None = None) -> None:
         self.store = store
         self.timeout = timeout
         # the jobs whose handlers run now (one, unless a handler runs another instance's job
@@ -63,8 +63,7 @@ class Heartbeat:
             self._thread = None
 
     def _beat(self) -> None:
-        store = SqliteStore(self.store.path)
-        store.worker = self.store.worker  # the claim is this process's, whatever the thread
+        store = self.store.another()
         try:
             while not self._done.wait(self.store.lease_seconds / 3):
                 now = time.monotonic()

@@ -2,8 +2,7 @@
 
 A typo in a condition, or a sandboxed script that reaches for `__import__`, is bad input:
 it is reported as `file:line: element-id: message` before anything runs, rather than as an
-incident halfway through a run. So is a timer value of a known form that the engine cannot
-schedule (`P99999999D` is past the year 9999; a cron expression croniter cannot read).
+incident halfway through a run.
 """
 
 from __future__ import annotations
@@ -15,18 +14,44 @@ from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import Definitions, Expression, FlowScope, Task
 from bpmn_engine.model.elements import Activity
-from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
-from bpmn_engine.runtime.timers import TimerScheduleError, TimerValueError, schedule
+from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
     for element_id, line, compile_ in _compilations(scope, trusted):
         try:
             compile_()
-        except (ExpressionError, TimerScheduleError) as error:
+        except ExpressionError as error:
             raise LoadError(
                 str(error), file=definitions.path, line=line, element_id=element_id
             ) from None
+    _check_timers(definitions, scope)
+
+
+def _check_timers(definitions: Definitions, scope: FlowScope) -> None:
+    """A literal timer value of a known form that the engine cannot schedule is bad input
+    now: one that falls due after the year 9999 (`P99999999D`), or a cron expression croniter
+    cannot read or that matches no date (`TimerRangeError`). A value in no known form stays
+    an incident at run time, where it names the event (as a value from an expression does)."""
+    now = datetime.now(UTC)
+    for _, node in scope.walk():
+        for definition in getattr(node, "definitions", ()):
+            if definition.kind != "timer" or not definition.timer:
+                continue
+            kind, text = definition.timer
+            if not text or text.strip().startswith(("${", "#{", "=")):
+                continue  # evaluated when armed; an empty value is reported then
+            try:
+                schedule(kind, text, now)
+            except TimerRangeError as error:
+                raise LoadError(
+                    f"{kind}: {error}",
+                    file=definitions.path,
+                    line=definition.line or node.line,
+                    element_id=node.id,
+                ) from None
+            except TimerValueError:
+                continue  # malformed: an incident naming the event when a token arrives
 
 
 def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | None, object]]:
@@ -49,30 +74,11 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
                     node.line,
                     lambda t=text, f=script_format: compile_script(t, f, trusted=trusted),
                 )
-        for definition in getattr(node, "definitions", ()):
-            kind, text = definition.timer or ("", "")
-            if kind and text and not text.strip().startswith(EXPRESSION_PREFIXES):
-                yield node.id, definition.line or node.line, _timer(kind, text)
         if isinstance(node, Activity) and node.io is not None:
             for parameter in (*node.io.inputs, *node.io.outputs):
                 if parameter.expression is not None:
                     line = parameter.expression.line or node.line
                     yield node.id, line, _expression(parameter.expression)
-
-
-def _timer(kind: str, text: str):
-    """Schedule it from now: a value in no known form stays an incident when the timer is
-    armed (it may never be reached); one the engine cannot schedule is refused now."""
-
-    def check() -> None:
-        try:
-            schedule(kind, text, datetime.now(UTC))
-        except TimerScheduleError:
-            raise
-        except TimerValueError:
-            pass
-
-    return check
 
 
 def _expression(expression: Expression):

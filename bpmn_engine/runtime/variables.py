@@ -1,8 +1,7 @@
-"""Process variables: one dict per scope, read through the scope chain (Camunda semantics).
+"""Checks on variable values: what the store can hold, as it will give it back (JSON).
 
-A subprocess sees its parent's variables. Writing a variable updates it in the nearest scope
-that already defines it, else in the process scope; local variables exist only where an input
-mapping puts them.
+Variables themselves are records (`bpmn_engine.records.variables`); this is the runtime's
+gate in front of them, for values from scripts, handlers and callers.
 """
 
 from __future__ import annotations
@@ -12,41 +11,6 @@ import json
 import math
 from collections.abc import Mapping
 from typing import Any
-
-from bpmn_engine.runtime.state import Scope
-
-
-class VariableStore:
-    """All variables of one instance, keyed by scope id."""
-
-    def __init__(self, scopes: Mapping[int, Scope], values: dict[int, dict[str, Any]]) -> None:
-        self.scopes = scopes
-        self.values = values
-
-    def chain(self, scope_id: int) -> list[int]:
-        """The scope and its ancestors, innermost first."""
-        found: list[int] = []
-        current: int | None = scope_id
-        while current is not None:
-            found.append(current)
-            current = self.scopes[current].parent
-        return found
-
-    def visible(self, scope_id: int) -> dict[str, Any]:
-        """Every variable a node in this scope can read, inner scopes shadowing outer ones."""
-        merged: dict[str, Any] = {}
-        for sid in reversed(self.chain(scope_id)):
-            merged.update(self.values.get(sid, {}))
-        return merged
-
-    def owner(self, scope_id: int, name: str) -> int:
-        """The scope a write to `name` lands in."""
-        chain = self.chain(scope_id)
-        for sid in chain:
-            if name in self.values.get(sid, {}):
-                return sid
-        return chain[-1]
-
 
 # values JSON gives back as themselves (a float only when finite): no round trip needed
 _SCALARS = frozenset({str, int, bool, type(None)})

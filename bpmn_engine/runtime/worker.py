@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
 from bpmn_engine.model import BoundaryEvent
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import Clock
+from bpmn_engine.runtime.events.starts import firing_id, next_firing, timer_text
 from bpmn_engine.runtime.instance import Instance, Listener
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
-from bpmn_engine.runtime.starts import firing_id, next_firing, timer_text
-from bpmn_engine.runtime.state import Event
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
@@ -165,6 +165,7 @@ class Worker:
         called alone with a virtual clock, each instance would jump the clock itself.
         """
         self.report.leases_released += self.store.release_expired_leases()
+        delivered = self.deliver_outbox()
         started = self.fire_start_timers()
         steps = 0
         candidates = self.store.runnable_instances(self.clock.now(), joins=sweep)
@@ -175,7 +176,17 @@ class Worker:
             if self._quarantine.get(instance_id, 0.0) > time.monotonic():
                 continue
             steps += self.drive(instance_id)
-        return started > 0 or steps > 0
+        return started > 0 or steps > 0 or delivered > 0
+
+    def deliver_outbox(self) -> int:
+        """Deliver what steps sent and a crashed process left undelivered."""
+        try:
+            return self.engine.deliver_outbox(self._listen)
+        except ConcurrentModification:
+            self.report.conflicts += 1  # another worker delivers it: exactly once all the same
+        except BpmnEngineError as error:
+            self._trouble(None, f"outbox: {error}")
+        return 0
 
     def fire_start_timers(self) -> int:
         """Start an instance for each due start timer of a deployed process, exactly once."""

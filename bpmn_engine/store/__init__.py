@@ -1,6 +1,19 @@
-"""Checkpoints: every step of every instance, one SQLite transaction each."""
+"""Stores: where instances, deployments and messages live between steps."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
+from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store.schema import SCHEMA_VERSION
 from bpmn_engine.store.sqlite import SqliteStore
 
-__all__ = ["SCHEMA_VERSION", "SqliteStore"]
+
+def open_store(db: str | Path | Store) -> Store:
+    """The store `db` names: a SQLite file path or `:memory:`, or a store already open."""
+    if isinstance(db, str | Path):
+        return SqliteStore(db)
+    return db
+
+
+__all__ = ["SCHEMA_VERSION", "SqliteStore", "open_store"]

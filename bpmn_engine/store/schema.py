@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -197,12 +197,41 @@ def _v5(db: sqlite_utils.Database) -> None:
     db["start_subscriptions"].add_column("kind", str, not_null_default="message")
 
 
+def _v6(db: sqlite_utils.Database) -> None:
+    """The outbox: what a committed step sent (messages, signals), delivered after it.
+
+    A row is written in the sender's step and stays `pending` until every receiver got it.
+    A receiver's step writes (outbox, receiver) into `outbox_deliveries` (a message: the
+    receiver `*`, since one receiver takes it), so a delivery repeated after a crash cannot
+    commit twice.
+    """
+    db["outbox"].create(
+        {
+            "id": int,
+            "source": str,  # the sending instance
+            "event": int,  # the history seq of the step's first event (orders a source's sends)
+            "kind": str,  # message, signal
+            "name": str,
+            "key": str,
+            "variables": str,
+            "status": str,  # pending, delivered
+            "created_at": str,
+        },
+        pk="id",
+    )
+    db["outbox"].create_index(["status", "id"])
+    db["outbox_deliveries"].create(
+        {"outbox": int, "receiver": str}, pk=("outbox", "receiver"), foreign_keys=[]
+    )
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
     (3, _v3),
     (4, _v4),
     (5, _v5),
+    (6, _v6),
 ]
 
 

@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
+from bpmn_engine.terminal import visible
 from bpmn_engine.validate import PRESETS, load_config
 from bpmn_engine.validate import validate as validate_paths
 from bpmn_engine.validate.output import EMITTERS, FORMATS
@@ -108,7 +109,7 @@ def validate(
     with ProgressBar() as progress:
         report = validate_paths(paths, preset=preset, config=config, progress=progress)
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(visible(f"note: {note}"), err=True)
     EMITTERS[output_format](report, sys.stdout)
     sys.stdout.flush()
     raise SystemExit(report.exit_code(max_warnings=max_warnings, strict=strict))

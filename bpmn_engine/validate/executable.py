@@ -26,7 +26,7 @@ from bpmn_engine.model import (
     SubProcess,
     Task,
 )
-from bpmn_engine.runtime.timers import TimerScheduleError, TimerValueError, schedule
+from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -193,7 +193,7 @@ def _timer(node: Event, definition: EventDefinition) -> Iterator[Issue]:
     else:
         try:  # valid BPMN; but can the engine's own timer code schedule it?
             schedule(kind, value, datetime.now(UTC))
-        except TimerScheduleError as error:  # e.g. past the year 9999, a cron matching no date
+        except TimerRangeError as error:  # e.g. past the year 9999, a cron matching no date
             yield Issue(f"{kind}: {error}", node.id, definition.line or node.line)
         except TimerValueError as error:
             yield _warning(node, f"{kind} {value!r}: {error}; this form is {NOT_SUPPORTED}")

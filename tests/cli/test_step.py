@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
 import select
 import subprocess
 import sys
+import termios
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -116,6 +118,15 @@ def test_piped_commands_print_one_json_object_per_command(bpmn: Bpmn) -> None:
     assert lines[-1]["variables"]["score"] == 6
 
 
+def test_an_empty_line_changes_no_variable(bpmn: Bpmn) -> None:
+    done = bpmn(
+        "step", FORK, "--var", "amount=3", "--json", "--db", ":memory:", input="next\n\nquit\n"
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["command"] for line in lines] == ["start", "next", "", "quit"]
+    assert lines[2]["ok"] and lines[2]["changes"] == {} and lines[2]["variables"]["amount"] == 3
+
+
 def test_piped_plain_output_has_no_control_codes(bpmn: Bpmn) -> None:
     done = bpmn("step", FORK, "--var", "amount=3", "--db", ":memory:", input="next\nquit\n")
     assert done.returncode == 3  # quit part way: not finished
@@ -157,16 +168,70 @@ def test_a_real_terminal_session(tmp_path: Path) -> None:
     assert b"completed" in output
 
 
+def controlling_terminal() -> None:
+    """In the child: a new session whose controlling terminal is the pty on stdin."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def test_a_terminal_session_repeats_on_enter_and_survives_ctrl_c(tmp_path: Path) -> None:
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "step", FORK, "--var", "amount=3", "--db", ":memory:"],
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        cwd=tmp_path,
+        close_fds=True,
+        preexec_fn=controlling_terminal,  # so that ^C on the pty sends it SIGINT
+        env={**os.environ, "TERM": "dumb", "COLUMNS": "120"},
+    )
+    os.close(child)
+    output = b""
+
+    def read_until(needle: bytes, count: int = 1, timeout: float = 30) -> None:
+        nonlocal output
+        deadline = time.monotonic() + timeout
+        while output.count(needle) < count and time.monotonic() < deadline:
+            ready, _, _ = select.select([main], [], [], 0.2)
+            if ready:
+                try:
+                    output += os.read(main, 4096)
+                except OSError:
+                    return
+
+    read_until(b"step> ")
+    os.write(main, b"next\n")
+    read_until(b"step> ", 2)
+    os.write(main, b"\n")  # Enter: `next` again
+    read_until(b"step> ", 3)
+    assert output.count(b"enter ") >= 2 and b"(track #1)" in output
+    steps_before = output.count(b"(track #")
+    os.write(main, b"garbage that is never run\x03")  # Ctrl-C: the line is dropped
+    read_until(b"step> ", 4)
+    os.write(main, b"continue\n")
+    read_until(b"completed")
+    os.write(main, b"quit\n")
+    code = process.wait(timeout=30)
+    os.close(main)
+    assert code == 0, output.decode(errors="replace")
+    assert b"^C" in output and b"unknown command" not in output
+    assert steps_before == 2
+
+
+WAIT_ONE_HOUR = (
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+    'targetNamespace="t"><process id="p" isExecutable="true"><startEvent id="s"/>'
+    '<sequenceFlow id="f1" sourceRef="s" targetRef="w"/><intermediateCatchEvent id="w">'
+    "<timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>"
+    '</intermediateCatchEvent><sequenceFlow id="f2" sourceRef="w" targetRef="e"/>'
+    '<endEvent id="e"/></process></definitions>'
+)
+
+
 def test_advance_moves_the_virtual_clock_and_a_due_timer_can_fire(tmp_path: Path) -> None:
     path = tmp_path / "wait.bpmn"
-    path.write_text(
-        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
-        'targetNamespace="t"><process id="p" isExecutable="true"><startEvent id="s"/>'
-        '<sequenceFlow id="f1" sourceRef="s" targetRef="w"/><intermediateCatchEvent id="w">'
-        "<timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>"
-        '</intermediateCatchEvent><sequenceFlow id="f2" sourceRef="w" targetRef="e"/>'
-        '<endEvent id="e"/></process></definitions>'
-    )
+    path.write_text(WAIT_ONE_HOUR)
     engine = Engine(tmp_path / "t.db", clock=VirtualClock(datetime(2026, 1, 1, tzinfo=UTC)))
     s = Stepper(engine, engine.start(path))
     s.execute("next")
@@ -174,9 +239,41 @@ def test_advance_moves_the_virtual_clock_and_a_due_timer_can_fire(tmp_path: Path
     assert [a.kind for a in s.actions()] == ["timer"]  # nothing else: the clock may jump
     assert s.execute("advance PT30M").message.endswith("2026-01-01T00:30:00+00:00")
     assert not s.execute("advance soon").ok
+    # a debugger's clock moves only with `advance`: continue and next stop at the timer
+    report = s.execute("continue")
+    assert report.message == "0 steps; waiting for timer w, due in PT30M: advance PT30M"
+    refused = s.execute("next")
+    assert not refused.ok and refused.message == "waiting for timer w, due in PT30M: advance PT30M"
+    assert engine.clock.now() == datetime(2026, 1, 1, 0, 30, tzinfo=UTC)
+    s.execute("advance PT30M")
     s.execute("continue")
     assert s.instance.outcome().state == "completed"
     assert engine.clock.now() == datetime(2026, 1, 1, 1, tzinfo=UTC)
+
+
+def test_continue_stops_at_a_timer_that_is_not_due_piped(bpmn: Bpmn, tmp_path: Path) -> None:
+    path = tmp_path / "wait.bpmn"
+    path.write_text(WAIT_ONE_HOUR)
+    done = bpmn("step", str(path), input="continue\nadvance PT1H\ncontinue\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    first, rest = done.stdout.split("the clock reads", 1)
+    assert "waiting for timer w, due in PT1H: advance PT1H" in first
+    assert "(due in PT1H: advance PT1H)" in first  # the action list says so too
+    assert "completed" in rest
+
+
+def test_an_internal_error_in_a_command_keeps_the_session(tmp_path: Path, monkeypatch) -> None:
+    s = stepper(tmp_path)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(type(s.instance), "step", broken)
+    report = s.execute("next")
+    assert not report.ok and report.message == "internal error: RuntimeError: a bug"
+    monkeypatch.undo()
+    assert s.execute("continue").ok
+    assert s.instance.outcome().state == "completed"
 
 
 def test_message_and_signal_commands_move_waiting_tokens(tmp_path: Path) -> None:
@@ -203,3 +300,15 @@ def test_message_and_signal_commands_move_waiting_tokens(tmp_path: Path) -> None
     s.execute("continue")
     assert s.instance.outcome().state == "completed"
     assert s.instance.variables == {"amount": 3}
+
+
+def test_completing_a_task_whose_token_goes_into_an_or_join_then_continue(bpmn: Bpmn) -> None:
+    """The loan model's inclusive join with two tokens waiting and a third on its way."""
+    done = bpmn(
+        "step",
+        str(FIXTURES.parent.parent / "models" / "loan-approval.bpmn"),
+        *("--var", "income=4200", "--var", "amount=15000", "--var", "hasCollateral=true"),
+        input="continue\ncomplete Task_ManualReview reviewOk=true\ncontinue\n",
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "internal error" not in done.stderr and "Loan approved" in done.stdout

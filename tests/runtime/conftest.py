@@ -10,7 +10,7 @@ from typing import Any, Protocol
 import pytest
 
 from bpmn_engine import Engine, Instance
-from bpmn_engine.runtime.data import InstanceData, Step
+from bpmn_engine.records.data import InstanceData, Step
 
 HEADER = (
     '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"'

@@ -12,7 +12,7 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.errors import ConcurrentModification, UsageError
-from bpmn_engine.runtime.state import Event
+from bpmn_engine.records.rows import Event
 from tests.runtime.conftest import Bpmn, MakeEngine, activations, flow, script
 
 FORK_SUBPROCESS_TASK = (

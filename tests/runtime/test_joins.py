@@ -476,3 +476,19 @@ def test_or_join_fires_again_for_a_second_token_on_the_same_flow(bpmn: Bpmn, eng
     assert activations(instance, "Join") == ["Join", "Join"]
     assert activations(instance, "Never") == []
     assert [(a, len(t)) for _, _, a, t in join_rows(engine, instance.id)] == [(1, 1), (2, 1)]
+
+
+def test_a_token_on_its_way_into_an_or_join_does_not_break_enabled(engine: Engine) -> None:
+    """A token at the OR-join itself (not yet waiting there) reaches nothing but through the
+    join: `enabled()` and the join rule used to ask networkx for paths from a removed node."""
+    from tests.cli.conftest import MODELS
+
+    variables = {"income": 4200, "amount": 15000, "hasCollateral": True}
+    instance = engine.start(MODELS / "loan-approval.bpmn", variables=variables)
+    assert instance.run().state == "waiting"
+    instance.complete_task("Task_ManualReview", {"reviewOk": True})
+    at_join = [t for t in instance.tokens() if t["element"] == "Gateway_ChecksDone"]
+    assert [t["state"] for t in at_join].count("alive") == 1
+    assert {a.element for a in instance.enabled()} == {"Gateway_ChecksDone"}
+    outcome = instance.run()
+    assert outcome.state == "completed" and outcome.end_event == "EndEvent_LoanApproved"

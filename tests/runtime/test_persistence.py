@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bpmn_engine import ConcurrentModification, Engine, ServiceTaskContext, UsageError
-from bpmn_engine.runtime.data import InstanceData, Step
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.data import InstanceData, Step
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from tests.runtime.conftest import (
     Bpmn,
     MakeEngine,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from bpmn_engine import Engine, Event, ServiceTaskContext
+from bpmn_engine.runtime.clock import VirtualClock
 from tests.runtime.conftest import Bpmn, MakeEngine, activations, flow, script
 
 
@@ -147,3 +148,40 @@ def test_a_loop_of_100000_turns_completes(bpmn: Bpmn, engine: Engine):
     assert outcome.state == "completed"
     assert outcome.variables == {"n": 100000}
     assert outcome.end_event == "E"
+
+
+def test_the_engines_choice_is_always_the_first_action_enabled(bpmn: Bpmn, make_engine: MakeEngine):
+    """`run` and the stepper read one scheduler: at every point of a run with a fork, an
+    inclusive join, a condition and a timer, the next action is the first one enabled."""
+    path = bpmn(
+        '<startEvent id="S"/><parallelGateway id="Fork"/>'
+        '<inclusiveGateway id="Split"/><inclusiveGateway id="Join"/>'
+        + script("A", "a = 1")
+        + script("B", "b = 1")
+        + '<intermediateCatchEvent id="Wait"><timerEventDefinition>'
+        "<timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>"
+        '<task id="C"/><parallelGateway id="Merge"/><endEvent id="E"/>'
+        + flow("S", "Fork")
+        + flow("Fork", "Split")
+        + flow("Fork", "Wait")
+        + flow("Split", "A", condition="x > 0")
+        + flow("Split", "B", condition="x > 1")
+        + flow("A", "Join")
+        + flow("B", "Join")
+        + flow("Join", "Merge")
+        + flow("Wait", "C")
+        + flow("C", "Merge")
+        + flow("Merge", "E")
+    )
+    instance = make_engine(clock=VirtualClock()).start(path, variables={"x": 1})
+    taken = []
+    while True:
+        enabled = instance.enabled()
+        chosen = instance.scheduler.next()
+        assert chosen == (enabled[0] if enabled else None)
+        if chosen is None:
+            break
+        taken.append(str(chosen.kind))
+        instance.step(chosen)
+    assert instance.outcome().state == "completed"
+    assert {"enter", "timer"} <= set(taken)

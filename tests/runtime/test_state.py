@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 from dataclasses import fields
 
-from bpmn_engine.runtime.data import InstanceHead
-from bpmn_engine.runtime.lifecycle import TrackState
-from bpmn_engine.runtime.state import Track
+from bpmn_engine.records.data import InstanceHead
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import Track
 
 
 def test_a_track_snapshot_copies_every_field() -> None:

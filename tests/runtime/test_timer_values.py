@@ -9,9 +9,9 @@ import pytest
 
 from bpmn_engine import Engine, LoadError
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.starts import next_firing
-from bpmn_engine.runtime.timers import (
-    TimerScheduleError,
+from bpmn_engine.runtime.events.starts import next_firing
+from bpmn_engine.runtime.events.timers import (
+    TimerRangeError,
     TimerValueError,
     cron_next,
     next_time,
@@ -84,7 +84,7 @@ def test_cron_dialects(expression: str, expected: list[datetime]) -> None:
     ],
 )
 def test_cron_expressions_that_cannot_be_scheduled(expression: str) -> None:
-    with pytest.raises(TimerScheduleError):
+    with pytest.raises(TimerRangeError):
         schedule("timeCycle", expression, START)
 
 
@@ -92,7 +92,7 @@ def test_a_value_in_no_known_form_is_not_a_schedule_error() -> None:
     """It stays an incident when armed (see test_timers), not a refusal at load."""
     with pytest.raises(TimerValueError) as caught:
         schedule("timeDuration", "three days", START)
-    assert not isinstance(caught.value, TimerScheduleError)
+    assert not isinstance(caught.value, TimerRangeError)
 
 
 def test_calendar_months_and_years() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.timers import TimerValueError, parse_duration, schedule
+from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration, schedule
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 HEAD = """<?xml version="1.0"?>
@@ -216,3 +216,12 @@ def test_a_cron_boundary_cycle_fires_at_each_time_it_names(tmp_path: Path) -> No
     clock.advance_to(datetime(2026, 1, 3, 12, 0, tzinfo=UTC))
     instance.run()
     assert events(instance, "timer.fired") == ["daily"] * 3  # 1, 2 and 3 January at noon
+
+
+def test_a_duration_past_the_year_9999_is_a_timer_value_error() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    for kind, text in (("timeDuration", "P99999999D"), ("timeCycle", "R3/P99999999D")):
+        with pytest.raises(TimerValueError, match="after the year 9999"):
+            schedule(kind, text, now)
+    with pytest.raises(TimerValueError, match="longer than a timer can wait"):
+        schedule("timeDuration", "P9999999999999D", now)

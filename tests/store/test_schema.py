@@ -31,7 +31,7 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 5
+    assert version_of(path) == SCHEMA_VERSION == 6
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
@@ -52,3 +52,26 @@ def test_a_file_that_is_not_a_database_is_bad_input(tmp_path: Path) -> None:
     path.write_text("these are not the rows you are looking for\n" * 100)
     with pytest.raises(LoadError, match="not a bpmn-engine database"):
         SqliteStore(path)
+
+
+def test_read_only_opens_neither_create_nor_upgrade_nor_touch(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="no such database"):
+        SqliteStore(tmp_path / "missing.db", read_only=True)
+    assert not (tmp_path / "missing.db").exists()
+    path = tmp_path / "run.db"
+    SqliteStore(path).close()
+    store = SqliteStore(path, read_only=True)
+    assert store.conn.execute("SELECT value FROM meta").fetchone() == (str(SCHEMA_VERSION),)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        store.conn.execute("DELETE FROM meta")
+    store.close()
+
+
+def test_a_newer_schema_is_refused_by_a_read_only_open_too(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    SqliteStore(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    conn.close()
+    with pytest.raises(LoadError, match="schema version 99"):
+        SqliteStore(path, read_only=True)

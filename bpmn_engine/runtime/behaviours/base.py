@@ -15,9 +15,10 @@ Behaviours raise `Incident` to fail the step; they never write to the store them
 from __future__ import annotations
 
 from bpmn_engine.model import Activity, SequenceFlow
+from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.timer_events import arm
-from bpmn_engine.runtime.triggers import deliver_buffered, subscribe
+from bpmn_engine.runtime.events.kinds import KINDS
+from bpmn_engine.runtime.events.trigger import deliver_buffered
 
 
 class FlowNodeBehaviour:
@@ -73,27 +74,26 @@ class ActivityBehaviour(FlowNodeBehaviour):
         if subscriptions and ctx.track.element == node.id and ctx.track.live:
             deliver_buffered(ctx, subscriptions)  # a message that came before the activity
 
-    def arm_boundaries(self, ctx: StepContext) -> list:
-        """Timers, messages and signals attached to the activity start waiting with it."""
+    def arm_boundaries(self, ctx: StepContext) -> list[Subscription]:
+        """Timers, messages, signals and conditions attached to the activity start waiting
+        with it (errors and escalations are looked for by the thrower: `events/errors.py`)."""
         node = ctx.node
         assert isinstance(node, Activity)
-        subscriptions = []
+        waits: list[Subscription | Timer] = []
         for boundary_id in node.boundary_events:
             boundary = ctx.scope_model.nodes[boundary_id]
             definitions = getattr(boundary, "definitions", ())
             kinds = ", ".join(d.kind for d in definitions) or "none"
             if kinds in ("error", "escalation"):
                 continue  # armed: thrown errors and escalations look for them (errors.py)
-            if kinds == "timer":
-                arm(ctx, boundary, definitions[0], node.id)
-            elif kinds in ("message", "signal", "conditional"):
-                subscriptions.append(subscribe(ctx, boundary, definitions[0], node.id))
+            if kinds in ("timer", "message", "signal", "conditional"):
+                waits.append(KINDS[kinds].arm(ctx, boundary, definitions[0], node.id))
             else:
                 ctx.warn(
                     f"boundary event {boundary_id!r} ({kinds}, line {boundary.line}) is not "
                     "armed: boundary events of this kind are not supported yet"
                 )
-        return subscriptions
+        return [w for w in waits if isinstance(w, Subscription)]
 
     def inputs(self, ctx: StepContext) -> dict:
         node = ctx.node

@@ -7,20 +7,14 @@ reaches them, until event support lands.
 from __future__ import annotations
 
 from bpmn_engine.model import Event
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.errors import throw_error, throw_escalation
-from bpmn_engine.runtime.lifecycle import TrackState
-from bpmn_engine.runtime.timer_events import arm
-from bpmn_engine.runtime.triggers import (
-    condition_holds,
-    deliver,
-    deliver_buffered,
-    subscribe,
-    throw_message,
-)
-
-WAITABLE = ("timer", "message", "signal", "conditional")
+from bpmn_engine.runtime.events.errors import throw_error, throw_escalation
+from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
+from bpmn_engine.runtime.events.message import MESSAGE
+from bpmn_engine.runtime.events.trigger import settle
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -58,12 +52,10 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
         for definition in node.definitions:
             if definition.kind == "link":
                 ctx.completed()
-                jump_to_link(ctx, definition.ref or "")
+                KINDS["link"].throw(ctx, definition)
                 return
-            if definition.kind == "signal":
-                throw_signal(ctx, definition.ref)
-            if definition.kind == "message" or definition.kind == "message":
-                throw_message(ctx, definition.ref)
+            if definition.kind in ("signal", "message"):
+                KINDS[definition.kind].throw(ctx, definition)
             elif definition.kind == "escalation":
                 throw_escalation(ctx, code_of(ctx, definition.ref, "escalation"))
                 if not ctx.track.live or ctx.track.element != node.id:
@@ -74,29 +66,6 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
 def code_of(ctx: StepContext, ref: str | None, kind: str) -> str:
     codes = ctx.definitions.errors if kind == "error" else ctx.definitions.escalations
     return codes.get(ref or "", ref or "")
-
-
-def throw_signal(ctx: StepContext, ref: str | None) -> None:
-    name = ctx.definitions.signals.get(ref or "", ref)
-    if not name:
-        raise Incident(f"signal throw (line {ctx.node.line}) names no signal", ctx.node.id)
-    ctx.step.signals.append(name)
-    ctx.emit("signal.thrown", name=name)
-
-
-def jump_to_link(ctx: StepContext, name: str) -> None:
-    """A link throw continues at the link catch event of the same name in the same scope."""
-    targets = [
-        n.id
-        for n in ctx.scope_model.nodes.values()
-        if n.kind == "intermediateCatchEvent"
-        and any(d.kind == "link" and d.ref == name for d in getattr(n, "definitions", ()))
-    ]
-    if len(targets) != 1:
-        found = "no" if not targets else f"{len(targets)}"
-        raise Incident(f"link {name!r} has {found} catch events in this scope", ctx.node.id)
-    ctx.step.emit("link.taken", ctx.node.id, ctx.track.id, link=name, target=targets[0])
-    ctx.step.ready(ctx.track, targets[0], None)
 
 
 class EndEventBehaviour(FlowNodeBehaviour):
@@ -122,10 +91,8 @@ class EndEventBehaviour(FlowNodeBehaviour):
                 throw_escalation(ctx, code_of(ctx, definition.ref, "escalation"))
                 if not ctx.track.live:
                     return  # an interrupting catcher ended the thrower's scope
-            if definition.kind == "signal":
-                throw_signal(ctx, definition.ref)
-            if definition.kind == "message":
-                throw_message(ctx, definition.ref)
+            if definition.kind in ("signal", "message"):
+                KINDS[definition.kind].throw(ctx, definition)
         if "terminate" in node.definition_kinds:
             ctx.terminate_scope(ctx.track.scope, keep=ctx.track)
         ctx.end_track(TrackState.COMPLETED)
@@ -146,17 +113,12 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         if definition.kind == "link":
             self.complete(ctx)
             return
-        if definition.kind == "timer":
-            timer = arm(ctx, node, definition, node.id)
-            ctx.wait("timer", due=timer.due)
+        wait = KINDS[definition.kind].arm(ctx, node, definition, node.id)
+        if isinstance(wait, Timer):
+            ctx.wait("timer", due=wait.due)
             return
-        subscription = subscribe(ctx, node, definition, node.id)
-        ctx.wait(definition.kind, name=subscription.name)
-        if definition.kind == "conditional":
-            if condition_holds(ctx, subscription):  # already true: no need to wait
-                deliver(ctx, subscription, {})
-            return
-        deliver_buffered(ctx, [subscription])
+        ctx.wait(definition.kind, name=wait.name)
+        settle(ctx, [wait])  # a condition already true, a message that came before
 
 
 class BoundaryEventBehaviour(FlowNodeBehaviour):
@@ -171,20 +133,19 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
     """
 
     def execute(self, ctx: StepContext) -> None:
-        subscriptions = []
+        waits: list[Subscription | Timer] = []
         for flow in ctx.scope_model.outgoing(ctx.node):
             target = ctx.scope_model.nodes[flow.target]
             definitions = getattr(target, "definitions", ())
             if target.kind == "receiveTask":
-                subscriptions.append(subscribe(ctx, target, None, ctx.node.id))
+                waits.append(MESSAGE.arm(ctx, target, None, ctx.node.id))
             elif target.kind == "intermediateCatchEvent" and definitions:
-                if definitions[0].kind == "timer":
-                    arm(ctx, target, definitions[0], ctx.node.id)
-                elif definitions[0].kind in ("message", "signal"):
-                    subscriptions.append(subscribe(ctx, target, definitions[0], ctx.node.id))
+                definition = definitions[0]
+                if definition.kind in ("timer", "message", "signal"):
+                    waits.append(KINDS[definition.kind].arm(ctx, target, definition, ctx.node.id))
                 else:
                     raise Incident(
-                        f"{definitions[0].kind} events after an event-based gateway "
+                        f"{definition.kind} events after an event-based gateway "
                         "are not supported yet",
                         target.id,
                     )
@@ -195,4 +156,4 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
                     ctx.node.id,
                 )
         ctx.wait("event")
-        deliver_buffered(ctx, subscriptions)
+        settle(ctx, waits)

@@ -8,8 +8,9 @@ from typing import Any
 from bpmn_engine.model import Expression, Task
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.events.message import MESSAGE
+from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.handlers import ServiceTaskContext
-from bpmn_engine.runtime.triggers import deliver_buffered, subscribe, throw_message
 
 
 class PassThroughTaskBehaviour(ActivityBehaviour):
@@ -41,9 +42,9 @@ class ReceiveTaskBehaviour(ActivityBehaviour):
     """Waits for its message; the message's variables are set when it arrives."""
 
     def execute(self, ctx: StepContext) -> None:
-        subscription = subscribe(ctx, ctx.node, None, ctx.node.id)
+        subscription = MESSAGE.arm(ctx, ctx.node, None, ctx.node.id)
         ctx.wait("message", name=subscription.name)
-        deliver_buffered(ctx, [subscription])
+        settle(ctx, [subscription])
 
 
 class ScriptTaskBehaviour(ActivityBehaviour):
@@ -76,7 +77,7 @@ class ServiceTaskBehaviour(ActivityBehaviour):
         assert isinstance(node, Task)
         handler, name = ctx.engine.handler_for(node)
         if handler is None and node.kind == "sendTask" and node.message_ref:
-            throw_message(ctx, node.message_ref)  # no handler: the engine delivers it
+            MESSAGE.send(ctx, node.message_ref)  # no handler: the engine delivers it
             self.complete(ctx)
             return
         if handler is None:

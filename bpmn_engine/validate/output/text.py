@@ -10,8 +10,8 @@ from itertools import groupby
 from typing import TextIO
 
 from rich.console import Console
-from rich.markup import escape
 
+from bpmn_engine.terminal import safe, visible
 from bpmn_engine.validate.findings import Finding, Severity
 from bpmn_engine.validate.runner import Report
 
@@ -26,7 +26,7 @@ def emit(report: Report, out: TextIO) -> None:
             lines = [line(finding, colour)]
             if finding.trace:
                 trace = "    trace: " + " -> ".join(finding.trace)
-                lines.append(escape(trace) if colour else trace)
+                lines.append(safe(trace) if colour else visible(trace))
             for text in lines:
                 if console is not None:
                     console.print(text)
@@ -35,7 +35,7 @@ def emit(report: Report, out: TextIO) -> None:
         out.write("\n")
     if console is not None:
         style = "bold red" if report.errors else "bold yellow" if report.warnings else "bold green"
-        console.print(f"[{style}]{escape(summary(report))}[/]")
+        console.print(f"[{style}]{safe(summary(report))}[/]")
     else:
         out.write(summary(report) + "\n")
 
@@ -54,11 +54,11 @@ def line(finding: Finding, colour: bool = False) -> str:
     element = f" [{finding.element}]" if finding.element else ""
     message = " ".join(finding.message.split())  # names may hold line breaks
     if not colour:
-        return f"{location(finding)} {finding.severity} {finding.rule} {message}{element}"
+        return visible(f"{location(finding)} {finding.severity} {finding.rule} {message}{element}")
     style = STYLES[finding.severity]
     return (
-        f"[bold]{escape(location(finding))}[/] [{style}]{finding.severity}[/] "
-        f"[cyan]{escape(finding.rule)}[/] {escape(message)}[dim]{escape(element)}[/]"
+        f"[bold]{safe(location(finding))}[/] [{style}]{finding.severity}[/] "
+        f"[cyan]{safe(finding.rule)}[/] {safe(message)}[dim]{safe(element)}[/]"
     )
 
 

@@ -13,9 +13,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState, check_instance
-from bpmn_engine.runtime.state import Event, Scope, Subscription, Timer, Track, UserTask
-from bpmn_engine.runtime.variables import VariableStore
+from bpmn_engine.records.lifecycle import InstanceState, TrackState, check_instance
+from bpmn_engine.records.rows import (
+    Event,
+    Receipt,
+    Scope,
+    Sent,
+    Subscription,
+    Timer,
+    Track,
+    UserTask,
+)
+from bpmn_engine.records.variables import VariableStore
 
 _MISSING = object()
 
@@ -192,8 +201,13 @@ class Step:
         self.timers: dict[int, Timer | None] = {}
         self.subscriptions: dict[int, Subscription | None] = {}
         self.claimed_messages: list[str] = []  # buffered messages this step consumes
-        self.signals: list[str] = []  # thrown here; broadcast once the step is committed
-        self.messages: list[tuple[str, str | None]] = []  # (name, key), published likewise
+        # the outbox: what this step sends, written with it and delivered after the commit
+        self.sent: list[Sent] = []
+        # outbox rows this step receives, as (outbox id, receiver): unique in the store, so a
+        # delivery repeated after a crash cannot commit twice
+        self.deliveries: list[tuple[int, str]] = []
+        # messages this step correlates, as (message id, name, key, variables): unique ids
+        self.correlated: list[tuple[str, str, str | None, dict[str, Any]]] = []
         self.values: dict[tuple[int, str], Any] = {}
         self.joins: list[JoinRecord] = []
         self.events: list[Event] = []
@@ -345,6 +359,21 @@ class Step:
         self.data.joins[key] = activation
         self.joins.append(JoinRecord(scope, gateway, activation, tracks))
 
+    def receive(self, receipt: Receipt | None) -> None:
+        """This step is the delivery `receipt` names (written with it, unique in the store)."""
+        if receipt is not None and receipt.delivery is not None:
+            self.deliveries.append(receipt.delivery)
+        if receipt is not None and receipt.message is not None:
+            self.correlated.append(receipt.message)
+
+    @property
+    def seen_by_others(self) -> bool:
+        """Whether others look for this step in the rows (it sends, receives, or awaits a
+        message or signal): a checkpoint must be taken at once."""
+        return bool(self.sent or self.deliveries or self.correlated or self.claimed_messages) or (
+            bool(self.subscriptions) and None in self.subscriptions.values()
+        )
+
     def set_state(self, state: InstanceState) -> None:
         check_instance(self.data.head.state, state)
         self.data.head.state = state
@@ -362,8 +391,7 @@ class Step:
     def absorb(self, later: Step) -> None:
         """Take in the step that followed this one, as if both were one step: each row keeps
         its earliest before-image (what the store compares against and an undo restores),
-        events and join firings append. Signals and messages are not taken: they were sent
-        when `later` was committed."""
+        events, join firings, what it sent and what it received append."""
         for mine, theirs in (
             (self.tracks, later.tracks),
             (self.scopes, later.scopes),
@@ -376,6 +404,9 @@ class Step:
                 for key, before in theirs.items():
                     mine.setdefault(key, before)  # type: ignore[attr-defined]
         self.claimed_messages += later.claimed_messages
+        self.sent += later.sent
+        self.deliveries += later.deliveries
+        self.correlated += later.correlated
         self.joins += later.joins
         if self._event_times is None:
             self._event_times = [self.at] * len(self.events)

@@ -10,21 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.model import BoundaryEvent
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime.context import StepContext
-from bpmn_engine.runtime.lifecycle import TrackState
-from bpmn_engine.runtime.state import Track
 
 
 def interrupt(ctx: StepContext, host: Track, boundary: BoundaryEvent, **data: Any) -> None:
     """End the host activity (and its subprocess scope) and go on from the boundary event."""
-    from bpmn_engine.runtime.behaviours import behaviour_for
-
     for child in [s for s in ctx.data.scopes.values() if s.track == host.id]:
         if child.status == "active":
             ctx.terminate_scope(child.id)
             ctx.step.touch_scope(child).status = "terminated"
     host_ctx = ctx.for_track(host)
-    behaviour_for(host_ctx.node).terminate(host_ctx)
+    host_ctx.behaviour(host_ctx.node).terminate(host_ctx)
     ctx.step.touch_track(host)
     if host.status is not TrackState.EXECUTING:
         host.move(TrackState.EXECUTING)

@@ -10,10 +10,10 @@ host's track goes on from the boundary event. An error nobody catches is an inci
 from __future__ import annotations
 
 from bpmn_engine.model import Activity, BoundaryEvent, StartEvent, SubProcess
-from bpmn_engine.runtime import event_subprocesses
-from bpmn_engine.runtime.boundaries import branch_off, interrupt
+from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.state import Track
+from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
 
 
 def catching_boundary(
@@ -53,7 +53,7 @@ def find_catcher(ctx: StepContext, code: str, kind: str) -> Catcher | None:
         model = ctx.definitions.scopes[scope.element]
         # an event subprocess never catches what its own run throws: look further out
         from_event_subprocess = isinstance(node, SubProcess) and node.triggered_by_event
-        found = event_subprocesses.catching_start(ctx, model, code, kind)
+        found = subprocesses.catching_start(ctx, model, code, kind)
         if found is not None and scope.status == "active" and not from_event_subprocess:
             return (scope.id, *found)
         track = ctx.data.tracks[scope.track] if scope.track is not None else None
@@ -66,7 +66,7 @@ def _catch(ctx: StepContext, catcher: Catcher, kind: str, **data: object) -> Non
     if len(catcher) == 3:
         scope_id, node, start = catcher
         ctx.step.emit(f"{kind}.caught", start.id, ctx.track.id, **data)
-        event_subprocesses.start(ctx, scope_id, node, start, trigger=kind)
+        subprocesses.start(ctx, scope_id, node, start, trigger=kind)
         return
     track, boundary = catcher
     ctx.step.emit(f"{kind}.caught", boundary.id, track.id, **data)

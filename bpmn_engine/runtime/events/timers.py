@@ -35,7 +35,7 @@ class TimerValueError(ValueError):
     """A timer value that is not ISO 8601 (the message says what was expected)."""
 
 
-class TimerScheduleError(TimerValueError):
+class TimerRangeError(TimerValueError):
     """A value of a known form (ISO 8601, or cron by its 5 to 7 fields) that the engine cannot
     schedule: past the year 9999, a fraction of a month, a zero interval, a cron expression
     croniter cannot read or that matches no date. Refused before a run starts (`precheck`);
@@ -53,7 +53,7 @@ def _period(text: str) -> Period:
     try:
         period = isodate.parse_duration(value)
     except OverflowError:
-        raise TimerScheduleError(f"{text!r} is longer than a timer can wait") from None
+        raise TimerRangeError(f"{text!r} is longer than a timer can wait") from None
     except (isodate.ISO8601Error, ValueError):
         raise TimerValueError(
             f"{text!r} is not an ISO 8601 duration such as PT5M or P1DT2H"
@@ -61,8 +61,12 @@ def _period(text: str) -> Period:
     if isinstance(period, isodate.Duration) and (
         period.years != int(period.years) or period.months != int(period.months)
     ):
-        raise TimerScheduleError(f"{text!r}: years and months must be whole to count on a calendar")
+        raise TimerRangeError(f"{text!r}: years and months must be whole to count on a calendar")
     return period
+
+
+class _PastTheCalendar(TimerRangeError):
+    """Date arithmetic past the year 9999; `schedule` says which value did it."""
 
 
 def _add(moment: datetime, period: Period, times: int = 1) -> datetime:
@@ -70,10 +74,7 @@ def _add(moment: datetime, period: Period, times: int = 1) -> datetime:
     try:
         return moment + period * times  # n months in one step: 31 Jan + 2 * P1M is 31 Mar
     except (OverflowError, ValueError):
-        raise TimerScheduleError(
-            f"{moment.isoformat()} + {times} * {isodate.duration_isoformat(period)} "
-            "is past the year 9999"
-        ) from None
+        raise _PastTheCalendar("it would fall due after the year 9999") from None
 
 
 def parse_duration(text: str, start: datetime | None = None) -> timedelta:
@@ -83,7 +84,10 @@ def parse_duration(text: str, start: datetime | None = None) -> timedelta:
     if isinstance(period, timedelta):
         return period
     begin = start or datetime.now(UTC)
-    return _add(begin, period) - begin
+    try:
+        return _add(begin, period) - begin
+    except _PastTheCalendar:
+        raise TimerRangeError(f"{text!r} would fall due after the year 9999") from None
 
 
 def parse_date(text: str) -> datetime:
@@ -118,6 +122,13 @@ class Schedule:
 
 def schedule(kind: str, text: str, now: datetime) -> Schedule:
     """The schedule of a timeDate, timeDuration or timeCycle value, from `now`."""
+    try:
+        return _schedule(kind, text, now)
+    except _PastTheCalendar:
+        raise TimerRangeError(f"{text!r} would fall due after the year 9999") from None
+
+
+def _schedule(kind: str, text: str, now: datetime) -> Schedule:
     if kind == "timeDate":
         return Schedule(parse_date(text))
     if kind == "timeDuration":
@@ -188,7 +199,7 @@ class _Cycle:
         if _negative(cycle.period) or _add(datetime(2000, 1, 1, tzinfo=UTC), cycle.period) <= (
             datetime(2000, 1, 1, tzinfo=UTC)
         ):
-            raise TimerScheduleError(f"{text!r}: the interval must be longer than zero")
+            raise TimerRangeError(f"{text!r}: the interval must be longer than zero")
         return cycle
 
     def first(self, now: datetime) -> tuple[datetime, int]:
@@ -283,10 +294,10 @@ class _CronRule:
                 fields[5] = _quartz_weekdays(fields[5])
             fields[3], day = _month_day(fields[3])
         except ValueError as error:
-            raise TimerScheduleError(f"{text!r} is not a cron expression: {error}") from None
+            raise TimerRangeError(f"{text!r} is not a cron expression: {error}") from None
         rule = cls(" ".join(fields), text, day)
         if not croniter.is_valid(rule.expression, second_at_beginning=True):
-            raise TimerScheduleError(f"{text!r} is not a cron expression this engine reads")
+            raise TimerRangeError(f"{text!r} is not a cron expression this engine reads")
         return rule
 
     def next_after(self, after: datetime) -> datetime:
@@ -301,7 +312,7 @@ class _CronRule:
             if self.day is None or self.day(found.date()):
                 return found
             moment = found.replace(hour=23, minute=59, second=59, microsecond=0)
-        raise TimerScheduleError(f"{self.original!r} names no time after {after.isoformat()}")
+        raise TimerRangeError(f"{self.original!r} names no time after {after.isoformat()}")
 
 
 def _quartz_weekdays(field: str) -> str:

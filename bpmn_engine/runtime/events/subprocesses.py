@@ -10,9 +10,10 @@ the event subprocess runs like an embedded subprocess, and when it ends, so does
 from __future__ import annotations
 
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import LISTENING
 from bpmn_engine.runtime.context import StepContext
-from bpmn_engine.runtime.lifecycle import TrackState
-from bpmn_engine.runtime.state import LISTENING
+from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 
 
 def catching_start(
@@ -60,23 +61,12 @@ def start(ctx: StepContext, scope_id: int, node: SubProcess, event: StartEvent, 
     ctx.step.emit("track.created", event.id, child.id, parent=track.id)
 
 
-WAITED_FOR = (
-    "timer",
-    "message",
-    "signal",
-    "conditional",
-)  # starts that wait, held by a listening track
-
-
 def listen(ctx: StepContext, scope_id: int, model: FlowScope) -> None:
     """Arm the timer, message and signal starts of a scope's event subprocesses.
 
     Each gets a listening track (not a token: it keeps no scope alive, see `Track.listening`)
     at the event subprocess node; its timers and subscriptions go when the scope ends.
     """
-    from bpmn_engine.runtime.timer_events import arm
-    from bpmn_engine.runtime.triggers import subscribe
-
     for node in model.nodes.values():
         if not (isinstance(node, SubProcess) and node.triggered_by_event and node.scope):
             continue
@@ -84,27 +74,21 @@ def listen(ctx: StepContext, scope_id: int, model: FlowScope) -> None:
             if not (isinstance(event, StartEvent) and event.definitions):
                 continue
             definition = event.definitions[0]
-            if definition.kind not in WAITED_FOR:
+            if definition.kind not in WAITABLE:  # a start that waits: a listening track
                 continue
             listener = ctx.step.new_track(
                 element=node.id, scope=scope_id, status=TrackState.WAITING, wait=LISTENING
             )
-            listener_ctx = ctx.for_track(listener)
-            if definition.kind == "timer":
-                arm(listener_ctx, event, definition, node.id)
-            else:
-                subscribe(listener_ctx, event, definition, node.id)
+            KINDS[definition.kind].arm(ctx.for_track(listener), event, definition, node.id)
 
 
 def fired(ctx: StepContext, event: StartEvent, **data) -> None:
     """A listening track's start event fired: run the event subprocess; a non-interrupting
-    message or signal start listens again (timer cycles re-arm in `timer_events.fire`)."""
-    from bpmn_engine.runtime.triggers import subscribe
-
+    message or signal start listens again (timer cycles re-arm in `trigger.fire_timer`)."""
     listener = ctx.track
     node = ctx.definitions.node_scopes[listener.element].nodes[listener.element]
     assert isinstance(node, SubProcess)
     start(ctx, listener.scope, node, event, **data)
     definition = event.definitions[0]
     if listener.live and definition.kind in ("message", "signal", "conditional"):
-        subscribe(ctx, event, definition, node.id)
+        KINDS[definition.kind].arm(ctx, event, definition, node.id)

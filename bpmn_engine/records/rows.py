@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from bpmn_engine.runtime.lifecycle import TOKEN_STATE, TrackState, check_track
+from bpmn_engine.records.lifecycle import TOKEN_STATE, TrackState, check_track
 
 LISTENING = "event subprocess"
 
@@ -134,6 +134,29 @@ class Subscription:
     name: str
     key: str | None = None
     status: str = "waiting"  # waiting, fired, cancelled
+
+
+class Sent(NamedTuple):
+    """What a step sends to other instances: a row of the outbox, delivered after the commit.
+
+    `kind` is "message" or "signal"; `key` a message's correlation key.
+    """
+
+    kind: str
+    name: str
+    key: str | None = None
+    variables: dict[str, Any] = {}  # never mutated: one shared default is safe
+
+
+class Receipt(NamedTuple):
+    """What a delivery step records about what it received, so it cannot commit twice.
+
+    `delivery` is (outbox row, receiver) for a row a step sent; `message` is (message id,
+    name, key, variables) for a message correlated here. Both are unique in the store.
+    """
+
+    delivery: tuple[int, str] | None = None
+    message: tuple[str, str, str | None, dict[str, Any]] | None = None
 
 
 class Event(NamedTuple):

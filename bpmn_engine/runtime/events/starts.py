@@ -21,16 +21,17 @@ from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, Process
 from bpmn_engine.model.elements import StartEvent
-from bpmn_engine.runtime import event_subprocesses
+from bpmn_engine.records.data import InstanceData, InstanceHead, Step
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Receipt
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.data import InstanceData, InstanceHead, Step
+from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.events.timer import EXPRESSION_PREFIXES
+from bpmn_engine.runtime.events.timers import TimerValueError, is_cron, later, next_time, schedule
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
-from bpmn_engine.runtime.lifecycle import InstanceState, TrackState
 from bpmn_engine.runtime.precheck import check_process
-from bpmn_engine.runtime.timer_events import EXPRESSION_PREFIXES
-from bpmn_engine.runtime.timers import TimerValueError, is_cron, later, next_time, schedule
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
@@ -255,6 +256,7 @@ def start_at(
     *,
     instance_id: str,
     trigger: Trigger | None = None,
+    receipt: Receipt | None = None,
 ) -> Instance:
     """Create the instance `instance_id`, whose start event `start_event_id` has just fired.
 
@@ -285,10 +287,11 @@ def start_at(
     if trigger is not None:
         step.emit(trigger[0], start_event_id, track.id, **trigger[1])
     try:  # the plain flow-node behaviour: complete, take the outgoing flows
-        event_subprocesses.listen(ctx, scope.id, process)
+        subprocesses.listen(ctx, scope.id, process)
         FlowNodeBehaviour().complete(ctx)
     except Incident as incident:
         raise UsageError(f"{definitions.path}: {start_event_id}: {incident.message}") from None
+    step.receive(receipt)  # the message or signal that started it, received once
     instance = Instance(engine, data, definitions)
     instance._commit(step, on_event, new=True)
     return instance

@@ -1,0 +1,18 @@
+"""Events: one strategy per event-definition kind, and what happens when an event fires.
+
+Layered, so that nothing imports in a circle (and `__init__` imports nothing, so importing
+one module never drags in the rest):
+
+- `definition.py`, `timer.py`, `message.py`, `signal.py`, `conditional.py`, `link.py`: one
+  strategy per event-definition kind: how a catch of that kind waits (a timer or
+  subscription row) and how a throw of it is sent. They only create rows: nothing fires.
+  `kinds.py` is their registry. `timers.py` parses timer values (ISO 8601, cron).
+- `boundaries.py` (a boundary event interrupts its activity or branches off),
+  `subprocesses.py` (event subprocesses start and listen), `trigger.py` (a wait fired: the
+  catch event, boundary event or event subprocess goes on) and `errors.py` (errors and
+  escalations, caught by searching outwards from the thrower): what firing does.
+- `starts.py`: instances that start at a triggered start event (deployments, timers,
+  messages, signals).
+
+A new event kind adds a strategy module and one line in `kinds.py`.
+"""

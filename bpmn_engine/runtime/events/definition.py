@@ -1,0 +1,49 @@
+"""The strategy contract for one kind of event definition, and the subscription row."""
+
+from __future__ import annotations
+
+from bpmn_engine.model import EventDefinition, FlowNode
+from bpmn_engine.records.rows import Subscription, Timer
+from bpmn_engine.runtime.context import Incident, StepContext
+
+
+class EventDefinitionKind:
+    """How a catch of one kind waits and how a throw of it is sent.
+
+    `arm` starts the wait of `event` (a catch event, a boundary event's activity, an
+    event-based gateway or a listening event subprocess: `host`) as a row; `throw` sends it.
+    Neither fires anything: what a wait does when it fires is in `trigger.py`.
+    """
+
+    kind = ""
+
+    def arm(
+        self, ctx: StepContext, event: FlowNode, definition: EventDefinition, host: str
+    ) -> Timer | Subscription:
+        raise Incident(
+            f"{self.kind} events (line {event.line}) cannot be waited for here", event.id
+        )
+
+    def throw(self, ctx: StepContext, definition: EventDefinition) -> None:
+        raise Incident(
+            f"{self.kind} {ctx.node.kind} (line {ctx.node.line}) cannot be thrown", ctx.node.id
+        )
+
+
+def subscribe(
+    ctx: StepContext,
+    event: FlowNode,
+    host: str,
+    kind: str,
+    name: str,
+    key: str | None = None,
+) -> Subscription:
+    """The track waits for a message, a signal or a condition: a subscription row."""
+    subscription = ctx.step.new_subscription(
+        ctx.track, event.id, host, kind=kind, name=name, key=key
+    )
+    if kind == "conditional":
+        ctx.step.emit("condition.awaited", event.id, ctx.track.id)
+    else:
+        ctx.step.emit(f"{kind}.awaited", event.id, ctx.track.id, name=name, key=key)
+    return subscription

@@ -1,0 +1,33 @@
+"""Signal events: a catch waits for a signal by name; a throw broadcasts it through the
+outbox once its step is committed."""
+
+from __future__ import annotations
+
+from bpmn_engine.model import EventDefinition, FlowNode
+from bpmn_engine.records.rows import Sent, Subscription
+from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
+
+
+class SignalKind(EventDefinitionKind):
+    kind = "signal"
+
+    def arm(
+        self, ctx: StepContext, event: FlowNode, definition: EventDefinition, host: str
+    ) -> Subscription:
+        name = ctx.definitions.signals.get(definition.ref or "", definition.ref)
+        if not name:
+            raise Incident(
+                f"{event.kind} (line {event.line}) names no signal to wait for", event.id
+            )
+        return subscribe(ctx, event, host, "signal", name)
+
+    def throw(self, ctx: StepContext, definition: EventDefinition) -> None:
+        name = ctx.definitions.signals.get(definition.ref or "", definition.ref)
+        if not name:
+            raise Incident(f"signal throw (line {ctx.node.line}) names no signal", ctx.node.id)
+        ctx.step.sent.append(Sent("signal", name))
+        ctx.emit("signal.thrown", name=name)
+
+
+SIGNAL = SignalKind()

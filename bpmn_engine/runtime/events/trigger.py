@@ -1,0 +1,103 @@
+"""What happens when a wait is over: a timer fell due, a message, a signal or a condition.
+
+One place for every trigger, so that catch events, receive tasks, boundary events, event
+subprocess starts and the event-based gateway behave alike whatever woke them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bpmn_engine.model import BoundaryEvent, StartEvent
+from bpmn_engine.records.rows import Subscription, Timer
+from bpmn_engine.runtime.context import StepContext
+from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
+from bpmn_engine.runtime.events.conditional import CONDITIONAL
+from bpmn_engine.runtime.events.timer import TIMER
+
+
+def trigger(ctx: StepContext, element: str, **data: Any) -> None:
+    """The event `element` fired for the context's track."""
+    event = ctx.definitions.node_scopes[element].nodes[element]
+    if isinstance(event, StartEvent):  # held by a scope's listening track
+        subprocesses.fired(ctx, event, **data)
+        return
+    if isinstance(event, BoundaryEvent):
+        if event.cancel_activity:
+            interrupt(ctx, ctx.track, event, **data)
+        else:
+            branch_off(ctx, ctx.track, event, **data)
+        return
+    track = ctx.track
+    if track.element != element:  # an event-based gateway: the first event wins
+        gateway = ctx.scope_model.nodes[track.element]
+        ctx.completed()
+        flow = next(f for f in ctx.scope_model.outgoing(gateway) if f.target == element)
+        ctx.step.emit("flow.taken", gateway.id, track.id, flow=flow.id, target=element)
+        ctx.step.touch_track(track)
+        track.element, track.via = element, flow.id
+        ctx = ctx.for_track(track)
+        ctx.emit("element.activated", type=event.kind, name=event.name)
+    ctx.behaviour(event).complete(ctx)
+
+
+def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, Any]) -> None:
+    """A message or signal reached a subscription: its variables, then the trigger."""
+    ctx.step.touch_subscription(subscription).status = "fired"
+    ctx.step.emit(
+        f"{subscription.kind}.received",
+        subscription.element,
+        ctx.track.id,
+        name=subscription.name,
+        key=subscription.key,
+    )
+    if variables:
+        ctx.set_variables(variables)
+    trigger(ctx, subscription.element, trigger=subscription.kind)
+
+
+def fire_timer(ctx: StepContext, timer: Timer) -> None:
+    """The timer is due: trigger its event; a cycle on a non-interrupting boundary event or
+    event subprocess start schedules its next firing."""
+    ctx.step.touch_timer(timer).status = "fired"
+    ctx.step.emit("timer.fired", timer.element, ctx.track.id, due=timer.due, timer=timer.id)
+    event = ctx.definitions.node_scopes[timer.element].nodes[timer.element]
+    trigger(ctx, timer.element, trigger="timer")
+    repeating = (isinstance(event, BoundaryEvent) and not event.cancel_activity) or (
+        isinstance(event, StartEvent) and not event.interrupting
+    )
+    if repeating and ctx.track.live:
+        TIMER.rearm(ctx, event, timer)
+
+
+def fire_condition(ctx: StepContext, subscription: Subscription) -> None:
+    """A conditional event whose condition became true: it fires (if it still holds)."""
+    if subscription.status == "waiting" and CONDITIONAL.holds(ctx, subscription):
+        deliver(ctx, subscription, {})
+
+
+def deliver_buffered(ctx: StepContext, subscriptions: list[Subscription]) -> bool:
+    """A message published before anyone waited: the first subscription that matches takes it."""
+    for subscription in subscriptions:
+        if subscription.kind != "message":
+            continue
+        found = ctx.engine.store.buffered_message(
+            subscription.name, subscription.key, ctx.engine.clock.now().isoformat()
+        )
+        if found is not None:
+            message_id, variables = found
+            ctx.step.claimed_messages.append(message_id)
+            deliver(ctx, subscription, variables)
+            return True
+    return False
+
+
+def settle(ctx: StepContext, waits: list[Subscription | Timer]) -> None:
+    """Right after arming: a condition already true fires, a buffered message is taken."""
+    subscriptions = [w for w in waits if isinstance(w, Subscription)]
+    for subscription in subscriptions:
+        if subscription.kind == "conditional" and CONDITIONAL.holds(ctx, subscription):
+            deliver(ctx, subscription, {})
+            return
+    deliver_buffered(ctx, subscriptions)

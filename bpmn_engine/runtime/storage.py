@@ -1,0 +1,140 @@
+"""What the runtime needs from a store: the protocol every store implements.
+
+The runtime imports this, never a concrete store; `bpmn_engine.store` holds the SQLite one
+and `tests/store/test_contract.py` is the suite any store must pass. Split by concern, as
+the SQLite store is: checkpoints (an instance's rows, one step = one transaction with
+compare-and-set), the outbox (what a step sends, delivered after it), messages,
+deployments, finding work, and leases on jobs. Every method that writes is one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from bpmn_engine.records.data import InstanceData, Step
+from bpmn_engine.records.rows import Event
+
+
+class CheckpointStore(Protocol):
+    """Definitions and instances: load one from its rows, commit a step with compare-and-set."""
+
+    path: str
+
+    def close(self) -> None: ...
+    def save_definition(self, version: str, path: str, source: bytes) -> None: ...
+    def definition_source(self, version: str) -> tuple[str, bytes]: ...
+    def definition_of(self, instance_id: str) -> str: ...
+    def instance_exists(self, instance_id: str) -> bool: ...
+    def resolve(self, prefix: str) -> str: ...
+    def list_instances(self) -> list[dict[str, Any]]: ...
+    def load(self, instance_id: str) -> InstanceData: ...
+
+    def commit(self, step: Step, *, new_instance: bool = False) -> None:
+        """Write what the step touched, its outbox rows and its deliveries, or nothing:
+        `ConcurrentModification` when a row changed since it was loaded."""
+        ...
+
+    def history(self, instance_id: str) -> list[Event]: ...
+    def snapshot(
+        self, instance_id: str, *, with_history: bool = True
+    ) -> dict[str, list[tuple]]: ...
+    def restore(
+        self,
+        instance_id: str,
+        snapshot: dict[str, list[tuple]],
+        *,
+        keep_history_below: int | None = None,
+    ) -> None: ...
+
+
+class OutboxStore(Protocol):
+    """What committed steps sent and nobody has delivered yet (seed 000's outbox)."""
+
+    def pending_outbox(self, source: str | None = None) -> list[dict[str, Any]]: ...
+    def delivered_to(self, outbox_id: int) -> set[str]: ...
+    def finish_outbox(self, outbox_id: int) -> None: ...
+
+
+class MessageStore(Protocol):
+    """Published messages (buffered, correlated, expired) and who waits for them."""
+
+    def waiting_subscriptions(
+        self, kind: str, name: str, key: str | None = None
+    ) -> list[tuple[str, int]]: ...
+    def message_seen(self, message_id: str) -> bool: ...
+    def message_status(self, message_id: str) -> tuple[str, str | None] | None: ...
+    def record_message(
+        self,
+        message_id: str,
+        name: str,
+        key: str | None,
+        variables: dict[str, Any],
+        expires_at: str,
+        status: str,
+        instance: str | None = None,
+    ) -> None: ...
+    def buffer_unless_awaited(
+        self,
+        message_id: str,
+        name: str,
+        key: str | None,
+        variables: dict[str, Any],
+        expires_at: str,
+    ) -> list[tuple[str, int]]: ...
+    def buffered_message(
+        self, name: str, key: str | None, now: str
+    ) -> tuple[str, dict[str, Any]] | None: ...
+
+
+class DeploymentStore(Protocol):
+    """Deployed processes and their timer, message and signal start events."""
+
+    def record_deployment(
+        self,
+        process: str,
+        definition: str,
+        deployed_at: datetime,
+        timers: list[tuple[str, datetime, int, float | None]],
+        messages: list[tuple[str, str]],
+        signals: list[tuple[str, str]] = ...,
+    ) -> tuple[int, int | None, bool]: ...
+    def deployments(self, *, active_only: bool = True) -> list[dict[str, Any]]: ...
+    def start_timers(self, deployment: int) -> list[dict[str, Any]]: ...
+    def due_start_timers(self, now: datetime) -> list[tuple[Any, ...]]: ...
+    def advance_start_timer(
+        self, timer_id: int, due_before: str, due_after: datetime | None, repeat: int
+    ) -> bool: ...
+    def message_start(self, name: str) -> tuple[str, str, str] | None: ...
+    def signal_starts(self, name: str) -> list[tuple[str, str, str]]: ...
+
+
+class WorkStore(Protocol):
+    """Finding what can run, by querying rows (nothing of an instance stays in memory)."""
+
+    def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]: ...
+    def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]: ...
+    def start_timers_by_due(self) -> Iterator[tuple[str, int]]: ...
+
+
+class LeaseStore(Protocol):
+    """Claims on jobs with a lease, renewed by a heartbeat, released by a reaper (seed 004)."""
+
+    worker: str
+    lease_seconds: float
+
+    def another(self) -> Store:
+        """A second connection to the same store (for a heartbeat thread)."""
+        ...
+
+    def live_claim(self, instance_id: str, track_id: int) -> bool: ...
+    def heartbeat(self, instance_id: str, track_id: int, lease_seconds: float) -> bool: ...
+    def release_expired_leases(self) -> int: ...
+
+
+@runtime_checkable
+class Store(
+    CheckpointStore, OutboxStore, MessageStore, DeploymentStore, WorkStore, LeaseStore, Protocol
+):
+    """Everything the runtime asks of a store."""

@@ -1,0 +1,22 @@
+"""The embedded store: one SQLite file (or `:memory:`) holding every instance.
+
+One class per concern (checkpoints, the outbox, messages, deployments, finding work,
+leases), all on one connection; `SqliteStore` is their sum and implements
+`bpmn_engine.runtime.storage.Store`.
+"""
+
+from __future__ import annotations
+
+from bpmn_engine.store.sqlite.checkpoints import CheckpointRows
+from bpmn_engine.store.sqlite.deployments import DeploymentRows
+from bpmn_engine.store.sqlite.leases import LeaseRows
+from bpmn_engine.store.sqlite.messages import MessageRows
+from bpmn_engine.store.sqlite.outbox import OutboxRows
+from bpmn_engine.store.sqlite.work import WorkQueries
+
+
+class SqliteStore(CheckpointRows, OutboxRows, MessageRows, DeploymentRows, WorkQueries, LeaseRows):
+    """Every instance, deployment and message in one SQLite database."""
+
+
+__all__ = ["SqliteStore"]

@@ -1,0 +1,446 @@
+"""Checkpoints: definitions and instances; one step is one transaction.
+
+An instance is rebuilt from its rows alone. Every instance, track and scope update is a
+compare-and-set on its `version`: if someone else moved it first, the whole step rolls back
+with `ConcurrentModification` (seed 000, claim algorithm).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from bpmn_engine.errors import ConcurrentModification, UsageError
+from bpmn_engine.records.data import InstanceData, InstanceHead, Step, is_missing
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Event, Scope, Subscription, Timer, Track, UserTask
+from bpmn_engine.store.sqlite.connection import (
+    SqliteConnection,
+    dumps,
+    iso,
+    now_text,
+    update_sql,
+)
+from bpmn_engine.store.sqlite.leases import claim
+
+_TRACK_COLUMNS = (
+    "element, scope, status, seq, parent, fork_group, via, wait, attempt, version, claimed_by"
+)
+_HEAD_FIELDS = (
+    "state",
+    "next_track",
+    "next_scope",
+    "next_task",
+    "next_seq",
+    "next_event",
+    "next_timer",
+    "next_subscription",
+    "end_event",
+    "incident",
+)
+
+
+_TRACK_FIELDS = (
+    "element",
+    "scope",
+    "status",
+    "seq",
+    "parent",
+    "fork_group",
+    "via",
+    "wait",
+    "attempt",
+)
+
+
+class CheckpointRows(SqliteConnection):
+    """Definitions by content hash; instances as rows; steps committed with compare-and-set."""
+
+    # --- definitions ----------------------------------------------------------------------
+    def save_definition(self, version: str, path: str, source: bytes) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO definitions (version, path, source, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                (version, path, source, now_text()),
+            )
+
+    def definition_source(self, version: str) -> tuple[str, bytes]:
+        row = self.conn.execute(
+            "SELECT path, source FROM definitions WHERE version = ?", (version,)
+        ).fetchone()
+        if row is None:
+            raise UsageError(f"definition version {version[:12]} is not in {self.path}")
+        return row[0], row[1]
+
+    # --- instances ------------------------------------------------------------------------
+    def definition_of(self, instance_id: str) -> str:
+        row = self.conn.execute(
+            "SELECT definition FROM instances WHERE id = ?", (instance_id,)
+        ).fetchone()
+        if row is None:
+            raise UsageError(f"no instance {instance_id!r} in {self.path}")
+        return row[0]
+
+    def instance_exists(self, instance_id: str) -> bool:
+        row = self.conn.execute("SELECT 1 FROM instances WHERE id = ?", (instance_id,))
+        return row.fetchone() is not None
+
+    def resolve(self, prefix: str) -> str:
+        """The full id of the instance whose id is or starts with `prefix`.
+
+        The exact id is looked up by key; a prefix is a range on the key (not a LIKE, which
+        scans the table), so resuming one of many instances stays cheap.
+        """
+        if self.instance_exists(prefix):
+            return prefix
+        rows = self.conn.execute(
+            "SELECT id FROM instances WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+            (prefix, prefix + "\U0010ffff"),
+        ).fetchall()
+        ids = [r[0] for r in rows]
+        if len(ids) == 1:
+            return ids[0]
+        if not ids:
+            raise UsageError(f"no instance {prefix!r} in {self.path}")
+        raise UsageError(f"instance id {prefix!r} is ambiguous in {self.path}")
+
+    def list_instances(self) -> list[dict[str, Any]]:
+        return list(
+            self.db.query(
+                "SELECT id, process, state, end_event, incident, created_at, updated_at, "
+                "(SELECT count(*) FROM user_tasks u WHERE u.instance = i.id "
+                "AND u.status = 'waiting') AS waiting_tasks "
+                "FROM instances i ORDER BY created_at, id"
+            )
+        )
+
+    def load(self, instance_id: str) -> InstanceData:
+        """Rebuild an instance from its rows alone."""
+        conn = self.conn
+        row = conn.execute(
+            "SELECT id, definition, process, version, " + ", ".join(_HEAD_FIELDS) + " "
+            "FROM instances WHERE id = ?",
+            (instance_id,),
+        ).fetchone()
+        if row is None:
+            raise UsageError(f"no instance {instance_id!r} in {self.path}")
+        head = InstanceHead(id=row[0], definition=row[1], process=row[2], version=row[3])
+        for name, value in zip(_HEAD_FIELDS, row[4:], strict=True):
+            setattr(head, name, value)
+        head.state = InstanceState(head.state)
+        data = InstanceData(head)
+        for r in conn.execute(
+            f"SELECT id, {_TRACK_COLUMNS} FROM tracks WHERE instance = ?", (instance_id,)
+        ):
+            data.tracks[r[0]] = Track(
+                id=r[0],
+                element=r[1],
+                scope=r[2],
+                status=TrackState(r[3]),
+                seq=r[4],
+                parent=r[5],
+                fork_group=r[6],
+                via=r[7],
+                wait=r[8],
+                attempt=r[9],
+                version=r[10],
+            )
+        for r in conn.execute(
+            "SELECT id, element, parent, track, status, version FROM scopes WHERE instance = ?",
+            (instance_id,),
+        ):
+            data.scopes[r[0]] = Scope(*r)
+        for scope, name, value in conn.execute(
+            "SELECT scope, name, value FROM variables WHERE instance = ?", (instance_id,)
+        ):
+            data.values.setdefault(scope, {})[name] = json.loads(value)
+        for r in conn.execute(
+            "SELECT id, track, element, name, status, inputs FROM user_tasks WHERE instance = ?",
+            (instance_id,),
+        ):
+            data.tasks[r[0]] = UserTask(*r[:5], inputs=json.loads(r[5] or "{}"))
+        for r in conn.execute(
+            "SELECT id, track, element, host, due, repeat, interval, status FROM timers "
+            "WHERE instance = ?",
+            (instance_id,),
+        ):
+            data.timers[r[0]] = Timer(*r)
+        for r in conn.execute(
+            "SELECT id, track, element, host, kind, name, key, status FROM subscriptions "
+            "WHERE instance = ?",
+            (instance_id,),
+        ):
+            data.subscriptions[r[0]] = Subscription(*r)
+        for scope, gateway, activations in conn.execute(
+            "SELECT scope, gateway, max(activation) FROM joins WHERE instance = ? "
+            "GROUP BY scope, gateway",
+            (instance_id,),
+        ):
+            data.joins[(scope, gateway)] = activations
+        data.rebuild_indexes()
+        return data
+
+    def commit(self, step: Step, *, new_instance: bool = False) -> None:
+        """Write everything one step touched, atomically, or nothing at all."""
+        data = step.data
+        head = data.head
+        now = iso(step.at) if step.at else now_text()
+        try:
+            with self.transaction() as conn:
+                self._write_head(conn, head, step.head_before, new_instance, now)
+                self._write_tracks(conn, step)
+                self._write_scopes(conn, step)
+                self._write_rest(conn, step, now)
+        except sqlite3.IntegrityError as error:
+            raise ConcurrentModification(f"instance {head.id}: {error}") from None
+
+    def _write_head(
+        self,
+        conn: sqlite3.Connection,
+        head: InstanceHead,
+        before: InstanceHead,
+        new: bool,
+        now: str,
+    ) -> None:
+        if new:
+            values = [getattr(head, name) for name in _HEAD_FIELDS]
+            values[0] = str(values[0])
+            conn.execute(
+                "INSERT INTO instances (id, definition, process, version, created_at, "
+                "updated_at, "
+                + ", ".join(_HEAD_FIELDS)
+                + ") VALUES (?, ?, ?, ?, ?, ?"
+                + ", ?" * len(_HEAD_FIELDS)
+                + ")",
+                (head.id, head.definition, head.process, head.version, now, now, *values),
+            )
+            return
+        changed = [name for name in _HEAD_FIELDS if getattr(head, name) != getattr(before, name)]
+        values = [str(head.state) if n == "state" else getattr(head, n) for n in changed]
+        head.version = before.version + 1
+        cursor = conn.execute(
+            update_sql("instances", (*changed, "version", "updated_at"), ("id", "version")),
+            (*values, head.version, now, head.id, before.version),
+        )
+        if cursor.rowcount != 1:
+            head.version = before.version
+            raise ConcurrentModification(f"instance {head.id} was changed by someone else")
+
+    def _write_tracks(self, conn: sqlite3.Connection, step: Step) -> None:
+        """New tracks are inserted whole; a changed one updates only the columns that changed
+        (an index on a column left out is not rewritten: fewer pages for each commit). A job
+        claimed in this step gets its claim and lease in the same statement; a job that ended
+        gives both back."""
+        data = step.data
+        for track_id, before in step.tracks.items():
+            t = data.tracks[track_id]
+            lease = None
+            if t.status is TrackState.EXECUTING:
+                lease = claim(self.worker, self.lease_seconds)
+            elif before is not None and before.status is TrackState.EXECUTING:
+                lease = (None, None, None)
+            if before is None:
+                row = (
+                    t.element,
+                    t.scope,
+                    str(t.status),
+                    t.seq,
+                    t.parent,
+                    t.fork_group,
+                    t.via,
+                    t.wait,
+                    t.attempt,
+                    t.version,
+                    *(lease or (None, None, None)),
+                )
+                conn.execute(
+                    f"INSERT INTO tracks (instance, id, {_TRACK_COLUMNS}, lease_until, "
+                    "heartbeat_at) VALUES (?, ?" + ", ?" * len(row) + ")",
+                    (data.head.id, t.id, *row),
+                )
+                continue
+            changed = [n for n in _TRACK_FIELDS if getattr(t, n) != getattr(before, n)]
+            values = [str(t.status) if n == "status" else getattr(t, n) for n in changed]
+            if lease is not None:
+                changed += ("claimed_by", "lease_until", "heartbeat_at")
+                values += lease
+            cursor = conn.execute(
+                update_sql("tracks", (*changed, "version"), ("instance", "id", "version")),
+                (*values, t.version, data.head.id, t.id, before.version),
+            )
+            if cursor.rowcount != 1:
+                raise ConcurrentModification(f"track {t.id} was moved by someone else")
+
+    def _write_scopes(self, conn: sqlite3.Connection, step: Step) -> None:
+        data = step.data
+        for scope_id, before in step.scopes.items():
+            s = data.scopes[scope_id]
+            if before is None:
+                conn.execute(
+                    "INSERT INTO scopes (instance, id, element, parent, track, status, version) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (data.head.id, s.id, s.element, s.parent, s.track, s.status, s.version),
+                )
+                continue
+            cursor = conn.execute(
+                "UPDATE scopes SET status = ?, version = ? "
+                "WHERE instance = ? AND id = ? AND version = ?",
+                (s.status, s.version, data.head.id, s.id, before.version),
+            )
+            if cursor.rowcount != 1:
+                raise ConcurrentModification(f"scope {s.id} was changed by someone else")
+
+    def _write_rest(self, conn: sqlite3.Connection, step: Step, now: str) -> None:
+        instance = step.data.head.id
+        for scope, name, value in step.changed_values():
+            if is_missing(value):
+                conn.execute(
+                    "DELETE FROM variables WHERE instance = ? AND scope = ? AND name = ?",
+                    (instance, scope, name),
+                )
+            else:
+                conn.execute(
+                    "INSERT OR REPLACE INTO variables (instance, scope, name, value) "
+                    "VALUES (?, ?, ?, ?)",
+                    (instance, scope, name, dumps(value)),
+                )
+        for task_id in step.tasks:
+            u = step.data.tasks[task_id]
+            conn.execute(
+                "INSERT OR REPLACE INTO user_tasks "
+                "(instance, id, track, element, name, status, inputs) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (instance, u.id, u.track, u.element, u.name, u.status, dumps(u.inputs)),
+            )
+        for timer_id in step.timers:
+            t = step.data.timers[timer_id]
+            conn.execute(
+                "INSERT OR REPLACE INTO timers "
+                "(instance, id, track, element, host, due, repeat, interval, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (instance, t.id, t.track, t.element, t.host, t.due, t.repeat, t.interval, t.status),
+            )
+        for subscription_id in step.subscriptions:
+            u = step.data.subscriptions[subscription_id]
+            conn.execute(
+                "INSERT OR REPLACE INTO subscriptions "
+                "(instance, id, track, element, host, kind, name, key, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (instance, u.id, u.track, u.element, u.host, u.kind, u.name, u.key, u.status),
+            )
+        for message_id in step.claimed_messages:
+            cursor = conn.execute(
+                "UPDATE messages SET status = 'correlated', instance = ? "
+                "WHERE id = ? AND status = 'buffered'",
+                (instance, message_id),
+            )
+            if cursor.rowcount != 1:
+                raise ConcurrentModification(f"message {message_id} was correlated elsewhere")
+        if step.sent or step.deliveries or step.correlated:
+            self._write_outbox(conn, step, now)
+        if step.joins:  # most steps fire no join: skip the statement (bench/profile_run.py)
+            conn.executemany(
+                "INSERT INTO joins (instance, scope, gateway, activation, tracks) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(instance, j.scope, j.gateway, j.activation, dumps(j.tracks)) for j in step.joins],
+            )
+        stamps: dict[float, str] = {step.at: now}  # a merged step: one time per step
+        conn.executemany(
+            "INSERT INTO history (instance, seq, event, element, track, data, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    instance,
+                    e.seq,
+                    e.event,
+                    e.element,
+                    e.track,
+                    dumps(e.data),
+                    stamps.get(at) or stamps.setdefault(at, iso(at)),
+                )
+                for e, at in zip(step.events, step.event_times(), strict=True)
+            ],
+        )
+
+    # --- snapshots (`bpmn step`'s `back`) ----------------------------------------------------
+    _INSTANCE_TABLES = (
+        "tracks",
+        "scopes",
+        "variables",
+        "user_tasks",
+        "timers",
+        "subscriptions",
+        "joins",
+        "history",
+    )
+
+    def snapshot(self, instance_id: str, *, with_history: bool = True) -> dict[str, list[tuple]]:
+        """Every row of one instance, exactly as stored (history is append-only: a caller
+        that restores with `keep_history_below` need not copy it)."""
+        tables = self._INSTANCE_TABLES if with_history else self._INSTANCE_TABLES[:-1]
+        rows = {
+            "instances": self.conn.execute(
+                "SELECT * FROM instances WHERE id = ?", (instance_id,)
+            ).fetchall()
+        }
+        for table in tables:
+            rows[table] = self.conn.execute(
+                f"SELECT * FROM {table} WHERE instance = ?", (instance_id,)
+            ).fetchall()
+        return rows
+
+    def restore(
+        self,
+        instance_id: str,
+        snapshot: dict[str, list[tuple]],
+        *,
+        keep_history_below: int | None = None,
+    ) -> None:
+        """Put an instance's rows back exactly as a snapshot took them, in one transaction."""
+        with self.transaction() as conn:
+            for table in snapshot:
+                key = "id" if table == "instances" else "instance"
+                conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (instance_id,))
+            if keep_history_below is not None:
+                conn.execute(
+                    "DELETE FROM history WHERE instance = ? AND seq >= ?",
+                    (instance_id, keep_history_below),
+                )
+            for table, rows in snapshot.items():
+                for row in rows:
+                    marks = ", ".join("?" * len(row))
+                    conn.execute(f"INSERT INTO {table} VALUES ({marks})", row)
+
+    # --- reading history --------------------------------------------------------------------
+    def history(self, instance_id: str) -> list[Event]:
+        return [
+            Event(seq, event, instance_id, element, track, json.loads(data))
+            for seq, event, element, track, data in self.conn.execute(
+                "SELECT seq, event, element, track, data FROM history "
+                "WHERE instance = ? ORDER BY seq",
+                (instance_id,),
+            )
+        ]
+
+    def _write_outbox(self, conn: sqlite3.Connection, step: Step, now: str) -> None:
+        """What the step sent (pending outbox rows) and what it received (unique deliveries
+        and message ids: a second delivery of one outbox row or message id fails the step)."""
+        instance = step.data.head.id
+        event = step.events[0].seq if step.events else 0
+        conn.executemany(
+            "INSERT INTO outbox (source, event, kind, name, key, variables, status, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
+            [(instance, event, s.kind, s.name, s.key, dumps(s.variables), now) for s in step.sent],
+        )
+        conn.executemany(
+            "INSERT INTO outbox_deliveries (outbox, receiver) VALUES (?, ?)", step.deliveries
+        )
+        conn.executemany(
+            "INSERT INTO messages (id, name, key, variables, published_at, expires_at, status, "
+            "instance) VALUES (?, ?, ?, ?, ?, ?, 'correlated', ?)",
+            [
+                (message_id, name, key, dumps(variables), now, now, instance)
+                for message_id, name, key, variables in step.correlated
+            ],
+        )

@@ -1,0 +1,111 @@
+"""Leases on jobs (seed 004): a claim with a deadline, a heartbeat, a reaper.
+
+A job's claim is written with its track by the step that claims it (`claim`); the heartbeat
+extends it; the reaper releases claims whose holder is presumed gone. A holder on this host
+whose process no longer exists is gone at once; on another host, when its lease runs out.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from datetime import UTC, datetime, timedelta
+
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.store.sqlite.connection import SqliteConnection, stamp
+
+
+def claim(worker: str, lease_seconds: float) -> tuple[str, str, str]:
+    """(claimed_by, lease_until, heartbeat_at) for a job this process claims now."""
+    now = datetime.now(UTC)
+    return worker, stamp(now + timedelta(seconds=lease_seconds)), stamp(now)
+
+
+def holds(worker: str, claimed_by: str | None, lease_until: str | None, now: str) -> bool:
+    """Whether a claim is held by someone alive other than `worker` (this process)."""
+    if not claimed_by or claimed_by == worker or not lease_until or lease_until <= now:
+        return False
+    host, _, pid = claimed_by.rpartition(":")
+    return host != socket.gethostname() or _pid_alive(pid)
+
+
+class LeaseRows(SqliteConnection):
+    """Claims held by this process: renewed, checked, and released when their holder is gone."""
+
+    def live_claim(self, instance_id: str, track_id: int) -> bool:
+        """Is this track a job that another worker, alive as far as we can tell, is running?
+
+        Not when its lease ran out, nor when its holder is a process of this host that no
+        longer exists (so `bpmn resume` right after a crash need not wait out the lease), nor
+        when the holder is this very process (it runs one step at a time: the claim is an
+        orphan of an earlier step).
+        """
+        row = self.conn.execute(
+            "SELECT status, claimed_by, lease_until FROM tracks WHERE instance = ? AND id = ?",
+            (instance_id, track_id),
+        ).fetchone()
+        return (
+            row is not None
+            and row[0] == str(TrackState.EXECUTING)
+            and holds(self.worker, row[1], row[2], stamp(datetime.now(UTC)))
+        )
+
+    def heartbeat(self, instance_id: str, track_id: int, lease_seconds: float) -> bool:
+        """Extend the lease of a job this process runs; False if the job is no longer ours."""
+        now = datetime.now(UTC)
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE tracks SET lease_until = ?, heartbeat_at = ? WHERE instance = ? "
+                "AND id = ? AND status = 'executing' AND claimed_by = ?",
+                (
+                    stamp(now + timedelta(seconds=lease_seconds)),
+                    stamp(now),
+                    instance_id,
+                    track_id,
+                    self.worker,
+                ),
+            )
+        return cursor.rowcount == 1
+
+    def release_expired_leases(self) -> int:
+        """The reaper: give up the claims of jobs whose holder is presumed gone.
+
+        The track stays `executing` with nobody holding it: the next worker that loads the
+        instance runs the job again (at least once, with the same idempotency key). A claim
+        renewed between our read and our write is left alone.
+        """
+        now_stamp = stamp(datetime.now(UTC))
+        rows = self.conn.execute(
+            "SELECT instance, id, claimed_by, lease_until FROM tracks "
+            "WHERE status = 'executing' AND claimed_by IS NOT NULL"
+        ).fetchall()
+        gone = [
+            r for r in rows if r[2] != self.worker and not holds(self.worker, r[2], r[3], now_stamp)
+        ]
+        if not gone:
+            return 0
+        released = 0
+        with self.transaction() as conn:
+            for instance, track, claimed_by, lease_until in gone:
+                cursor = conn.execute(
+                    "UPDATE tracks SET claimed_by = NULL, lease_until = NULL, heartbeat_at = NULL "
+                    "WHERE instance = ? AND id = ? AND status = 'executing' AND claimed_by = ? "
+                    "AND lease_until IS ?",
+                    (instance, track, claimed_by, lease_until),
+                )
+                released += cursor.rowcount
+        return released
+
+
+def _pid_alive(pid: str) -> bool:
+    """Whether a process of this host exists; when in doubt, alive (then the lease decides)."""
+    if sys.platform == "win32" or not pid.isdigit() or int(pid) <= 0:
+        return True  # on Windows os.kill(pid, 0) would not probe but kill
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, owned by someone else
+        return True
+    return True

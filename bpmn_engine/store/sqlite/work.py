@@ -1,0 +1,77 @@
+"""Finding work: which instances can run now, and when the next timer is due."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+from bpmn_engine.store.sqlite.connection import SqliteConnection, instant, stamp
+from bpmn_engine.store.sqlite.leases import holds
+
+
+class WorkQueries(SqliteConnection):
+    """`bpmn worker` finds work by querying rows: nothing of an instance stays in memory."""
+
+    def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]:
+        """Active instances with something to do at `now`: a ready track, a due timer, or a
+        job nobody alive holds. An instance with a job another live worker holds is left
+        alone (any step of ours would make its result fail to commit). `joins` adds those
+        waiting at a join, which only a step can re-check (for a worker that just started).
+        """
+        active = "JOIN instances i ON i.id = {0}.instance AND i.state = 'active'"
+        found = {
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT t.instance FROM tracks t "
+                + active.format("t")
+                + " WHERE t.status = 'ready'"
+            )
+        }
+        # a due with a UTC offset compares wrongly as text: the text bound (+14 h, the widest
+        # offset) keeps the index; julianday() then decides exactly
+        found.update(
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT m.instance FROM timers m "
+                + active.format("m")
+                + " WHERE m.status = 'waiting' AND m.due <= ? AND julianday(m.due) <= julianday(?)",
+                (instant(now + timedelta(hours=14)), instant(now)),
+            )
+        )
+        if joins:
+            found.update(
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT DISTINCT t.instance FROM tracks t "
+                    + active.format("t")
+                    + " WHERE t.status = 'waiting' AND t.wait = 'join'"
+                )
+            )
+        held: set[str] = set()
+        now_stamp = stamp(datetime.now(UTC))
+        for instance, claimed_by, lease_until in self.conn.execute(
+            "SELECT t.instance, t.claimed_by, t.lease_until FROM tracks t "
+            + active.format("t")
+            + " WHERE t.status = 'executing'"
+        ):
+            (held if holds(self.worker, claimed_by, lease_until, now_stamp) else found).add(
+                instance
+            )
+        return sorted(found - held)
+
+    def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]:
+        """(due, repeat, definition, element) of every waiting timer of an active instance,
+        the earliest first (a virtual clock jumps to the first that matters)."""
+        yield from self.conn.execute(
+            "SELECT m.due, m.repeat, i.definition, m.element FROM timers m "
+            "JOIN instances i ON i.id = m.instance AND i.state = 'active' "
+            "WHERE m.status = 'waiting' ORDER BY julianday(m.due), m.instance, m.id"
+        )
+
+    def start_timers_by_due(self) -> Iterator[tuple[str, int]]:
+        """(due, repeat) of every waiting start timer of an active deployment, earliest first."""
+        yield from self.conn.execute(
+            "SELECT s.due, s.repeat FROM start_timers s "
+            "JOIN deployments d ON d.id = s.deployment AND d.active = 1 "
+            "WHERE s.status = 'waiting' ORDER BY s.due, s.id"
+        )

@@ -1,0 +1,283 @@
+"""The store contract: what every store must do, whatever it is built on.
+
+The runtime talks to stores only through `bpmn_engine.runtime.storage.Store`. These tests
+drive that protocol directly, with records built by hand, so a second store (PostgreSQL)
+adds itself to `STORES` and must pass the same suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bpmn_engine.errors import ConcurrentModification, UsageError
+from bpmn_engine.records.data import InstanceData, InstanceHead, Step
+from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Receipt, Sent
+from bpmn_engine.runtime.storage import Store
+from bpmn_engine.store import SqliteStore
+
+STORES: dict[str, Callable[[Path], Store]] = {
+    "sqlite-memory": lambda tmp: SqliteStore(":memory:"),
+    "sqlite-file": lambda tmp: SqliteStore(tmp / "contract.db"),
+}
+VERSION = "v" * 64
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(params=sorted(STORES))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    opened = STORES[request.param](tmp_path)
+    opened.save_definition(VERSION, "contract.bpmn", b"<definitions/>")
+    yield opened
+    opened.close()
+
+
+def new_instance(store: Store, instance_id: str = "i-1") -> InstanceData:
+    """An instance as the runtime starts one: head, root scope, a ready track, a variable."""
+    data = InstanceData(InstanceHead(instance_id, VERSION, "process"))
+    step = Step(data)
+    step.set_state(InstanceState.ACTIVE)
+    scope = step.new_scope("process", None, None)
+    step.new_track(element="start", scope=scope.id, status=TrackState.READY)
+    step.set_value(scope.id, "amount", 12)
+    step.emit("instance.started", "process")
+    store.commit(step, new_instance=True)
+    return data
+
+
+def test_the_sqlite_store_implements_the_protocol(store: Store) -> None:
+    assert isinstance(store, Store)
+
+
+def test_an_instance_is_rebuilt_from_its_rows_alone(store: Store) -> None:
+    data = new_instance(store)
+    step = Step(data)
+    track = step.touch_track(data.tracks[1])
+    track.move(TrackState.EXECUTING)
+    track.move(TrackState.WAITING)
+    track.element, track.wait = "review", "user task"
+    task = step.new_task(track, "Review", {"amount": 12})
+    step.new_timer(track, "deadline", "review", due=NOW.isoformat())
+    step.new_subscription(track, "cancel", "review", kind="message", name="cancel", key="A-1")
+    step.set_value(1, "nested", {"a": [1, 2, None], "b": "ü"})
+    step.emit("element.waiting", "review", track.id)
+    store.commit(step)
+
+    loaded = store.load("i-1")
+    assert loaded.head == data.head
+    assert loaded.tracks == data.tracks
+    assert loaded.scopes == data.scopes
+    assert loaded.values == data.values
+    assert loaded.tasks[task.id] == task
+    assert loaded.timers == data.timers
+    assert loaded.subscriptions == data.subscriptions
+    assert [(e.seq, e.event, e.element) for e in store.history("i-1")] == [
+        (1, "instance.started", "process"),
+        (2, "element.waiting", "review"),
+    ]
+    assert store.definition_of("i-1") == VERSION
+    assert store.definition_source(VERSION) == ("contract.bpmn", b"<definitions/>")
+
+
+def test_a_step_on_stale_rows_fails_whole_and_changes_nothing(store: Store) -> None:
+    new_instance(store)
+    first, second = store.load("i-1"), store.load("i-1")
+    step = Step(first)
+    step.touch_track(first.tracks[1]).element = "one"
+    store.commit(step)
+    late = Step(second)
+    late.touch_track(second.tracks[1]).element = "two"
+    late.set_value(1, "amount", 99)
+    late.emit("element.activated", "two", 1)
+    with pytest.raises(ConcurrentModification):
+        store.commit(late)
+    again = store.load("i-1")
+    assert again.tracks[1].element == "one"
+    assert again.values[1]["amount"] == 12
+    assert len(store.history("i-1")) == 1
+
+
+def test_two_steps_from_the_same_rows_commit_once(store: Store) -> None:
+    """Two processes fire the same join activation from the same rows: one wins."""
+    new_instance(store)
+    first, second = store.load("i-1"), store.load("i-1")
+    for data in (first, second):
+        step = Step(data)
+        step.add_join(1, "join", [1])
+        if data is first:
+            store.commit(step)
+        else:
+            with pytest.raises(ConcurrentModification):
+                store.commit(step)
+    assert store.load("i-1").joins == {(1, "join"): 1}
+
+
+def test_instances_are_found_by_a_unique_prefix(store: Store) -> None:
+    new_instance(store, "abc123")
+    new_instance(store, "abd456")
+    assert store.resolve("abc") == "abc123"
+    assert store.instance_exists("abd456")
+    with pytest.raises(UsageError, match="ambiguous"):
+        store.resolve("ab")
+    with pytest.raises(UsageError, match="no instance"):
+        store.resolve("zz")
+    assert [r["id"] for r in store.list_instances()] == ["abc123", "abd456"]
+
+
+def test_what_a_step_sends_is_pending_until_finished(store: Store) -> None:
+    data = new_instance(store)
+    step = Step(data)
+    step.sent.append(Sent("message", "ping", "A-1", {"x": 1}))
+    step.sent.append(Sent("signal", "go"))
+    step.emit("message.sent", "send", 1)
+    store.commit(step)
+    pending = store.pending_outbox()
+    assert [(r["kind"], r["name"], r["key"], r["variables"]) for r in pending] == [
+        ("message", "ping", "A-1", {"x": 1}),
+        ("signal", "go", None, {}),
+    ]
+    assert store.pending_outbox("someone-else") == []
+    store.finish_outbox(pending[0]["id"])
+    store.finish_outbox(pending[0]["id"])  # idempotent
+    assert [r["name"] for r in store.pending_outbox("i-1")] == ["go"]
+
+
+def test_a_receipt_commits_once(store: Store) -> None:
+    new_instance(store, "receiver")
+    first, second = store.load("receiver"), store.load("receiver")
+    receipt = Receipt(delivery=(7, "receiver/1"), message=("m-1", "ping", None, {}))
+    step = Step(first)
+    step.receive(receipt)
+    step.emit("message.received", "wait", 1)
+    store.commit(step)
+    assert store.delivered_to(7) == {"receiver/1"}
+    assert store.message_status("m-1") == ("correlated", "receiver")
+    again = Step(second)
+    again.receive(Receipt(delivery=(7, "receiver/1")))
+    with pytest.raises(ConcurrentModification):
+        store.commit(again)
+
+
+def test_a_message_is_buffered_only_when_nobody_waits(store: Store) -> None:
+    expires = (NOW + timedelta(hours=1)).isoformat()
+    assert store.buffer_unless_awaited("m-1", "ping", "A-1", {"x": 1}, expires) == []
+    assert store.message_seen("m-1")
+    assert store.message_status("m-1") == ("buffered", None)
+    assert store.buffered_message("ping", "A-1", NOW.isoformat()) == ("m-1", {"x": 1})
+    assert store.buffered_message("ping", "B-2", NOW.isoformat()) is None
+    later = (NOW + timedelta(hours=2)).isoformat()
+    assert store.buffered_message("ping", "A-1", later) is None  # expired
+
+    data = new_instance(store)
+    step = Step(data)
+    track = step.touch_track(data.tracks[1])
+    track.move(TrackState.EXECUTING)
+    track.move(TrackState.WAITING)
+    step.new_subscription(track, "wait", "start", kind="message", name="ping", key="A-1")
+    store.commit(step)
+    assert store.waiting_subscriptions("message", "ping", "A-1") == [("i-1", 1)]
+    assert store.waiting_subscriptions("message", "ping", "B-2") == []
+    assert store.buffer_unless_awaited("m-2", "ping", "A-1", {}, expires) == [("i-1", 1)]
+    assert not store.message_seen("m-2")  # someone waits: not buffered
+
+
+def test_a_buffered_message_is_claimed_once(store: Store) -> None:
+    expires = (NOW + timedelta(hours=1)).isoformat()
+    store.buffer_unless_awaited("m-1", "ping", None, {}, expires)
+    new_instance(store, "a")
+    new_instance(store, "b")
+    for instance_id, wins in (("a", True), ("b", False)):
+        step = Step(store.load(instance_id))
+        step.claimed_messages.append("m-1")
+        step.emit("message.received", "wait", 1)
+        if wins:
+            store.commit(step)
+        else:
+            with pytest.raises(ConcurrentModification):
+                store.commit(step)
+    assert store.message_status("m-1") == ("correlated", "a")
+
+
+def test_an_expired_message_is_recorded_once(store: Store) -> None:
+    store.record_message("m-1", "ping", None, {}, NOW.isoformat(), "expired")
+    store.record_message("m-1", "ping", None, {}, NOW.isoformat(), "expired")
+    assert store.message_status("m-1") == ("expired", None)
+
+
+def test_a_deployment_replaces_the_previous_version(store: Store) -> None:
+    timers = [("tick", NOW, 2, 60.0)]
+    first, previous, changed = store.record_deployment(
+        "p", VERSION, NOW, timers, [("on-ping", "ping")], [("on-go", "go")]
+    )
+    assert (previous, changed) == (None, True)
+    assert store.record_deployment("p", VERSION, NOW, timers, [], []) == (first, first, False)
+    assert store.message_start("ping") == ("p", VERSION, "on-ping")
+    assert store.signal_starts("go") == [("p", VERSION, "on-go")]
+    [due] = store.due_start_timers(NOW)
+    assert due[:5] == (due[0], first, "p", VERSION, "tick")
+    assert store.due_start_timers(NOW - timedelta(seconds=1)) == []
+    assert store.advance_start_timer(due[0], due[5], NOW + timedelta(minutes=1), 1)
+    assert not store.advance_start_timer(due[0], due[5], NOW + timedelta(minutes=1), 1)
+    assert [d for d, _ in store.start_timers_by_due()] == [
+        (NOW + timedelta(minutes=1)).isoformat(timespec="microseconds")
+    ]
+
+    store.save_definition("w" * 64, "contract.bpmn", b"<definitions/>")
+    second, previous, changed = store.record_deployment("p", "w" * 64, NOW, [], [], [])
+    assert (previous, changed) == (first, True)
+    assert store.message_start("ping") is None
+    assert [d["id"] for d in store.deployments()] == [second]
+    assert store.start_timers(first)[0]["status"] == "cancelled"
+
+
+def test_work_is_found_in_the_rows(store: Store) -> None:
+    new_instance(store, "ready")
+    data = new_instance(store, "timed")
+    step = Step(data)
+    track = step.touch_track(data.tracks[1])
+    track.move(TrackState.EXECUTING)
+    track.move(TrackState.WAITING)
+    step.new_timer(track, "t", "start", due=(NOW + timedelta(minutes=5)).isoformat())
+    store.commit(step)
+    assert store.runnable_instances(NOW) == ["ready"]
+    assert store.runnable_instances(NOW + timedelta(minutes=5)) == ["ready", "timed"]
+    [(_due, repeat, version, element)] = list(store.waiting_timers_by_due())
+    assert (repeat, version, element) == (0, VERSION, "t")
+
+
+def test_a_claimed_job_is_leased_renewed_and_released(store: Store) -> None:
+    data = new_instance(store)
+    step = Step(data)
+    step.touch_track(data.tracks[1]).move(TrackState.EXECUTING)
+    store.commit(step)  # the claim and its lease go with the track
+    assert not store.live_claim("i-1", 1)  # held by this very process: an orphan to it
+    other = store.another()
+    other.worker = "elsewhere:1"
+    try:
+        if store.path != ":memory:":
+            assert other.live_claim("i-1", 1)  # someone alive on another host holds it
+        assert store.heartbeat("i-1", 1, 60.0)
+        assert not other.heartbeat("i-1", 1, 60.0)  # not its claim
+        store.heartbeat("i-1", 1, -1.0)  # the lease ran out
+        if store.path != ":memory:":
+            assert not other.live_claim("i-1", 1)
+            assert other.release_expired_leases() == 1
+            assert other.release_expired_leases() == 0
+    finally:
+        other.close()
+
+
+def test_a_snapshot_restores_the_rows_exactly(store: Store) -> None:
+    data = new_instance(store)
+    taken = store.snapshot("i-1")
+    step = Step(data)
+    step.touch_track(data.tracks[1]).element = "moved"
+    step.set_value(1, "amount", 13)
+    step.emit("element.activated", "moved", 1)
+    store.commit(step)
+    store.restore("i-1", taken)
+    assert store.snapshot("i-1") == taken

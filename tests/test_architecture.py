@@ -1,0 +1,127 @@
+"""The layout holds: no import cycles, and the runtime reaches stores only through a protocol.
+
+Imports are read from the source (every `import` the interpreter can execute: at module level
+or inside a function). Imports under `if TYPE_CHECKING:` only name types for annotations and
+never run; they are left out of the graph, and the runtime keeps even those to a few
+(the engine and the instances it makes name each other).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "bpmn_engine"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def type_checking_nodes(tree: ast.Module) -> set[int]:
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            found.update(id(n) for n in ast.walk(node))
+    return found
+
+
+def imports(name: str) -> list[tuple[str, bool]]:
+    """(imported module of ours, whether the import is inside a function) of one module."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text())
+    skip = type_checking_nodes(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    in_function = {
+        id(n)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+        for n in ast.walk(f)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            targets = [
+                f"{module}.{a.name}" if f"{module}.{a.name}" in MODULES else module
+                for a in node.names
+            ]
+        else:
+            continue
+        found += [(t, id(node) in in_function) for t in targets if t in MODULES and t != name]
+    return found
+
+
+def graph() -> nx.DiGraph:
+    edges = nx.DiGraph()
+    edges.add_nodes_from(MODULES)
+    for name in MODULES:
+        edges.add_edges_from((name, target) for target, _ in imports(name))
+    return edges
+
+
+def layer(name: str) -> str:
+    """The package a module belongs to, one level below bpmn_engine."""
+    return ".".join(name.split(".")[:2])
+
+
+def test_no_module_imports_in_a_circle() -> None:
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph()) if len(c) > 1]
+    assert cycles == []
+
+
+def test_no_package_imports_in_a_circle() -> None:
+    packages = nx.DiGraph()
+    packages.add_edges_from((layer(a), layer(b)) for a, b in graph().edges if layer(a) != layer(b))
+    assert list(nx.simple_cycles(packages)) == []
+
+
+def test_the_runtime_imports_no_concrete_store_and_no_import_hides_in_a_function() -> None:
+    for name in MODULES:
+        if not name.startswith("bpmn_engine.runtime"):
+            continue
+        for target, inside in imports(name):
+            assert not target.startswith("bpmn_engine.store"), f"{name} imports {target}"
+            assert not inside, f"{name} imports {target} inside a function"
+
+
+def test_a_store_knows_the_records_and_the_store_protocol_only() -> None:
+    for name in MODULES:
+        if name.startswith("bpmn_engine.store"):
+            for target, _ in imports(name):
+                if target.startswith("bpmn_engine.runtime"):
+                    assert target == "bpmn_engine.runtime.storage", f"{name} imports {target}"
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_every_module_imports_alone(chunk: int) -> None:
+    """Each module in a clean interpreter state: an import order that hides a cycle fails."""
+    names = sorted(MODULES)[chunk::4]
+    script = (
+        "import importlib, sys\n"
+        f"for name in {names!r}:\n"
+        "    for loaded in [m for m in sys.modules if m.startswith('bpmn_engine')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    importlib.import_module(name)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
