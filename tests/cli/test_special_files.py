@@ -120,3 +120,12 @@ def test_validate_refuses_an_import_that_is_not_a_regular_file(
     assert "Traceback" not in done.stdout + done.stderr
     assert done.returncode in (0, 1), done.stdout + done.stderr
     assert "other.bpmn" in done.stdout and expected(kind) in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k not in ("directory", "oversize")])
+def test_a_handlers_file_that_is_not_a_regular_file(bpmn: Bpmn, tmp_path: Path, kind) -> None:
+    """Handlers are Python the user runs on purpose; still, a FIFO is named for what it is."""
+    path = special(kind, tmp_path, "handlers.py")
+    assert_refused(
+        bpmn("run", str(MODELS / "order-fulfilment.bpmn"), "--handlers", str(path)), path, kind
+    )
