@@ -15,14 +15,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import click
 from rich.prompt import Confirm, Prompt
 
 from bpmn_engine import BpmnEngineError, Engine, Instance, Outcome
-from bpmn_engine.errors import UsageError
+from bpmn_engine.errors import LoadError, UsageError
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.records.rows import Event, UserTask
 from bpmn_engine.render import Trace, json_line, outcome_summary, show, show_json
@@ -31,6 +30,7 @@ from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
 from bpmn_engine.stepper import MAX_NESTING, nesting, parse_value
 from bpmn_engine.store.sqlite import SqliteStore
 from bpmn_engine.terminal import new_console, safe, visible
+from bpmn_engine.userfiles import read_user_file
 
 DEFAULT_DB = "bpmn-engine.db"
 OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}
@@ -536,8 +536,8 @@ def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
         for timer in payload["start_timers"]:
             left = "forever" if timer["repeat"] < 0 else f"{timer['repeat']} more times"
             every = ""
-            if timer["repeat"] and timer["interval"] is None:  # a cron expression
-                every = f", then at each time its cron expression names, {left}"
+            if timer["repeat"] and timer["interval"] is None:  # cron, or calendar months
+                every = f", then at each time its cycle (cron or calendar) names, {left}"
             elif timer["repeat"]:
                 every = f", then every {timer['interval']:g} s {left}"
             console.print(f"  timer start {safe(timer['element'])}: due {timer['due']}{every}")
@@ -694,11 +694,12 @@ def parse_variables(pairs: tuple[str, ...], vars_file: str | None) -> dict[str, 
 
 
 def read_json(path: str, option: str) -> Any:
+    """A JSON file the user names: a regular file under the size cap (see `userfiles`)."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise click.BadParameter(f"{path}: no such file", param_hint=option) from None
-    except (OSError, ValueError) as error:
+        return json.loads(read_user_file(path).decode("utf-8"))
+    except LoadError as error:
+        raise click.BadParameter(str(error), param_hint=option) from None
+    except ValueError as error:  # bad JSON or bad UTF-8
         raise click.BadParameter(f"{path}: {error}", param_hint=option) from None
     except RecursionError:
         raise click.BadParameter(f"{path}: nested too deep", param_hint=option) from None

@@ -343,7 +343,7 @@ class Stepper:
         if len(args) != 1:
             raise UsageError("advance DURATION (ISO 8601, e.g. PT30M or P2D)")
         try:
-            clock.advance_to(clock.now() + parse_duration(args[0]))
+            clock.advance_to(clock.now() + parse_duration(args[0], clock.now()))
         except TimerValueError as error:
             raise UsageError(str(error)) from None
         except OverflowError:

@@ -12,8 +12,7 @@ from pathlib import Path
 from lxml import etree
 
 from bpmn_engine.errors import LoadError
-
-MAX_FILE_BYTES = 64 * 1024 * 1024
+from bpmn_engine.userfiles import MAX_FILE_BYTES, read_user_file
 
 
 def _parser() -> etree.XMLParser:
@@ -28,27 +27,15 @@ def _parser() -> etree.XMLParser:
 
 
 def read_source(path: str | Path) -> bytes:
-    """The file's bytes, or a LoadError that names the file."""
-    name = str(path)
-    try:
-        size = Path(path).stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise LoadError(f"file is {size} bytes; the limit is {MAX_FILE_BYTES}", file=name)
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise LoadError("no such file", file=name) from None
-    except IsADirectoryError:
-        raise LoadError("is a directory, not a BPMN file", file=name) from None
-    except PermissionError:
-        raise LoadError("permission denied", file=name) from None
-    except OSError as error:
-        raise LoadError(error.strerror or str(error), file=name) from None
+    """The file's bytes, or a LoadError that names the file (see `userfiles`: regular files
+    only, and the cap is enforced while reading, never trusted to `st_size`)."""
+    return read_user_file(path, MAX_FILE_BYTES)
 
 
 def parse_xml(source: bytes, file: str) -> etree._Element:
     """Parse bytes into an element tree root, refusing DTDs and entity declarations."""
     if len(source) > MAX_FILE_BYTES:
-        raise LoadError(f"document is larger than {MAX_FILE_BYTES} bytes", file=file)
+        raise LoadError(f"larger than {MAX_FILE_BYTES >> 20} MiB", file=file)
     doctype_at = source.find(b"<!DOCTYPE")
     if doctype_at >= 0:
         raise _dtd_refused(file, source.count(b"\n", 0, doctype_at) + 1)

@@ -34,8 +34,10 @@ class ServiceTaskContext:
 def load_handlers(path: str | Path) -> dict[str, Handler]:
     """The top-level functions of a Python file, by name."""
     file = str(path)
-    if not Path(path).is_file():
+    if not Path(path).exists():
         raise LoadError("handlers file not found", file=file)
+    if not Path(path).is_file():  # a FIFO or /dev/zero: Python would block or read forever
+        raise LoadError("not a regular file", file=file)
     try:
         namespace = runpy.run_path(file, run_name="bpmn_handlers")
     except SyntaxError as error:

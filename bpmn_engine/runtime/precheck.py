@@ -29,8 +29,9 @@ def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> 
 
 
 def _check_timers(definitions: Definitions, scope: FlowScope) -> None:
-    """A literal timer value that falls due after the year 9999 (`P99999999D`) is bad input
-    now: the date arithmetic would overflow when a token reaches it. A malformed value stays
+    """A literal timer value of a known form that the engine cannot schedule is bad input
+    now: one that falls due after the year 9999 (`P99999999D`), or a cron expression croniter
+    cannot read or that matches no date (`TimerRangeError`). A value in no known form stays
     an incident at run time, where it names the event (as a value from an expression does)."""
     now = datetime.now(UTC)
     for _, node in scope.walk():

@@ -33,8 +33,7 @@ from bpmn_engine.model import BoundaryEvent
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import Clock
-from bpmn_engine.runtime.events.starts import firing_id, next_firing
-from bpmn_engine.runtime.events.timers import is_cron
+from bpmn_engine.runtime.events.starts import firing_id, next_firing, timer_text
 from bpmn_engine.runtime.instance import Instance, Listener
 
 if TYPE_CHECKING:
@@ -222,12 +221,13 @@ class Worker:
         return started
 
     def _cron_of(self, version: str, element: str) -> str | None:
-        """The cron expression of a start timer, if it is one (its next time is computed)."""
+        """The timeCycle of a start timer with no fixed interval (cron, or calendar months
+        and years): its next time is read from the text."""
         definitions = self.engine.definitions(version)
         node = definitions.node_scopes[element].nodes[element]
         for definition in getattr(node, "definitions", ()):
-            if definition.timer and is_cron(definition.timer[1]):
-                return definition.timer[1]
+            if definition.timer and definition.timer[0] == "timeCycle":
+                return timer_text(definition.timer[1])
         return None
 
     def drive(self, instance_id: str) -> int:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bpmn_engine.errors import UsageError
+from bpmn_engine.errors import LoadError, UsageError
+from bpmn_engine.userfiles import read_user_file
 from bpmn_engine.validate.findings import Rule
 from bpmn_engine.validate.presets import DEFAULT_PRESET, LEVELS, merge_levels, preset_name
 
@@ -38,29 +39,33 @@ def load_config(path: str | Path | None = None, cwd: str | Path | None = None) -
     """The config in `path`, else `.bpmnlintrc`, else `pyproject.toml` in `cwd` (or none)."""
     if path is not None:
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"{path}: no such config file")
         return read_pyproject(path) if path.suffix == ".toml" else read_rc(path)
     folder = Path(cwd) if cwd is not None else Path.cwd()
-    if (folder / RC_FILE).is_file():
+    if (folder / RC_FILE).exists():  # a FIFO or a folder by that name is refused, not skipped
         return read_rc(folder / RC_FILE)
-    if (folder / PYPROJECT).is_file():
+    if (folder / PYPROJECT).exists():
         return read_pyproject(folder / PYPROJECT)
     return Config()
 
 
 def read_rc(path: Path) -> Config:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+        data = json.loads(read_user_file(path).decode("utf-8"))
+    except LoadError as error:
+        raise UsageError(f"{error}") from None
+    except (UnicodeDecodeError, ValueError) as error:
         raise UsageError(f"{path}: not a readable JSON config: {error}") from None
     return parse_config(data, str(path))
 
 
 def read_pyproject(path: Path) -> Config:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        data = tomllib.loads(read_user_file(path).decode("utf-8"))
+    except LoadError as error:
+        raise UsageError(f"{error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise UsageError(f"{path}: not a readable TOML file: {error}") from None
     section = data.get("tool", {}).get("bpmn", {}).get("validate")
     if section is None:

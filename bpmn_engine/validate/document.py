@@ -179,6 +179,12 @@ class Workspace:
             found.append((element, imported if imported.is_bpmn else None))
         return found
 
+    def import_error(self, document: Document, location: str) -> str | None:
+        """Why a file `document` imports could not be read (not a regular file, too large...)."""
+        imported = self.documents.get(_key(str(Path(document.path).parent / location)))
+        error = imported.read_error if imported is not None else None
+        return error.message if error is not None else None
+
     @cached_property
     def all_documents(self) -> list[Document]:
         """The validated documents and, transitively, every BPMN file they import."""

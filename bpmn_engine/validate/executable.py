@@ -26,7 +26,7 @@ from bpmn_engine.model import (
     SubProcess,
     Task,
 )
-from bpmn_engine.runtime.events.timers import TimerValueError, schedule
+from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -193,8 +193,10 @@ def _timer(node: Event, definition: EventDefinition) -> Iterator[Issue]:
     else:
         try:  # valid BPMN; but can the engine's own timer code schedule it?
             schedule(kind, value, datetime.now(UTC))
-        except TimerValueError:
-            yield _warning(node, f"{kind} {value!r}: this form is {NOT_SUPPORTED}")
+        except TimerRangeError as error:  # e.g. past the year 9999, a cron matching no date
+            yield Issue(f"{kind}: {error}", node.id, definition.line or node.line)
+        except TimerValueError as error:
+            yield _warning(node, f"{kind} {value!r}: {error}; this form is {NOT_SUPPORTED}")
 
 
 def is_date_time(value: str) -> bool:
@@ -210,7 +212,7 @@ def is_duration(value: str) -> bool:
 
 
 def is_cycle(value: str) -> bool:
-    """`R[n]/duration`, `R[n]/start/duration`, `R[n]/duration/end`, or a 5/6-field cron."""
+    """`R[n]/duration`, `R[n]/start/duration`, `R[n]/duration/end`, or a 5/6/7-field cron."""
     parts = value.split("/")
     if REPEAT.fullmatch(parts[0]) and len(parts) in (2, 3):
         if len(parts) == 2:
@@ -219,7 +221,7 @@ def is_cycle(value: str) -> bool:
             is_duration(parts[1]) and is_date_time(parts[2])
         )
     fields = value.split()
-    return len(fields) in (5, 6) and all(CRON_FIELD.fullmatch(f) for f in fields)
+    return len(fields) in (5, 6, 7) and all(CRON_FIELD.fullmatch(f) for f in fields)
 
 
 TIMER_CHECKS: dict[str, Callable[[str], bool]] = {

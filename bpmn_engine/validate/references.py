@@ -99,9 +99,13 @@ def _imports(document: Document) -> Iterator[Issue]:
         return
     for element, imported in document.workspace.imported(document):
         if imported is None:
-            location = element.get("location")
+            location = element.get("location") or ""
+            reason = document.workspace.import_error(document, location)
             yield _issue(
-                document, element, f"imported file {location!r} is not a readable BPMN file"
+                document,
+                element,
+                f"imported file {location!r} is not a readable BPMN file"
+                + (f" ({reason})" if reason else ""),
             )
 
 

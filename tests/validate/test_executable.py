@@ -149,9 +149,7 @@ def test_a_valid_timer_value_is_accepted_or_only_warned_about(
     tmp_path: Path, kind: str, value: str
 ) -> None:
     findings = executable_findings(write(tmp_path, timer(kind, value)))
-    engine_runs_it = "/2024-01-02" not in value  # R/duration/end is the one form it lacks
-    expected = [] if engine_runs_it else [Severity.WARNING]
-    assert [f.severity for f in findings] == expected
+    assert [f.severity for f in findings] == []  # the engine runs every one of them
 
 
 @pytest.mark.parametrize(
@@ -217,3 +215,26 @@ def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path) -> None:
     [finding] = executable_findings(write(tmp_path, body))
     assert finding.message == "bpmn-engine cannot load this file: sequence flow has no id"
     assert finding.severity == Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [
+        ("timeDuration", "P99999999D"),  # past the year 9999
+        ("timeCycle", "0 0 0 31 2 ?"),  # 31 February never comes
+        ("timeCycle", "0 0 12 ? * 8"),  # Quartz weekdays are 1-7
+    ],
+)
+def test_a_timer_value_the_engine_cannot_schedule_is_an_error(
+    tmp_path: Path, kind: str, value: str
+) -> None:
+    findings = executable_findings(write(tmp_path, timer(kind, value)))
+    assert [(f.severity, f.element) for f in findings] == [(Severity.ERROR, "Wait")]
+    assert findings[0].message.startswith(kind)
+
+
+@pytest.mark.parametrize(
+    "value", ["0 0 12 L * ?", "0 0 12 ? * 6#3", "0 0 12 15W * ?", "0 0 12 1 * ? 2030"]
+)
+def test_quartz_cron_cycles_are_accepted(tmp_path: Path, value: str) -> None:
+    assert executable_findings(write(tmp_path, timer("timeCycle", value))) == []

@@ -14,7 +14,7 @@ import copy
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
@@ -29,7 +29,7 @@ from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocess
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.timer import EXPRESSION_PREFIXES
-from bpmn_engine.runtime.events.timers import TimerValueError, cron_next, schedule
+from bpmn_engine.runtime.events.timers import TimerValueError, is_cron, later, next_time, schedule
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.precheck import check_process
 
@@ -178,7 +178,7 @@ def _triggers(
         if definition.kind == "timer" and definition.timer:
             kind, text = definition.timer
             try:
-                plan = schedule(kind, _timer_text(text), now)
+                plan = schedule(kind, timer_text(text), now)
             except (TimerValueError, ExpressionError) as error:
                 raise LoadError(
                     f"timer start event: {error}",
@@ -205,7 +205,7 @@ def _triggers(
     return timers, messages, signals, untriggered
 
 
-def _timer_text(text: str) -> str:
+def timer_text(text: str) -> str:
     """A start timer has no instance yet: an expression may use no variables."""
     if not text.strip().startswith(EXPRESSION_PREFIXES):
         return text
@@ -219,18 +219,22 @@ def next_firing(
 
     Firings a stopped worker missed are skipped, each counting against `Rn`: a worker that
     comes back after three days starts one instance for an hourly cycle, not seventy-two.
-    A cron cycle's next time is the first the expression names after now.
+    A cron cycle's next time is the first the expression names after now; `cron` is also
+    the text of a cycle counted in calendar months or years (it has no fixed `interval`).
     """
-    if cron is not None:
-        return cron_next(cron, max(due, now)), -1
-    if not interval or repeat == 0:
+    if cron is not None and is_cron(cron):
+        following = next_time(cron, max(due, now))
+        return None if following is None else (following, -1)
+    if (not interval and cron is None) or repeat == 0:
         return None
-    step = timedelta(seconds=interval)
     left, following = repeat, due
     while True:
         if left == 0:
             return None
-        following += step
+        step = later(following, interval) if interval else next_time(cron or "", following)
+        if step is None:  # the cycle names no more times
+            return None
+        following = step
         left = left - 1 if left > 0 else -1
         if following > now:
             return following, left

@@ -3,13 +3,13 @@ a cycle on a non-interrupting boundary or event subprocess start arms its next f
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from bpmn_engine.model import EventDefinition, Expression, FlowNode
 from bpmn_engine.records.rows import Timer
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind
-from bpmn_engine.runtime.events.timers import TimerValueError, cron_next, schedule
+from bpmn_engine.runtime.events.timers import TimerValueError, later, next_time, schedule
 
 EXPRESSION_PREFIXES = ("${", "#{", "=")
 
@@ -26,10 +26,7 @@ class TimerKind(EventDefinitionKind):
             raise Incident(
                 f"timer event {event.id!r} (line {event.line}) has no timer value", event.id
             )
-        if text.strip().startswith(EXPRESSION_PREFIXES):
-            text = str(
-                ctx.evaluate(Expression(text, None, definition.line), what="the timer value")
-            )
+        text = _text(ctx, definition)
         now = ctx.engine.clock.now()
         try:
             plan = schedule(kind, text, now)
@@ -55,10 +52,12 @@ class TimerKind(EventDefinitionKind):
             return None
         previous = datetime.fromisoformat(timer.due)
         if timer.interval:
-            due = previous + timedelta(seconds=timer.interval)
-        else:  # a cron cycle: its next time is read from the expression
+            due = later(previous, timer.interval)
+        else:  # cron, or calendar months and years: the next time is read from the text
             definition = next(d for d in getattr(event, "definitions", ()) if d.kind == "timer")
-            due = cron_next((definition.timer or ("", ""))[1], previous)
+            due = next_time(_text(ctx, definition), previous)
+        if due is None:  # the cycle names no more times (its end, or the year 9999)
+            return None
         return ctx.step.new_timer(
             ctx.track,
             timer.element,
@@ -67,6 +66,14 @@ class TimerKind(EventDefinitionKind):
             repeat=timer.repeat - 1 if timer.repeat > 0 else -1,
             interval=timer.interval,
         )
+
+
+def _text(ctx: StepContext, definition: EventDefinition) -> str:
+    """The timer value, an expression evaluated now."""
+    text = (definition.timer or ("", ""))[1]
+    if text.strip().startswith(EXPRESSION_PREFIXES):
+        text = str(ctx.evaluate(Expression(text, None, definition.line), what="the timer value"))
+    return text
 
 
 TIMER = TimerKind()

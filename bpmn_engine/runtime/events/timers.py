@@ -1,23 +1,34 @@
-"""ISO 8601 timer values: timeDate, timeDuration and timeCycle (`R3/PT10M`, `R/start/PT1H`).
+"""Timer values: ISO 8601 timeDate, timeDuration and timeCycle, and cron cycles.
 
-Durations with years or months use 365 and 30 days: BPMN timers name waits, not calendar
-arithmetic, and the approximation is stated here rather than hidden.
+ISO 8601 is read by `isodate`: years and months are calendar ones (`P1M` from 31 January is
+28 February, the day clipped to the month's end), which our own 30-day approximation got
+wrong. A repeating interval with a start or an end is anchored there: its n-th time is
+`start + n * duration` (so `R3/2026-01-31T00:00:00Z/P1M` fires on 31 January, 28 February and
+31 March), and `R[n]/duration/end` counts back from the end. `R[n]/duration` has no anchor:
+each time is the one before plus the duration.
+
+Cron is read by `croniter`, behind a thin adapter (`_CronRule`) for the dialects BPMN tools
+write: 5 fields (Unix), 6 fields with seconds first (Spring, Camunda 8), Quartz (Camunda 7:
+seconds first, `?`, an optional 7th year field, `L`, `W`, `#`, day-of-week 1 = Sunday). A
+6-field expression with `?`, or any 7-field one, is Quartz; otherwise day-of-week counts
+0 (or 7) = Sunday as in Unix and Spring. Day names (MON-FRI) mean the same in every dialect.
+
+A value that cannot be scheduled (not ISO 8601 or cron, past the year 9999, a cron naming no
+time) is a TimerValueError, never an OverflowError: callers check values before a run starts.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 
-_DURATION = re.compile(
-    r"^P(?!$)(?:(?P<years>\d+(?:[.,]\d+)?)Y)?(?:(?P<months>\d+(?:[.,]\d+)?)M)?"
-    r"(?:(?P<weeks>\d+(?:[.,]\d+)?)W)?(?:(?P<days>\d+(?:[.,]\d+)?)D)?"
-    r"(?:T(?=\d)(?:(?P<hours>\d+(?:[.,]\d+)?)H)?(?:(?P<minutes>\d+(?:[.,]\d+)?)M)?"
-    r"(?:(?P<seconds>\d+(?:[.,]\d+)?)S)?)?$"
-)
-_DAYS = {"years": 365, "months": 30, "weeks": 7, "days": 1}
-_SECONDS = {"hours": 3600, "minutes": 60, "seconds": 1}
+import isodate
+from croniter import CroniterError, croniter
+
+Period = timedelta | isodate.Duration
 
 
 class TimerValueError(ValueError):
@@ -25,37 +36,84 @@ class TimerValueError(ValueError):
 
 
 class TimerRangeError(TimerValueError):
-    """A well-formed timer value that falls due after the year 9999 (`P99999999D`)."""
+    """A value of a known form (ISO 8601, or cron by its 5 to 7 fields) that the engine cannot
+    schedule: past the year 9999, a fraction of a month, a zero interval, a cron expression
+    croniter cannot read or that matches no date. Refused before a run starts (`precheck`);
+    a value in no known form stays an incident when its timer is armed (it may never be)."""
 
 
-def parse_duration(text: str) -> timedelta:
-    match = _DURATION.match(text.strip().upper())
-    if not match:
+# --- ISO 8601 ------------------------------------------------------------------------------
+
+
+def _period(text: str) -> Period:
+    """An ISO 8601 duration: a timedelta, or an isodate Duration when it has years or months."""
+    value = text.strip().upper()
+    if not value.startswith("P") or value.endswith(("P", "T")):  # isodate reads `PT` as zero
         raise TimerValueError(f"{text!r} is not an ISO 8601 duration such as PT5M or P1DT2H")
-    total = 0.0
-    for name, value in match.groupdict().items():
-        if value:
-            number = float(value.replace(",", "."))
-            total += number * (_DAYS[name] * 86400 if name in _DAYS else _SECONDS[name])
     try:
-        return timedelta(seconds=total)
+        period = isodate.parse_duration(value)
     except OverflowError:
         raise TimerRangeError(f"{text!r} is longer than a timer can wait") from None
+    except (isodate.ISO8601Error, ValueError):
+        raise TimerValueError(
+            f"{text!r} is not an ISO 8601 duration such as PT5M or P1DT2H"
+        ) from None
+    if isinstance(period, isodate.Duration) and (
+        period.years != int(period.years) or period.months != int(period.months)
+    ):
+        raise TimerRangeError(f"{text!r}: years and months must be whole to count on a calendar")
+    return period
+
+
+class _PastTheCalendar(TimerRangeError):
+    """Date arithmetic past the year 9999; `schedule` says which value did it."""
+
+
+def _add(moment: datetime, period: Period, times: int = 1) -> datetime:
+    """`moment` plus `times` * `period` on the calendar; past the year 9999 is an error."""
+    try:
+        return moment + period * times  # n months in one step: 31 Jan + 2 * P1M is 31 Mar
+    except (OverflowError, ValueError):
+        raise _PastTheCalendar("it would fall due after the year 9999") from None
+
+
+def parse_duration(text: str, start: datetime | None = None) -> timedelta:
+    """The span of an ISO 8601 duration; years and months are calendar ones counted from
+    `start` (from now when there is none: `P1M` from 31 January is 28 days)."""
+    period = _period(text)
+    if isinstance(period, timedelta):
+        return period
+    begin = start or datetime.now(UTC)
+    try:
+        return _add(begin, period) - begin
+    except _PastTheCalendar:
+        raise TimerRangeError(f"{text!r} would fall due after the year 9999") from None
 
 
 def parse_date(text: str) -> datetime:
+    """An ISO 8601 date-time (UTC when it names no offset), or a date (its midnight, UTC)."""
+    value = text.strip()
     try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
+        moment = (
+            isodate.parse_datetime(value)
+            if "T" in value.upper()
+            else datetime.combine(isodate.parse_date(value), datetime.min.time())
+        )
+    except (isodate.ISO8601Error, ValueError, OverflowError):
         raise TimerValueError(
             f"{text!r} is not an ISO 8601 date-time such as 2026-12-01T09:00:00Z"
         ) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    offset = moment.utcoffset()
+    return moment.replace(tzinfo=UTC if offset is None else timezone(offset))
 
 
 @dataclass(frozen=True)
 class Schedule:
-    """When a timer is first due, and how often it repeats after that (-1: forever)."""
+    """When a timer is first due, and how often it repeats after that (-1: forever).
+
+    `interval` is the fixed time between repeats; None when each next time is read from the
+    timer's text (`next_time`): cron, and cycles counted in calendar months or years.
+    """
 
     due: datetime
     repeat: int = 0
@@ -64,107 +122,245 @@ class Schedule:
 
 def schedule(kind: str, text: str, now: datetime) -> Schedule:
     """The schedule of a timeDate, timeDuration or timeCycle value, from `now`."""
-    if kind == "timeDate":
-        return Schedule(parse_date(text))
     try:
-        if kind == "timeDuration":
-            return Schedule(now + parse_duration(text))
-        return _cycle(text.strip(), now)
-    except OverflowError:  # the date arithmetic: due after the year 9999
+        return _schedule(kind, text, now)
+    except _PastTheCalendar:
         raise TimerRangeError(f"{text!r} would fall due after the year 9999") from None
 
 
-def _cycle(text: str, now: datetime) -> Schedule:
+def _schedule(kind: str, text: str, now: datetime) -> Schedule:
+    if kind == "timeDate":
+        return Schedule(parse_date(text))
+    if kind == "timeDuration":
+        period = _period(text)
+        if _negative(period):
+            raise TimerValueError(f"{text!r}: a duration to wait must not be negative")
+        return Schedule(_add(now, period))
     if is_cron(text):
         return Schedule(cron_next(text, now), -1, None)
-    parts = text.split("/")
-    if not parts[0].upper().startswith("R") or len(parts) not in (2, 3):
-        raise TimerValueError(
-            f"{text!r} is not an ISO 8601 repeating interval such as R3/PT10M "
-            "or R/2026-12-01T09:00:00Z/PT1H, or a cron expression"
-        )
-    count = parts[0][1:]
-    if count and not count.isdigit():
-        raise TimerValueError(f"{text!r}: the repeat count {parts[0]!r} must be R or Rn")
-    repeats = int(count) if count else -1
-    interval = parse_duration(parts[-1])
-    if interval <= timedelta(0):
-        raise TimerValueError(f"{text!r}: the interval must be longer than zero")
-    first = parse_date(parts[1]) if len(parts) == 3 else now + interval
-    remaining = -1 if repeats < 0 else max(repeats - 1, 0)
-    return Schedule(first, remaining, interval)
+    cycle = _Cycle.read(text)
+    first, remaining = cycle.first(now)
+    fixed = isinstance(cycle.period, timedelta)
+    return Schedule(first, remaining, cycle.period if fixed else None)
 
 
-# --- cron (Camunda 7 uses Quartz, Camunda 8 Spring): a timeCycle that is not ISO 8601 -------
+def next_time(text: str, previous: datetime) -> datetime | None:
+    """The time a timeCycle names after `previous` (a time it named), None when the cycle
+    names no more (its end, or the year 9999). The caller counts repeats (`Schedule.repeat`)."""
+    try:
+        if is_cron(text):
+            return cron_next(text, previous)
+        return _Cycle.read(text).after(previous)
+    except TimerValueError:
+        return None
 
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"], 1
-    )
-}
-_DAYS_OF_WEEK = {d: i for i, d in enumerate(["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"])}
+
+def later(moment: datetime, seconds: float) -> datetime | None:
+    """`moment` plus a fixed interval, None past the year 9999 (the cycle ends there)."""
+    try:
+        return moment + timedelta(seconds=seconds)
+    except OverflowError:
+        return None
+
+
+def _negative(period: Period) -> bool:
+    if isinstance(period, timedelta):
+        return period < timedelta(0)
+    return period.years < 0 or period.months < 0 or period.tdelta < timedelta(0)
+
+
+@dataclass(frozen=True)
+class _Cycle:
+    """`R[n]/duration`, `R[n]/start/duration` or `R[n]/duration/end` (repeats: -1 forever)."""
+
+    repeats: int
+    period: Period
+    start: datetime | None = None
+    end: datetime | None = None
+
+    @classmethod
+    def read(cls, text: str) -> _Cycle:
+        parts = text.strip().split("/")
+        if not parts[0].upper().startswith("R") or len(parts) not in (2, 3):
+            raise TimerValueError(
+                f"{text!r} is not an ISO 8601 repeating interval such as R3/PT10M "
+                "or R/2026-12-01T09:00:00Z/PT1H, or a cron expression"
+            )
+        count = parts[0][1:]
+        if count and not count.isdigit():
+            raise TimerValueError(f"{text!r}: the repeat count {parts[0]!r} must be R or Rn")
+        repeats = int(count) if count else -1
+        if len(parts) == 2:
+            cycle = cls(repeats, _period(parts[1]))
+        elif parts[1].strip().upper().startswith("P"):
+            cycle = cls(repeats, _period(parts[1]), end=parse_date(parts[2]))
+        else:
+            cycle = cls(repeats, _period(parts[2]), start=parse_date(parts[1]))
+        if _negative(cycle.period) or _add(datetime(2000, 1, 1, tzinfo=UTC), cycle.period) <= (
+            datetime(2000, 1, 1, tzinfo=UTC)
+        ):
+            raise TimerRangeError(f"{text!r}: the interval must be longer than zero")
+        return cycle
+
+    def first(self, now: datetime) -> tuple[datetime, int]:
+        """The first time, and how many repeats are left after it."""
+        remaining = -1 if self.repeats < 0 else max(self.repeats - 1, 0)
+        if self.start is not None:
+            return self.start, remaining
+        if self.end is None:
+            return _add(now, self.period), remaining
+        if self.repeats >= 0:  # n times, the last one at the end
+            return _add(self.end, self.period, -remaining), remaining
+        back = max(self._back_to(now) - 1, 0)  # forever: those still to come, then the end
+        return _add(self.end, self.period, -back), back
+
+    def after(self, previous: datetime) -> datetime | None:
+        if self.start is None and self.end is None:
+            return _add(previous, self.period)
+        if self.end is not None:
+            back = self._back_to(previous)
+            return None if back == 0 else _add(self.end, self.period, -(back - 1))
+        start = self.start
+        assert start is not None
+        return _add(start, self.period, _least(lambda n: _beyond(start, self.period, n, previous)))
+
+    def _back_to(self, moment: datetime) -> int:
+        """The fewest steps back from the end that reach `moment` or before it."""
+        end = self.end
+        assert end is not None
+        return _least(lambda n: not _beyond(end, self.period, -n, moment))
+
+
+def _beyond(anchor: datetime, period: Period, steps: int, moment: datetime) -> bool:
+    """Does `anchor + steps * period` lie after `moment`? (Past the calendar's ends counts as
+    after going forward and as before going back.)"""
+    try:
+        return _add(anchor, period, steps) > moment
+    except TimerValueError:
+        return steps > 0
+
+
+def _least(test: Callable[[int], bool]) -> int:
+    """The least n >= 0 for which `test` holds, `test` being false up to some n and true from
+    there (calendar steps vary in length, so they are searched, not divided)."""
+    if test(0):
+        return 0
+    low, high = 0, 1
+    while not test(high):  # within some 50 doublings a step passes the year 9999
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if test(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+# --- cron ----------------------------------------------------------------------------------
+
+_DAY_NAMES = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]
+_NUMBER = re.compile(r"\d+")
 
 
 def is_cron(text: str) -> bool:
     return len(text.split()) in (5, 6, 7) and not text.strip().upper().startswith("R")
 
 
-def _cron_field(text: str, low: int, high: int, names: dict[str, int], shift: int = 0) -> set[int]:
-    values: set[int] = set()
-    for part in text.upper().split(","):
-        step = 1
-        if "/" in part:
-            part, step_text = part.split("/", 1)
-            step = int(step_text)
-        if part in ("*", "?", ""):
-            start, end = low, high
-        elif "-" in part:
-            a, b = part.split("-", 1)
-            start, end = names.get(a), names.get(b)
-            start = int(a) - shift if start is None else start
-            end = int(b) - shift if end is None else end
-        else:
-            start = names[part] if part in names else int(part) - shift
-            end = high if step > 1 else start
-        if not (low <= start <= high and low <= end <= high) or step < 1:
-            raise TimerValueError(f"cron field {text!r} is out of range {low}-{high}")
-        values.update(range(start, end + 1, step))
-    return values
-
-
 def cron_next(expression: str, after: datetime) -> datetime:
-    """The first time after `after` that a 5-field (Unix), 6-field (Spring: seconds first) or
-    Quartz (6 or 7 fields, `?`, Sunday = 1) cron expression names."""
-    fields = expression.split()
-    try:
+    """The first time after `after` that a cron expression names (see the module doc)."""
+    return _CronRule.read(expression).next_after(after)
+
+
+@dataclass(frozen=True)
+class _CronRule:
+    """A cron expression as croniter reads it, and a day test for what croniter lacks."""
+
+    expression: str  # seconds first, croniter's day-of-week numbering
+    original: str
+    day: Callable[[date], bool] | None = None  # Quartz `LW` and `L-n`
+
+    @classmethod
+    def read(cls, text: str) -> _CronRule:
+        fields = text.split()
         if len(fields) == 5:
             fields = ["0", *fields]
-        quartz = "?" in expression or len(fields) == 7
-        seconds = _cron_field(fields[0], 0, 59, {})
-        minutes = _cron_field(fields[1], 0, 59, {})
-        hours = _cron_field(fields[2], 0, 23, {})
-        days = _cron_field(fields[3], 1, 31, {})
-        months = _cron_field(fields[4], 1, 12, _MONTHS)
-        weekdays = _cron_field(fields[5], 0, 7, _DAYS_OF_WEEK, shift=1 if quartz else 0)
-    except (ValueError, KeyError, IndexError):
-        raise TimerValueError(
-            f"{expression!r} is not a cron expression this engine reads"
-        ) from None
-    weekdays = {d % 7 for d in weekdays}
-    any_day, any_weekday = fields[3] in ("*", "?"), fields[5] in ("*", "?")
-    moment = after.replace(microsecond=0) + timedelta(seconds=1)
-    for _ in range(366 * 5):  # days: a valid expression names one within five years
-        weekday = (moment.weekday() + 1) % 7  # cron counts from Sunday
-        day_ok = (moment.day in days or any_day) and (weekday in weekdays or any_weekday)
-        if not any_day and not any_weekday:  # both given: either matches (cron's rule)
-            day_ok = moment.day in days or weekday in weekdays
-        if moment.month in months and day_ok:
-            for hour in sorted(h for h in hours if h >= moment.hour):
-                for minute in sorted(minutes):
-                    for second in sorted(seconds):
-                        candidate = moment.replace(hour=hour, minute=minute, second=second)
-                        if candidate >= moment:
-                            return candidate
-        moment = (moment + timedelta(days=1)).replace(hour=0, minute=0, second=0)
-    raise TimerValueError(f"{expression!r} names no time in the next five years")
+        if len(fields) not in (6, 7):
+            raise TimerValueError(f"{text!r} is not a cron expression of 5, 6 or 7 fields")
+        quartz = "?" in fields or len(fields) == 7
+        day = None
+        try:
+            if quartz:
+                fields[5] = _quartz_weekdays(fields[5])
+            fields[3], day = _month_day(fields[3])
+        except ValueError as error:
+            raise TimerRangeError(f"{text!r} is not a cron expression: {error}") from None
+        rule = cls(" ".join(fields), text, day)
+        if not croniter.is_valid(rule.expression, second_at_beginning=True):
+            raise TimerRangeError(f"{text!r} is not a cron expression this engine reads")
+        return rule
+
+    def next_after(self, after: datetime) -> datetime:
+        moment = after
+        for _ in range(366 * 5):  # days: a day test names one within five years
+            try:
+                found = croniter(
+                    self.expression, moment, second_at_beginning=True, ret_type=datetime
+                ).get_next(datetime)
+            except (CroniterError, ValueError, OverflowError):
+                break
+            if self.day is None or self.day(found.date()):
+                return found
+            moment = found.replace(hour=23, minute=59, second=59, microsecond=0)
+        raise TimerRangeError(f"{self.original!r} names no time after {after.isoformat()}")
+
+
+def _quartz_weekdays(field: str) -> str:
+    """Quartz counts days of the week from 1 = Sunday, croniter from 0 = Sunday; Quartz's
+    `6L` (the last Friday) is croniter's `L5`, and `L` alone is Saturday."""
+    if field.upper() == "L":
+        return "6"
+    parts = []
+    for part in field.split(","):
+        last = re.fullmatch(r"(\w+)L", part, re.IGNORECASE)
+        if last:
+            parts.append("L" + str(_quartz_day(last.group(1))))
+            continue
+        head, tail = re.fullmatch(r"([^#/]*)(.*)", part).groups()  # `6#3`: 3 is no day
+        parts.append(_NUMBER.sub(lambda m: str(_quartz_day(m.group())), head) + tail)
+    return ",".join(parts)
+
+
+def _quartz_day(text: str) -> int:
+    if text.upper() in _DAY_NAMES:
+        return _DAY_NAMES.index(text.upper())
+    number = int(text)
+    if not 1 <= number <= 7:
+        raise ValueError(f"day of week {number} is not 1-7 (Quartz: 1 = Sunday)")
+    return number - 1
+
+
+def _month_day(field: str) -> tuple[str, Callable[[date], bool] | None]:
+    """Quartz's `LW` (the last weekday of the month) and `L-n` (n days before its last day),
+    which croniter lacks: every day for croniter, and a test of the day."""
+    upper = field.upper()
+    if upper == "LW":
+        return "*", _last_weekday
+    before = re.fullmatch(r"L-(\d+)", upper)
+    if before:
+        offset = int(before.group(1))
+        if offset > 30:
+            raise ValueError(f"{field!r}: at most 30 days before the last day")
+        return "*", lambda day: day.day == _last_day(day) - offset
+    return field, None
+
+
+def _last_day(day: date) -> int:
+    return calendar.monthrange(day.year, day.month)[1]
+
+
+def _last_weekday(day: date) -> bool:
+    last = date(day.year, day.month, _last_day(day))
+    while last.weekday() >= 5:  # Saturday, Sunday
+        last -= timedelta(days=1)
+    return day == last

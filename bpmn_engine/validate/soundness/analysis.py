@@ -2,7 +2,9 @@
 
 Per scope (a subprocess is one activity in its parent; its body is a scope of its own):
 1. build the token net (`net.py`): the engine's semantics, data-blind;
-2. graph-only checks: dead elements and loops with no exit (`structure.py`), certain;
+2. graph-only checks: dead elements and loops with no exit (`structure.py`), certain; in a
+   scope with a terminate end, loops are left to the searches (a concurrent terminate may
+   end them), which report closed cycles of markings as livelocks;
 3. cut the net into single-entry single-exit fragments, innermost first (`fragments.py`).
    A structured fragment (a split, the matching join and plain branches; an exclusive loop)
    is sound at once; any other is explored by a bounded search over markings (`search.py`)
@@ -112,7 +114,7 @@ class _Scope:
             self._info(f"soundness unknown: state budget used up before {place}", where)
             return []
         try:
-            explorer = Search(net, nodes, min(search.MAX_STATES, self.budget))
+            explorer = Search(net, nodes, min(search.MAX_STATES, self.budget), where is None)
         except Unknown as why:
             self._info(f"soundness unknown: {why}, in {place}", where)
             return []

@@ -171,7 +171,22 @@ def interior(net: Net, entry: str, exit_: str) -> set[str] | None:
         for key in net.outputs[node]:
             if key != exit_ and net.places[key].dst not in inside:
                 return None
+    if not _all_reach(net, inside, last):
+        return None  # a loop inside with no way to the exit: one token in, but none out
     return inside
+
+
+def _all_reach(net: Net, inside: set[str], last: str) -> bool:
+    """Can every node of `inside` reach `last`? A token caught in a loop with no exit never
+    leaves, and a terminate outside may still end it: the enclosing search must see it."""
+    seen = {last}
+    queue = deque([last])
+    while queue:
+        for prev in net.predecessors(queue.popleft()):
+            if prev in inside and prev not in seen:
+                seen.add(prev)
+                queue.append(prev)
+    return seen == inside
 
 
 def representative_path(net: Net, inside: set[str], entry: str, exit_: str) -> tuple[str, ...]:

@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, pairwise
+
+import networkx as nx
 
 from bpmn_engine.validate.soundness.net import AND, END, OR, Net
 
@@ -89,9 +91,16 @@ class Search:
     outside `nodes`, so tokens there stay put: the fragment is done when all tokens are there.
     """
 
-    def __init__(self, net: Net, nodes: set[str], limit: int | None = None) -> None:
+    def __init__(
+        self, net: Net, nodes: set[str], limit: int | None = None, whole: bool = False
+    ) -> None:
         self.net = net
         self.nodes = nodes
+        # loops with no way out: judged here only where a terminate end may cut them short
+        # (elsewhere the flow graph settles them, `structure.py`); a fragment's search cannot
+        # see a terminate on a branch outside it, so only a search of the `whole` scope is sure
+        self.livelocks = any(node.terminate for node in net.nodes.values())
+        self.whole = whole
         self.limit = MAX_STATES if limit is None else limit
         self.keys = sorted({k for n in nodes for k in net.inputs[n] + net.outputs[n]})
         self.index = {k: i for i, k in enumerate(self.keys)}
@@ -112,6 +121,7 @@ class Search:
         self.markings: list[tuple[int, ...]] = []
         self.parent: list[tuple[int, str] | None] = []
         self.steps: list[list[list[int]]] = []
+        self.fired: list[list[str]] = []  # the node of each step, beside `steps`
         self.bad: dict[tuple[str, str], set[int]] = {}
         self.first: dict[tuple[str, str], tuple[int, tuple[str, ...], tuple[str, ...]]] = {}
 
@@ -124,7 +134,7 @@ class Search:
             marking = self.markings[state]
             if self._check_unsafe(state, marking):
                 continue
-            steps = []
+            steps, fired_nodes = [], []
             for fired, consumed, extra in self._enabled(marking):
                 successors = []
                 for outcome in self.outcomes[fired]:
@@ -135,16 +145,20 @@ class Search:
                         queue.append(self._add(nxt, (state, fired)))
                     successors.append(self.states[nxt])
                 steps.append(successors)
+                fired_nodes.append(fired)
             self.steps[state] = steps
+            self.fired[state] = fired_nodes
             if not steps:
                 self._check_dead(state, marking)
-        return [self._problem(key) for key in self.first]
+        found = [self._problem(key) for key in self.first]
+        return found + (self._livelocks() if self.livelocks else [])
 
     def _add(self, marking: tuple[int, ...], parent: tuple[int, str] | None) -> int:
         self.states[marking] = len(self.markings)
         self.markings.append(marking)
         self.parent.append(parent)
         self.steps.append([])
+        self.fired.append([])
         return len(self.markings) - 1
 
     def _tokens(self, marking: tuple[int, ...]) -> dict[str, list[int]]:
@@ -289,6 +303,50 @@ class Search:
                     won.add(state)
                     queue.append(state)
         return 0 in won
+
+    def _livelocks(self) -> list[Problem]:
+        """Closed cycles of markings: once in one, no step leads out of it, so the scope can
+        never complete (a finished marking has no step and so is never in a cycle)."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(len(self.markings)))
+        for state, steps in enumerate(self.steps):
+            for successors, node in zip(steps, self.fired[state], strict=True):
+                for successor in successors:
+                    graph.add_edge(state, successor, node=node)
+        condensed = nx.condensation(graph)
+        problems = []
+        for component in condensed.nodes:
+            members = condensed.nodes[component]["members"]
+            looped = len(members) > 1 or any(graph.has_edge(m, m) for m in members)
+            if condensed.out_degree(component) or not looped:
+                continue
+            entry = min(members)  # breadth-first: the first such marking met
+            loop = sorted(
+                {
+                    element
+                    for state, successor, node in graph.edges(members, data="node")
+                    if successor in members
+                    for element in self.net.nodes[node].path
+                }
+            )
+            cycle = nx.shortest_path(
+                graph.subgraph(members), entry, self._back(graph, entry, members)
+            )
+            around = [graph.edges[a, b]["node"] for a, b in pairwise([*cycle, entry])]
+            way_in = self._trace(entry)
+            # the finding is on the first element of the loop that the token met
+            element = next((e for e in way_in if e in loop), self.net.nodes[around[0]].path[0])
+            trace = (*way_in, *self._elements(around), self.net.nodes[around[0]].path[0])
+            certain = self.whole and self._certain(set(members))
+            problems.append(Problem("livelock", element, tuple(loop), (), trace, certain))
+        return problems
+
+    def _back(self, graph: nx.DiGraph, entry: int, members: set[int]) -> int:
+        """A marking of the closed cycle with a step back to `entry` (itself for a self-loop)."""
+        return next(p for p in graph.predecessors(entry) if p in members)
+
+    def _elements(self, nodes: list[str]) -> list[str]:
+        return [e for node in nodes for e in self.net.nodes[node].path]
 
     def _problem(self, key: tuple[str, str]) -> Problem:
         rule, node = key

@@ -1,7 +1,8 @@
 """Graph-only findings: dead elements and loops with no way out.
 
 Both are properties of the flow graph alone, whatever the joins do, so they are checked on the
-net before any state search and are structural certainties.
+net before any state search and are structural certainties; except a loop in a scope with a
+terminate end, which a concurrent terminate may end: the state search judges those.
 """
 
 from __future__ import annotations
@@ -38,7 +39,14 @@ def _dead_trace(net: Net, node: str, dead: set[str]) -> tuple[str, ...]:
 
 
 def livelocks(net: Net, reached: dict[str, str | None]) -> list[Problem]:
-    """Reachable loops from which no end (a node with no way on) can be reached."""
+    """Reachable loops from which no end (a node with no way on) can be reached.
+
+    Only where no terminate end is reachable: a terminate firing on a concurrent branch
+    removes the looping token, which the flow graph cannot tell, so such a scope's loops are
+    judged on its state space (`search.py`) instead.
+    """
+    if any(net.nodes[n].terminate for n in reached):
+        return []
     ending = {n for n in reached if not net.outputs[n]}
     can_end = set(ending)
     queue = deque(ending)
