@@ -189,7 +189,8 @@ def test_a_terminal_session_repeats_on_enter_and_survives_ctrl_c(tmp_path: Path)
     os.close(child)
     output = b""
 
-    def read_until(needle: bytes, count: int = 1, timeout: float = 30) -> None:
+    def read_until(needle: bytes, count: int = 1, timeout: float = 120) -> None:
+        """Read until `needle` was printed `count` times (the deadline only stops a hang)."""
         nonlocal output
         deadline = time.monotonic() + timeout
         while output.count(needle) < count and time.monotonic() < deadline:
@@ -197,8 +198,9 @@ def test_a_terminal_session_repeats_on_enter_and_survives_ctrl_c(tmp_path: Path)
             if ready:
                 try:
                     output += os.read(main, 4096)
-                except OSError:
-                    return
+                except OSError:  # the session ended
+                    break
+        assert output.count(needle) >= count, (needle, output.decode(errors="replace"))
 
     read_until(b"step> ")
     os.write(main, b"next\n")
