@@ -307,7 +307,7 @@ def materialize(value: Any) -> Any:
         return value
     if isinstance(value, (types.GeneratorType, *LAZY, range, *_VIEWS)):
         check_size(size(value))
-        return list(counted(value))
+        value = list(counted(value))
     if isinstance(value, (list, tuple, dict, set, frozenset)):
         nested_items(value)
     return value
