@@ -279,11 +279,15 @@ def check_hashing(items: Any) -> None:
     """Before C builds a hash table from `items` in one call: refuse a collision attack.
 
     Sets, dicts and their keys were checked when built (or hold JSON's strings, whose hashes
-    are salted); lazy items are fed to C one by one through `counted`, which checks the clock.
+    are salted), unless a script has since added to them in place; lazy items are fed to C one
+    by one through `counted`, which checks the clock.
     """
-    sequence = type(items) in SIZED and not isinstance(items, _HASHED)
-    if sequence and size(items) >= HASHED_FREELY:
+    if type(items) not in SIZED or size(items) < HASHED_FREELY:
+        return
+    if not isinstance(items, _HASHED):
         check_hashes(items)
+    elif isinstance(items, (set, frozenset, dict)) and CURRENT.get().mutated:
+        check_hashes(items, distinct=True)
 
 
 def guard_built(value: Any) -> Any:
@@ -321,11 +325,12 @@ def guard_touch(value: Any) -> Any:
     past MAX_ITEMS without being rebuilt: `b = [a, a]` then `a.append(x)` grows `b`, which no
     guard sees. From then on operands are weighed here, before C compares them.
     """
+    if isinstance(value, NESTING) and CURRENT.get().mutated:
+        weigh(value)  # charges for what it visits: at least the size
+        return value
     count = size(value)
     if count >= ITEMS_PER_STEP:  # small operands cost nothing extra: loops pay per iteration
         charge(count // ITEMS_PER_STEP)
-    if isinstance(value, NESTING) and CURRENT.get().mutated:
-        weigh(value)
     return value
 
 

@@ -170,6 +170,18 @@ def test_hash_collisions_made_in_place_are_refused_before_use() -> None:
         run(script)
 
 
+def test_a_set_grown_in_place_is_checked_before_c_hashes_it_again() -> None:
+    script = f"""
+        s = set()
+        for x in {COLLIDING}:
+            s.add(x)
+        n = {{1, 2}}.isdisjoint(s)
+        s = 0
+    """
+    with pytest.raises(ExpressionError, match="different values with the same hash"):
+        run(script)
+
+
 def test_duplicates_are_not_collisions() -> None:
     assert evaluate("len(set([7] * 5000)), len(set(range(5000)))") == (1, 5000)
     assert evaluate("len(set([-1, -2] * 3000))") == 2  # hash(-1) == hash(-2)
