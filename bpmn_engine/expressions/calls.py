@@ -17,6 +17,7 @@ from bpmn_engine.expressions.guards import (
     HASHED_FREELY,
     ITEMS_PER_STEP,
     LAZY,
+    MAX_ITEMS,
     NESTING,
     SIZED,
     Zipped,
@@ -74,10 +75,30 @@ def _sandbox_int(*args: Any, **kwargs: Any) -> int:
 
 
 def _sandbox_zip(*iterables: Any, strict: bool = False) -> Any:
-    """zip(): with two or more inputs the tuples share items, so they are weighed (`Zipped`)."""
-    if len(iterables) < 2:
+    """zip(): with two or more inputs a tuple holds one item of each, so it could weigh up
+    to their sum. When the inputs are containers that weigh MAX_ITEMS together, no tuple can
+    weigh more (weighed once, here); otherwise each tuple is weighed as it is made (`Zipped`).
+    """
+    if len(iterables) < 2 or _fit_together(iterables):
         return zip(*iterables, strict=strict)
     return Zipped(*iterables, strict=strict)
+
+
+def _fit_together(iterables: tuple[Any, ...]) -> bool:
+    total = 0
+    for items in iterables:
+        if isinstance(items, NESTING):
+            if len(items) > MAX_ITEMS:
+                return False
+            try:
+                total += weigh(items)
+            except ExpressionError:  # too big to weigh at once: weigh tuple by tuple
+                return False
+        elif type(items) in (str, range):
+            total += 1  # one character or int in each tuple
+        else:
+            return False  # lazy: its items are not known yet
+    return total < MAX_ITEMS
 
 
 def _sandbox_round(number: Any, ndigits: int | None = None) -> Any:

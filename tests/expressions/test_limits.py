@@ -29,6 +29,42 @@ def run(script: str, variables: dict | None = None) -> dict:
     return compile_script(textwrap.dedent(script)).run(variables or {})
 
 
+# --- the weight: every path C can follow -----------------------------------------------------
+def _doubled(times: int) -> list:
+    value: list = [0]
+    for _ in range(times):
+        value = [value, value]
+    return value
+
+
+def _deep(levels: int) -> list:
+    value: list = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "weight"),
+    [
+        ([], 1),
+        ([1, "ab", None], 4),
+        ({"a": [1], "b": (2, 3)}, 1 + 2 + 2 + 3),  # keys count too
+        ([{"id": i, "v": [i]} for i in range(20)], 1 + 20 * 6),
+        ([{"id": i, "v": [i]} for i in range(5000)], 1 + 5000 * 6),
+        (_doubled(10), 2**11 - 1 + 2**10),  # shared halves counted each time
+        ([_doubled(3)] * 3, 1 + 3 * 23),
+        (_deep(200), 200),
+    ],
+)
+def test_weight_counts_every_path(value: object, weight: int) -> None:
+    token = guards.CURRENT.set(guards.Budget())
+    try:
+        assert guards.weigh(value) == weight
+    finally:
+        guards.CURRENT.reset(token)
+
+
 # --- depth: C hashes a tuple recursively, with no depth check --------------------------------
 def test_hashing_a_deeply_nested_tuple_is_refused_not_a_crash() -> None:
     """Run apart: before the bound this killed the interpreter with a segmentation fault."""
