@@ -55,11 +55,12 @@ a multiple of 2**61 - 1, or tuples solved for a hash, can all collide, and then 
 comparing n of them costs n * n in one C call."""
 HASHED_FREELY = 2_048
 """Sets and dicts smaller than this are not checked for collisions: at worst 2,048 * 2,048 / 2
-probes in one C call, a few milliseconds."""
+probes in one C call (about 30 ms), less than checking would cost on every small set."""
 MAX_FORMAT_WIDTH = 10_000
 """Largest width or precision in an f-string format spec."""
 MAX_SECONDS = 5.0
-"""Wall-clock backstop for operations the step count cannot see (e.g. hashing huge tuples)."""
+"""Wall-clock backstop for work the step count undercharges (slow C calls on big values):
+checked at every charge, which comes at least every few bounded C calls."""
 
 CURRENT: ContextVar[Budget] = ContextVar("bpmn_expression_budget")
 
