@@ -77,6 +77,29 @@ def test_a_condition_that_crashed_the_process_is_an_incident(bpmn: Bpmn, tmp_pat
     assert "nested more than 200 levels deep" in again["incident"]
 
 
+def test_the_worker_records_the_incident_and_goes_on(bpmn: Bpmn, tmp_path: Path) -> None:
+    """The same tuple, reached by the worker after a timer: it once killed every worker run."""
+    deep = escape(f"x = {DEEP_TUPLE}")
+    (tmp_path / "later.bpmn").write_text(
+        f'{HEADER}<process id="p" isExecutable="true"><startEvent id="start"/>'
+        '<intermediateCatchEvent id="pause"><timerEventDefinition><timeDuration>PT1S'
+        "</timeDuration></timerEventDefinition></intermediateCatchEvent>"
+        f'<scriptTask id="deep"><script>{deep}</script></scriptTask><endEvent id="end"/>'
+        '<sequenceFlow id="f1" sourceRef="start" targetRef="pause"/>'
+        '<sequenceFlow id="f2" sourceRef="pause" targetRef="deep"/>'
+        '<sequenceFlow id="f3" sourceRef="deep" targetRef="end"/></process></definitions>\n'
+    )
+    db = str(tmp_path / "later.db")
+    assert bpmn("run", str(tmp_path / "later.bpmn"), "--db", db).returncode == 3  # waits
+    done = bpmn("worker", "--db", db, "--once", "--clock", "virtual", "--json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[-1]["event"] == "worker.stopped"
+    failure = next(e for e in events if e["event"] == "instance.failed")
+    assert failure["element"] == "deep"
+    assert "nested more than 200 levels deep" in failure["incident"]
+
+
 def test_comparing_shared_lists_is_an_incident_not_a_hang(bpmn: Bpmn, tmp_path: Path) -> None:
     """40 doublings: 2**41 items to compare in one C call, which Ctrl-C could not stop."""
     script = "a = [0]\nb = [0]\nfor i in range(40):\n    a = [a, a]\n    b = [b, b]\nx = a == b"
