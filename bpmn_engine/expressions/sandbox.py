@@ -185,7 +185,7 @@ class Rewriter(ast.NodeTransformer):
     def built(self, node: ast.expr) -> ast.expr:
         return self.use("_built", node)
 
-    def display(self, node: ast.List | ast.Tuple | ast.Set) -> ast.AST:
+    def display(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> ast.AST:
         if isinstance(getattr(node, "ctx", None), ast.Store):  # `a, b = ...`
             return self.generic_visit(node)
         if _is_literal(node):
@@ -253,7 +253,7 @@ class Rewriter(ast.NodeTransformer):
 
     def visit_Dict(self, node: ast.Dict) -> ast.AST:
         if _is_literal(node):
-            return self.display(node)  # type: ignore[arg-type]
+            return self.display(node)
         keys = [None if k is None else self.visit(k) for k in node.keys]
         values = [
             self.use("_unpack", self.visit(v)) if k is None else self.visit(v)
