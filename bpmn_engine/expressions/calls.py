@@ -29,6 +29,7 @@ from bpmn_engine.expressions.guards import (
     counted,
     size,
     too_big,
+    too_many_items,
     weigh,
 )
 
@@ -224,6 +225,8 @@ def guard_call(function: Any, /, *args: Any, **kwargs: Any) -> Any:
     prepared = _prepare(args, kwargs, 0, id(function) in _COMPARING)
     if id(function) not in _BUILDERS:
         return function(*prepared, **kwargs)
+    if prepared and type(prepared[0]) in SIZED and size(prepared[0]) >= MAX_ITEMS:
+        raise too_many_items()  # before C sorts or hashes it, not after: the result weighs more
     if function is set and prepared:
         check_hashing(prepared[0])
     elif function is dict and prepared:

@@ -92,6 +92,13 @@ def too_big(what: str) -> ExpressionError:
     return ExpressionError(f"evaluation exceeded the work limit: {what}")
 
 
+def too_many_items() -> ExpressionError:
+    return too_big(
+        f"a value with more than {MAX_ITEMS:,} items, counting nested and shared ones "
+        f"(limit {MAX_ITEMS:,})"
+    )
+
+
 SIZED = frozenset(
     {str, bytes, list, tuple, dict, set, frozenset, range}
     | {type({}.keys()), type({}.values()), type({}.items())}
@@ -216,10 +223,7 @@ def weigh(value: Any, limit: int = MAX_ITEMS) -> int:
                     else:
                         total += 1
             if total > limit:
-                raise too_big(
-                    f"a value with more than {MAX_ITEMS:,} items, counting nested and shared "
-                    f"ones (limit {MAX_ITEMS:,})"
-                )
+                raise too_many_items()
             _check_depth(depth - 1 + height)
             known[id(item)] = (total, height)
             if isinstance(item, (dict, set, frozenset)) and len(item) >= HASHED_FREELY:
