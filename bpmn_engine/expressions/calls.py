@@ -13,15 +13,24 @@ from typing import Any
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions.guards import (
+    CURRENT,
+    HASHED_FREELY,
     ITEMS_PER_STEP,
     LAZY,
+    MAX_ITEMS,
+    NESTING,
     SIZED,
+    Zipped,
     charge,
+    check_bits,
+    check_hashing,
     check_size,
     check_text,
     counted,
     size,
     too_big,
+    too_many_items,
+    weigh,
 )
 
 
@@ -39,6 +48,7 @@ def guard_setattr(target: Any, name: str, value: Any) -> None:
     """`a.b = v` in a script sets key "b" of the dict `a`."""
     if not isinstance(target, dict):
         raise ExpressionError(f"cannot set attribute {name!r} on a {type(target).__name__!r}")
+    CURRENT.get().mutated = True
     target[name] = value
 
 
@@ -52,7 +62,44 @@ def _sandbox_str(value: Any = "") -> str:
 def _sandbox_sum(items: Any, start: Any = 0) -> Any:
     if isinstance(start, bool) or not isinstance(start, (int, float, complex)):
         raise ExpressionError("sum() adds numbers only; use a comprehension to join lists")
-    return sum(items, start)
+    total = sum(items, start)
+    if type(total) is int:
+        check_bits(total.bit_length())
+    return total
+
+
+def _sandbox_int(*args: Any, **kwargs: Any) -> int:
+    """int(): `int('1' * 99999, 2)` is not held by Python's 4,300-digit limit (base 2)."""
+    number = int(*args, **kwargs)
+    check_bits(number.bit_length())
+    return number
+
+
+def _sandbox_zip(*iterables: Any, strict: bool = False) -> Any:
+    """zip(): with two or more inputs a tuple holds one item of each, so it could weigh up
+    to their sum. When the inputs are containers that weigh MAX_ITEMS together, no tuple can
+    weigh more (weighed once, here); otherwise each tuple is weighed as it is made (`Zipped`).
+    """
+    if len(iterables) < 2 or _fit_together(iterables):
+        return zip(*iterables, strict=strict)
+    return Zipped(*iterables, strict=strict)
+
+
+def _fit_together(iterables: tuple[Any, ...]) -> bool:
+    total = 0
+    for items in iterables:
+        if isinstance(items, NESTING):
+            if len(items) > MAX_ITEMS:
+                return False
+            try:
+                total += weigh(items)
+            except ExpressionError:  # too big to weigh at once: weigh tuple by tuple
+                return False
+        elif type(items) in (str, range):
+            total += 1  # one character or int in each tuple
+        else:
+            return False  # lazy: its items are not known yet
+    return total < MAX_ITEMS
 
 
 def _sandbox_round(number: Any, ndigits: int | None = None) -> Any:
@@ -69,6 +116,8 @@ _sandbox_str.__name__ = _sandbox_str.__qualname__ = "str"
 _sandbox_sum.__name__ = _sandbox_sum.__qualname__ = "sum"
 _sandbox_round.__name__ = _sandbox_round.__qualname__ = "round"
 _sandbox_reversed.__name__ = _sandbox_reversed.__qualname__ = "reversed"
+_sandbox_int.__name__ = _sandbox_int.__qualname__ = "int"
+_sandbox_zip.__name__ = _sandbox_zip.__qualname__ = "zip"
 
 SAFE_BUILTINS: dict[str, Any] = {
     "len": len,
@@ -77,7 +126,7 @@ SAFE_BUILTINS: dict[str, Any] = {
     "max": max,
     "sum": _sandbox_sum,
     "round": _sandbox_round,
-    "int": int,
+    "int": _sandbox_int,
     "float": float,
     "str": _sandbox_str,
     "bool": bool,
@@ -88,7 +137,7 @@ SAFE_BUILTINS: dict[str, Any] = {
     "sorted": sorted,
     "reversed": _sandbox_reversed,
     "enumerate": enumerate,
-    "zip": zip,
+    "zip": _sandbox_zip,
     "range": range,
     "any": any,
     "all": all,
@@ -97,8 +146,13 @@ SAFE_BUILTINS: dict[str, Any] = {
     "null": None,
 }
 _CALLABLE = {id(f): f for f in SAFE_BUILTINS.values() if callable(f)}
-_LAZY_CALLS = frozenset({id(zip), id(enumerate), id(range)})
-_SAFE_KEYS = {id(f): f for f in (len, abs, int, float, bool, _sandbox_str)}
+_LAZY_CALLS = frozenset({id(_sandbox_zip), id(enumerate), id(range)})
+_BUILDERS = frozenset({id(list), id(tuple), id(set), id(dict), id(sorted), id(_sandbox_reversed)})
+"""Calls whose result is a new container: weighed, like a display."""
+_COMPARING = frozenset({id(sorted), id(min), id(max)})
+_COMPARING_METHODS = frozenset({"count", "index", "remove", "sort"})
+"""Calls and list methods that compare items in C (see `_prepare`)."""
+_SAFE_KEYS = {id(f): f for f in (len, abs, _sandbox_int, float, bool, _sandbox_str)}
 """`key=` functions are run by C code, out of the budget's sight: only constant-time ones."""
 
 
@@ -133,14 +187,23 @@ _WRITE = {
 }
 
 
-def _prepare(args: tuple[Any, ...], kwargs: dict[str, Any], cost: int) -> tuple[Any, ...]:
-    """Charge for the arguments of a call; wrap lazy iterators so consumers pay per item."""
+def _prepare(
+    args: tuple[Any, ...], kwargs: dict[str, Any], cost: int, compares: bool = False
+) -> tuple[Any, ...]:
+    """Charge for the arguments of a call; wrap lazy iterators so consumers pay per item.
+
+    When C will compare the items (`compares`: sorted, min, list.index...) and a script has
+    changed a container in place, the arguments are weighed first (see `guards.guard_touch`).
+    """
     prepared = []
+    mutated = compares and CURRENT.get().mutated
     for arg in args:
         count = size(arg)
         if count:
             check_size(count, "an argument")
             cost += count
+            if mutated and isinstance(arg, NESTING):
+                weigh(arg)
         elif isinstance(arg, LAZY):
             arg = counted(arg)
         prepared.append(arg)
@@ -159,7 +222,24 @@ def guard_call(function: Any, /, *args: Any, **kwargs: Any) -> Any:
     if id(function) in _LAZY_CALLS:
         charge(1)
         return function(*args, **kwargs)
-    return function(*_prepare(args, kwargs, 0), **kwargs)
+    prepared = _prepare(args, kwargs, 0, id(function) in _COMPARING)
+    if id(function) not in _BUILDERS:
+        return function(*prepared, **kwargs)
+    if prepared and type(prepared[0]) in SIZED and size(prepared[0]) >= MAX_ITEMS:
+        raise too_many_items()  # before C sorts or hashes it, not after: the result weighs more
+    if function is set and prepared:
+        check_hashing(prepared[0])
+    elif function is dict and prepared:
+        _check_pairs(prepared[0])
+    result = function(*prepared, **kwargs)
+    weigh(result)
+    return result
+
+
+def _check_pairs(items: Any) -> None:
+    """dict(pairs) hashes every key in one C call: refuse colliding keys first."""
+    if type(items) in (list, tuple) and len(items) >= HASHED_FREELY:
+        check_hashing([p[0] for p in items if type(p) in (list, tuple) and len(p) == 2])
 
 
 def guard_method(value: Any, name: str, /, *args: Any, **kwargs: Any) -> Any:
@@ -187,14 +267,26 @@ def _invoke(
         raise ExpressionError(f"{kind!r} object has no allowed method {name!r}")
     if name == "join" and len(args) == 1 and not isinstance(args[0], (list, tuple)):
         args = (list(counted(args[0])),)  # a generator of big strings must be measured first
-    args = _prepare(args, kwargs, size(value))
+    if name not in _READ.get(type(value), ()):
+        CURRENT.get().mutated = True  # append, update...: see guards.guard_touch
+    compares = name in _COMPARING_METHODS and isinstance(value, (list, tuple))
+    args = _prepare(args, kwargs, size(value), compares)
+    if compares and CURRENT.get().mutated:
+        weigh(value)
     if name == "join":
         _check_join(value, args)
     elif name == "replace":
         _check_replace(value, args)
+    elif isinstance(value, (set, frozenset)):
+        for arg in args:  # union, update...: C hashes each argument in one call
+            check_hashing(arg)
+    elif isinstance(value, dict) and name == "update" and args:
+        _check_pairs(args[0])
     result = getattr(value, name)(*args, **kwargs)
     if type(value) in SIZED:
         check_size(len(value))
+    if isinstance(result, NESTING) and result is not value:
+        weigh(result)  # split, union, copy...: a new container, like a display
     return result
 
 

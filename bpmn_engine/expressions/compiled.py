@@ -37,11 +37,16 @@ HELPERS: dict[str, Callable[..., Any]] = {
     "_mod": guards.guard_mod,
     "_slice": guards.guard_slice,
     "_unpack": guards.guard_unpack,
+    "_unpack_hashed": guards.guard_unpack_hashed,
+    "_binop": guards.guard_binop,
+    "_built": guards.guard_built,
+    "_dirty": guards.guard_dirty,
     "_fmt": guards.guard_format,
     "_fstr": guards.guard_fstring,
 }
-STATELESS = frozenset({"_attr", "_setattr"})
-"""Helpers that never charge the budget: code using only these needs no Budget."""
+STATELESS = frozenset({"_attr", "_setattr", "_built"})
+"""Helpers that need no Budget: code using only these has no loop, so it is bounded by its
+text and its variables (`_built` weighs a display of variables, charging only if budgeted)."""
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,13 @@ names of dangerous builtins. The `Rewriter` then turns each operation whose cost
 depends on the data into a call of a guard (`guards.py`, `calls.py`): `a.b` reads a dict key,
 `f(x)` may only call allow-listed builtins, `s.m(x)` only allow-listed str/list/dict/set
 methods, loops and comprehensions charge a step budget, `*`, `**`, `<<`, `+` and slices check
-result sizes. `compiled.py` compiles the result once and runs it with `eval`/`exec` against a
-builtins dict holding only the allow-listed functions, so nothing else (`__import__`, `open`,
-`type`, frames, dunders) is reachable. Operations that are constant time whatever the data
-(`n < 100000`, `x + 1`, `d["k"]`) stay native, so simple conditions cost what plain `eval` does.
+result sizes, and every list, tuple, set and dict that a display, comprehension or call builds
+is weighed (`guards.weigh`: items counted through sharing, depth, hash collisions) so that no
+single C operation on it can be slow. `compiled.py` compiles the result once and runs it with
+`eval`/`exec` against a builtins dict holding only the allow-listed functions, so nothing else
+(`__import__`, `open`, `type`, frames, dunders) is reachable. Operations that are constant time
+whatever the data (`n < 100000`, `x + 1`, `d["k"]`) stay native, so simple conditions cost what
+plain `eval` does.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import calls
+from bpmn_engine.expressions.guards import MAX_INT_BITS
 
 _ALLOWED = frozenset(
     {
@@ -71,6 +75,19 @@ _UNCALLABLE = frozenset(dir(builtins)) - set(calls.SAFE_BUILTINS)
 _CHEAP_OPS = (ast.Add, ast.Sub, ast.Div, ast.FloorDiv, ast.BitAnd, ast.BitOr, ast.BitXor)
 """With a numeric constant on one side these are constant-time (or a TypeError)."""
 _BIN_GUARDS = {ast.Add: "_add", ast.Mult: "_mul", ast.Pow: "_pow", ast.LShift: "_lshift"}
+_SYMBOLS = {
+    ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.BitAnd: "&", ast.BitOr: "|",
+    ast.BitXor: "^", ast.RShift: ">>",
+}  # fmt: skip
+"""The other operators, run by `guards.guard_binop`."""
+_LITERAL_PARTS = (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Load)
+
+
+def _is_literal(node: ast.AST) -> bool:
+    """A display of constants only: as small as its source text, so it needs no weighing."""
+    if isinstance(node, ast.Dict) and None in node.keys:
+        return False
+    return all(isinstance(part, _LITERAL_PARTS) for part in ast.walk(node))
 
 
 def _is_number(node: ast.AST) -> bool:
@@ -156,7 +173,55 @@ class Rewriter(ast.NodeTransformer):
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
         if node.value is Ellipsis:
             raise self.fail("'...' is")
+        if type(node.value) is int and node.value.bit_length() > MAX_INT_BITS:
+            bits = node.value.bit_length()
+            raise ExpressionError(
+                f"an integer constant of {bits:,} bits is too big in a sandboxed {self.kind} "
+                f"(limit {MAX_INT_BITS:,})"
+            )
         return node
+
+    # --- displays and comprehensions: weighed when built -----------------------------------
+    def built(self, node: ast.expr) -> ast.expr:
+        return self.use("_built", node)
+
+    def display(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> ast.AST:
+        if isinstance(getattr(node, "ctx", None), ast.Store):  # `a, b = ...`
+            return self.generic_visit(node)
+        if _is_literal(node):
+            for part in ast.walk(node):
+                if isinstance(part, ast.Constant):
+                    self.visit_Constant(part)
+            return node
+        return self.built(self.generic_visit(node))
+
+    def visit_List(self, node: ast.List) -> ast.AST:
+        return self.display(node)
+
+    def visit_Tuple(self, node: ast.Tuple) -> ast.AST:
+        return self.display(node)
+
+    def visit_Set(self, node: ast.Set) -> ast.AST:
+        """`{*items}` is hashed in one C call: its items are checked for collisions first."""
+        if _is_literal(node):
+            return self.display(node)
+        elts: list[ast.expr] = []
+        for elt in node.elts:
+            if isinstance(elt, ast.Starred):
+                unpacked = self.use("_unpack_hashed", self.visit(elt.value))
+                elts.append(ast.Starred(value=unpacked, ctx=ast.Load()))
+            else:
+                elts.append(self.visit(elt))
+        return self.built(ast.Set(elts=elts))
+
+    def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
+        return self.built(self.generic_visit(node))
+
+    def visit_SetComp(self, node: ast.SetComp) -> ast.AST:
+        return self.built(self.generic_visit(node))
+
+    def visit_DictComp(self, node: ast.DictComp) -> ast.AST:
+        return self.built(self.generic_visit(node))
 
     # --- calls ------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -187,12 +252,14 @@ class Rewriter(ast.NodeTransformer):
         return ast.Starred(value=self.use("_unpack", self.visit(node.value)), ctx=node.ctx)
 
     def visit_Dict(self, node: ast.Dict) -> ast.AST:
+        if _is_literal(node):
+            return self.display(node)
         keys = [None if k is None else self.visit(k) for k in node.keys]
         values = [
             self.use("_unpack", self.visit(v)) if k is None else self.visit(v)
             for k, v in zip(node.keys, node.values, strict=True)
         ]
-        return ast.Dict(keys=keys, values=values)
+        return self.built(ast.Dict(keys=keys, values=values))
 
     # --- operators --------------------------------------------------------------------------
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
@@ -213,7 +280,9 @@ class Rewriter(ast.NodeTransformer):
             return self.use(_BIN_GUARDS[kind], left, right)
         if kind is ast.Mod:
             return self.use("_mod", left, right)
-        return ast.BinOp(left=self.touch(left), op=op, right=self.touch(right))
+        if kind not in _SYMBOLS:
+            raise self.fail(f"{kind.__name__} is")
+        return self.use("_binop", _text(_SYMBOLS[kind]), left, right)
 
     def touch(self, node: ast.expr) -> ast.expr:
         return node if isinstance(node, ast.Constant) else self.use("_touch", node)
@@ -247,6 +316,8 @@ class Rewriter(ast.NodeTransformer):
         index = self.visit(index)
         if isinstance(node.ctx, ast.Load):
             index = self.touch(index)
+        else:  # `x[k] = v` changes x in place: see guards.guard_touch
+            value = self.use("_dirty", value)
         return ast.Subscript(value=value, slice=index, ctx=node.ctx)
 
     # --- f-strings --------------------------------------------------------------------------
@@ -334,7 +405,8 @@ class Rewriter(ast.NodeTransformer):
         elif isinstance(target, ast.Attribute):
             store = ast.Expr(value=self.use("_setattr", _load(holder), key, combined))
         else:
-            subscript = ast.Subscript(value=_load(holder), slice=key, ctx=ast.Store())
+            container = self.use("_dirty", _load(holder))
+            subscript = ast.Subscript(value=container, slice=key, ctx=ast.Store())
             store = ast.Assign(targets=[subscript], value=combined)
         return [*prelude, store]
 

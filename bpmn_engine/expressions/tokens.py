@@ -95,7 +95,12 @@ class TokenParser:
         kind, value, _ = self.peek()
         if kind == "num":
             self.take()
-            number = float(value) if any(c in value for c in ".eE") else int(value)
+            try:
+                number = float(value) if any(c in value for c in ".eE") else int(value)
+            except ValueError:  # more digits than Python turns into an int (4,300)
+                raise ExpressionError(
+                    f"{self.dialect}: the number {value[:20]}... is too long"
+                ) from None
             return ast.Constant(value=number)
         if kind == "str":
             self.take()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 from types import MappingProxyType
 from typing import Any
 
@@ -237,11 +236,12 @@ BOUNDED = [
 
 @pytest.mark.parametrize("text", BOUNDED)
 def test_unbounded_work_fails_fast(text: str) -> None:
+    """Refused by a counted limit (steps, size, bits, weight), never by the clock: so the
+    refusal comes before the work, however slow or loaded the machine."""
     compiled = compile_expression(text)
-    started = time.perf_counter()
-    with pytest.raises(ExpressionError, match="exceeded the work limit"):
+    with pytest.raises(ExpressionError, match="exceeded the work limit") as caught:
         compiled.evaluate({})
-    assert time.perf_counter() - started < 2
+    assert "seconds" not in str(caught.value)
 
 
 def test_the_work_budget_is_per_evaluation() -> None:
@@ -313,10 +313,11 @@ def test_non_text_is_refused() -> None:
         compile_expression(42)  # type: ignore[arg-type]
 
 
-def test_simple_condition_is_fast() -> None:
-    compiled = compile_expression("n < 100000")
-    variables = {"n": 1}
-    started = time.perf_counter()
-    for _ in range(100_000):
-        compiled.evaluate(variables)
-    assert time.perf_counter() - started < 1.0  # measured about 0.2 microseconds each
+@pytest.mark.parametrize("text", ["n < 100000", "n + 1 >= 2 and name == 'Ada'", "[n, n]"])
+def test_simple_conditions_run_as_plain_eval(text: str) -> None:
+    """No guard and no budget: the code is what `eval` of the text runs (about 0.2 us)."""
+    compiled = compile_expression(text)
+    assert not compiled.program.budgeted
+    guards = set(compiled.program.globals) - {"__builtins__"}
+    assert guards <= {"_built"}  # a display of variables is only weighed
+    assert compiled.evaluate({"n": 1, "name": "Ada"}) in (True, [1, 1])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any
 
 import pytest
@@ -138,11 +137,11 @@ def test_forbidden_statements_fail_at_compile_time(script: str, message: str) ->
     ],
 )
 def test_unbounded_scripts_fail_fast(script: str) -> None:
+    """Refused by a counted limit, never by the clock: the refusal comes before the work."""
     compiled = compile_script(script)
-    started = time.perf_counter()
-    with pytest.raises(ExpressionError, match="exceeded the work limit"):
+    with pytest.raises(ExpressionError, match="exceeded the work limit") as caught:
         compiled.run({})
-    assert time.perf_counter() - started < 2
+    assert "seconds" not in str(caught.value)
 
 
 @pytest.mark.parametrize(

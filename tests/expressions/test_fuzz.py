@@ -1,0 +1,210 @@
+"""Fuzzing: random expressions and scripts never raise anything but ExpressionError, never hang.
+
+Expressions come from a small grammar over the sandbox subset (and over FEEL and JUEL) biased
+towards what once broke it: big integers, repetition, shared and nested containers, hash
+collisions, comprehensions over ranges; plus random garbage. A hang inside one C call cannot
+be caught in-process, so `faulthandler` ends the whole run (with a traceback) if one example
+takes minutes: that is a failure no one can miss. The limits are lowered to keep each example
+short; the property does not depend on them.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions import compile_expression, compile_script, guards
+
+VARIABLES: dict[str, Any] = {
+    "n": 5,
+    "s": "abc",
+    "items": [3, 1, 2],
+    "d": {"a": 1, "b": [1, 2]},
+    "big": 2**13000,
+    "flag": True,
+    "none": None,
+    "nested": [[1, 2], [3, [4]]],
+}
+HANG = 300  # seconds: only a real hang (minutes in one C call) gets anywhere near it
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    database=None,  # nothing written beside the tests; a failure prints its example
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+@contextmanager
+def bounded() -> Iterator[None]:
+    """Small limits (fast examples), and a process-wide alarm for a hang inside C."""
+    faulthandler.dump_traceback_later(HANG, exit=True)
+    try:
+        with (
+            mock.patch.object(guards, "MAX_STEPS", 50_000),
+            mock.patch.object(guards, "MAX_SECONDS", 0.5),
+        ):
+            yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+def check(compile_and_run: Any) -> None:
+    """Only ExpressionError may come out; a value that comes out can be written as text."""
+    with bounded():
+        try:
+            result = compile_and_run()
+        except ExpressionError:
+            return
+    repr(result)  # e.g. no int over Python's 4,300-digit limit (the store writes text)
+
+
+# --- the sandboxed Python subset -------------------------------------------------------------
+ATOMS = st.sampled_from(
+    [
+        "0", "1", "-1", "7", "2", "1000", "10**6", "2**61 - 1", "2**64", "0.5", "1e308", "big",
+        "'x'", "''", "s", "n", "items", "d", "flag", "none", "nested", "True", "None", "()",
+        "[]", "{}", "range(10)", "range(100000)", "'ab' * 1000", "[0]", "(0,)", "x", "i",
+        "big * big", "[i * (2**61 - 1) for i in range(3000)]", "[[0] * 1000] * 1000",
+    ]
+)  # fmt: skip
+BINARY = st.sampled_from(
+    ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "==", "<", "in", "and"]
+)
+CALLS = st.sampled_from(
+    [
+        "len", "sum", "sorted", "set", "list", "tuple", "dict", "str", "int", "min", "max",
+        "abs", "range", "any", "all", "reversed", "enumerate", "bool", "float", "round",
+    ]
+)  # fmt: skip
+METHODS = st.sampled_from(
+    [".split(',')", ".join(['a', 'b'])", ".count(1)", ".get('a')", ".union({1})", ".copy()"]
+)
+
+
+def _compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    pair = st.tuples(inner, inner)
+    return st.one_of(
+        st.builds(lambda a, op, b: f"({a} {op} {b})", inner, BINARY, inner),
+        st.builds(lambda op, a: f"({op}{a})", st.sampled_from(["-", "not ", "~"]), inner),
+        st.builds(lambda f, a: f"{f}({a})", CALLS, inner),
+        st.builds(lambda a, b: f"zip({a}, {b})", inner, inner),
+        st.builds(lambda a, m: f"{a}{m}", inner, METHODS),
+        pair.map(lambda p: f"[{p[0]}, {p[1]}]"),
+        pair.map(lambda p: f"({p[0]}, {p[1]})"),
+        pair.map(lambda p: f"{{{p[0]}, {p[1]}}}"),
+        pair.map(lambda p: f"{{{p[0]}: {p[1]}}}"),
+        pair.map(lambda p: f"[{p[0]} for x in {p[1]}]"),
+        pair.map(lambda p: f"{{x: {p[0]} for x in {p[1]}}}"),
+        pair.map(lambda p: f"[({p[0]}, x) for x in range(50) for i in {p[1]}]"),
+        pair.map(lambda p: f"{p[0]}[{p[1]}]"),
+        pair.map(lambda p: f"{p[0]}[{p[1]}:]"),
+        pair.map(lambda p: f"[*{p[0]}, *{p[1]}]"),
+        pair.map(lambda p: f"{{*{p[0]}}}"),
+        pair.map(lambda p: f"f'{{{p[0]}}}{{{p[1]}!r:>5}}'"),
+        st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
+        st.builds(lambda a, k: f"({a}) * {k}", inner, st.sampled_from(["2", "100", "10**6"])),
+    )
+
+
+PYTHON = st.recursive(ATOMS, _compound, max_leaves=12)
+STATEMENTS = st.one_of(
+    PYTHON.map(lambda e: f"x = {e}"),
+    PYTHON.map(lambda e: f"y = [x, {e}]"),
+    st.just("x = [x, x]"),
+    st.just("y = (x, y)"),
+    PYTHON.map(lambda e: f"z.append({e})"),
+    st.just("z.append(z)"),
+    PYTHON.map(lambda e: f"w.add({e})"),
+    PYTHON.map(lambda e: f"q[{e}] = x"),
+    st.just("x = x - -x"),
+    st.just("same = x == y"),
+)
+SCRIPTS = st.lists(
+    st.one_of(
+        STATEMENTS,
+        st.tuples(st.sampled_from(["3", "40", "1000"]), STATEMENTS).map(
+            lambda t: f"for i in range({t[0]}):\n    {t[1]}"
+        ),
+    ),
+    min_size=1,
+    max_size=6,
+).map(lambda lines: "x = 1\ny = 2\nz = []\nw = set()\nq = {}\n" + "\n".join(lines))
+
+
+@settings(FUZZ, max_examples=400)
+@given(PYTHON)
+def test_python_expressions(text: str) -> None:
+    check(lambda: compile_expression(text).evaluate(VARIABLES))
+
+
+@FUZZ
+@given(SCRIPTS)
+def test_python_scripts(text: str) -> None:
+    check(lambda: compile_script(text).run(VARIABLES))
+
+
+# --- FEEL and JUEL ---------------------------------------------------------------------------
+FEEL_ATOMS = st.sampled_from(
+    ["0", "1", "2", "1000", "0.5", "n", "s", "items", "d", "d.b", "\"x\"", "true", "null",
+     "big", "[1, 2]", "[]", "items[1]", "nested[2][2]", "big * big", "1" + "0" * 5000]
+)  # fmt: skip
+FEEL_BINARY = st.sampled_from(["+", "-", "*", "/", "**", "=", "!=", "<", ">=", "and", "or"])
+
+
+def _feel(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.builds(lambda a, op, b: f"({a} {op} {b})", inner, FEEL_BINARY, inner),
+        inner.map(lambda a: f"not({a})"),
+        inner.map(lambda a: f"-{a}"),
+        st.tuples(inner, inner).map(lambda p: f"[{p[0]}, {p[1]}]"),
+        st.tuples(inner, inner).map(lambda p: f"{p[0]}[{p[1]}]"),
+        st.tuples(inner, inner, inner).map(lambda t: f"if {t[0]} then {t[1]} else {t[2]}"),
+    )
+
+
+JUEL_ATOMS = st.sampled_from(
+    ["0", "1", "2", "1000", "0.5", "n", "s", "items", "d", "d.a", "'x'", "true", "null",
+     "big", "items[0]", "execution.getVariable('n')", "big * big", "1" + "0" * 5000]
+)  # fmt: skip
+JUEL_BINARY = st.sampled_from(
+    ["+", "-", "*", "/", "%", "div", "mod", "==", "!=", "<", "ge", "&&", "||", "and", "eq"]
+)
+
+
+def _juel(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.builds(lambda a, op, b: f"({a} {op} {b})", inner, JUEL_BINARY, inner),
+        inner.map(lambda a: f"!{a}"),
+        inner.map(lambda a: f"empty {a}"),
+        inner.map(lambda a: f"-{a}"),
+        st.tuples(inner, inner).map(lambda p: f"{p[0]}[{p[1]}]"),
+        st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} ? {t[1]} : {t[2]})"),
+    )
+
+
+@FUZZ
+@given(st.recursive(FEEL_ATOMS, _feel, max_leaves=12))
+def test_feel_expressions(text: str) -> None:
+    check(lambda: compile_expression(f"={text}").evaluate(VARIABLES))
+
+
+@FUZZ
+@given(st.recursive(JUEL_ATOMS, _juel, max_leaves=12))
+def test_juel_expressions(text: str) -> None:
+    check(lambda: compile_expression(f"${{{text}}}").evaluate(VARIABLES))
+
+
+# --- garbage ---------------------------------------------------------------------------------
+@FUZZ
+@given(st.sampled_from(["", "=", "${", "#{"]), st.text(max_size=60))
+def test_garbage(prefix: str, body: str) -> None:
+    text = prefix + body + ("}" if prefix.endswith("{") else "")
+    check(lambda: compile_expression(text).evaluate(VARIABLES))
+    check(lambda: compile_script(body).run(VARIABLES))
