@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bpmn_engine.model import Definitions
 from bpmn_engine.runtime import engine as runtime_engine
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store import open_store
@@ -19,7 +20,27 @@ class Engine(runtime_engine.Engine):
     answer a user task as soon as it waits; `checkpoint` is `"step"` (commit each step) or
     `"wait"` (commit a run's steps together when it waits); `job_timeout` caps how long a
     handler call keeps its job's lease alive; `clock` and `trust_scripts` as documented.
+
+    `read_only=True` opens an existing SQLite file for looking only (`instances`, an
+    instance's state and history): it is never created or written, so looking at a
+    database another process is running cannot disturb it.
     """
 
-    def __init__(self, db: str | Path | Store = ":memory:", **options: Any) -> None:
-        super().__init__(open_store(db), **options)
+    def __init__(
+        self, db: str | Path | Store = ":memory:", *, read_only: bool = False, **options: Any
+    ) -> None:
+        super().__init__(open_store(db, read_only=read_only), **options)
+
+    @property
+    def database(self) -> str:
+        """Where instances are stored: the SQLite file's path (or `:memory:`)."""
+        return self.store.path
+
+    @property
+    def worker_id(self) -> str:
+        """This engine's name in job leases (host:pid): who holds a claimed job."""
+        return self.store.worker
+
+    def definition_of(self, instance_id: str) -> Definitions:
+        """The compiled definitions an instance runs on, without loading the instance."""
+        return self.definitions(self.store.definition_of(self.store.resolve(instance_id)))

@@ -125,3 +125,57 @@ def test_every_module_imports_alone(chunk: int) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
+
+
+# What the front end may import besides itself: the package's public API and the helpers made
+# for the edges (terminal safety, exit codes, reading a file a user names, the validate
+# report formats).
+FRONT_END_MAY_IMPORT = {
+    "bpmn_engine",
+    "bpmn_engine.errors",
+    "bpmn_engine.exit_codes",
+    "bpmn_engine.terminal",
+    "bpmn_engine.userfiles",
+    "bpmn_engine.validate",
+    "bpmn_engine.validate.output",
+}
+# Attributes that reach past the public API: the store behind an engine, an instance's rows,
+# the model's index of scopes.
+FRONT_END_MAY_NOT_READ = {"store", "node_scopes", "scheduler", "postman"}
+
+
+def front_end_modules() -> list[str]:
+    return [name for name in MODULES if name.split(".")[:2] == ["bpmn_engine", "cli"]]
+
+
+def test_the_front_end_imports_the_public_api_only() -> None:
+    import bpmn_engine
+
+    assert len(front_end_modules()) >= 8
+    for name in front_end_modules():
+        for target, _ in imports(name):
+            assert not target.startswith("bpmn_engine.store"), f"{name} imports {target}"
+            assert not target.startswith("bpmn_engine.records"), f"{name} imports {target}"
+            assert target.startswith("bpmn_engine.cli") or target in FRONT_END_MAY_IMPORT, (
+                f"{name} imports {target}"
+            )
+        tree = ast.parse(MODULES[name].read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "bpmn_engine":
+                hidden = [a.name for a in node.names if a.name not in bpmn_engine.__all__]
+                assert not hidden, f"{name} imports {hidden} from bpmn_engine (not in __all__)"
+
+
+def test_the_front_end_reads_no_private_or_internal_attribute() -> None:
+    for name in front_end_modules():
+        tree = ast.parse(MODULES[name].read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute):
+                continue
+            owner = ast.unparse(node.value)
+            where = f"{name}:{node.lineno}: {ast.unparse(node)}"
+            private = node.attr.startswith("_") and not node.attr.startswith("__")
+            assert not (private and owner != "self"), where
+            assert node.attr not in FRONT_END_MAY_NOT_READ, where
+            # an instance's rows (`instance.data`), as opposed to an event's data
+            assert not (node.attr == "data" and "instance" in owner), where

@@ -178,3 +178,14 @@ class Definitions:
             for scope, node in process.walk():
                 found[node.id] = scope
         return MappingProxyType(found)
+
+    def node(self, node_id: str) -> FlowNode | None:
+        """The flow node with this id, in whichever (sub)process scope it lives; None if the
+        file has none (callers name elements from events and user input)."""
+        scope = self.node_scopes.get(node_id)
+        return scope.nodes[node_id] if scope is not None else None
+
+    @property
+    def node_ids(self) -> tuple[str, ...]:
+        """Every flow node id of every scope, sorted (for completion and for checking a name)."""
+        return tuple(sorted(self.node_scopes))

@@ -164,6 +164,27 @@ class Instance:
     def history(self) -> list[Event]:
         return self.engine.store.history(self.id)
 
+    @property
+    def definition_version(self) -> str:
+        """The content hash of the definitions this instance is pinned to."""
+        return self.data.head.definition
+
+    def scope_element(self, scope_id: int) -> str:
+        """The element (process or subprocess) a scope of this instance belongs to: a token's
+        `scope` is this id, and people want to read the element."""
+        return self.data.scopes[scope_id].element
+
+    def subscriptions(self) -> list[Subscription]:
+        """The message, signal and conditional subscriptions that wait now, oldest first."""
+        waiting = [s for s in self.data.subscriptions.values() if s.status == "waiting"]
+        return sorted(waiting, key=lambda s: s.id)
+
+    def due(self, action: Action) -> datetime | None:
+        """When a timer action (from `enabled`) falls due; None for any other action."""
+        if action.kind is not ActionKind.TIMER or action.task is None:
+            return None
+        return datetime.fromisoformat(self.data.timers[action.task].due)
+
     def outcome(self) -> Outcome:
         head = self.data.head
         state = str(head.state)

@@ -41,13 +41,6 @@ class CheckpointStore(Protocol):
     def snapshot(
         self, instance_id: str, *, with_history: bool = True
     ) -> dict[str, list[tuple]]: ...
-    def restore(
-        self,
-        instance_id: str,
-        snapshot: dict[str, list[tuple]],
-        *,
-        keep_history_below: int | None = None,
-    ) -> None: ...
 
 
 class OutboxStore(Protocol):

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bpmn_engine import Engine
-from bpmn_engine.render import show_json
+from bpmn_engine.cli.render import show_json
+from bpmn_engine.cli.step import Stepper
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.stepper import Stepper
 from tests.cli.conftest import FIXTURES, Bpmn
 
 FORK = str(FIXTURES / "fork-and-subprocess.bpmn")

@@ -271,13 +271,26 @@ def test_a_claimed_job_is_leased_renewed_and_released(store: Store) -> None:
         other.close()
 
 
-def test_a_snapshot_restores_the_rows_exactly(store: Store) -> None:
+def test_a_recorded_step_rewinds_to_the_rows_before_it(store: Store) -> None:
     data = new_instance(store)
-    taken = store.snapshot("i-1")
+    head = store.load("i-1").head
+    before = store.snapshot("i-1")
     step = Step(data)
+    step.undoable = True
     step.touch_track(data.tracks[1]).element = "moved"
     step.set_value(1, "amount", 13)
+    step.set_value(1, "added", [1])
     step.emit("element.activated", "moved", 1)
     store.commit(step)
-    store.restore("i-1", taken)
-    assert store.snapshot("i-1") == taken
+    assert store.undoable_steps("i-1") == 1
+    store.rewind("i-1", 1)
+    after = store.snapshot("i-1")
+    assert {k: v for k, v in after.items() if k != "instances"} == {
+        k: v for k, v in before.items() if k != "instances"
+    }
+    rewound = store.load("i-1").head
+    assert rewound.version == head.version + 2  # moved on: a copy from before cannot commit
+    rewound.version = head.version
+    assert rewound == head
+    with pytest.raises(UsageError, match="at most 0 steps"):
+        store.rewind("i-1", 1)

@@ -371,8 +371,8 @@ class CheckpointRows(SqliteConnection):
     )
 
     def snapshot(self, instance_id: str, *, with_history: bool = True) -> dict[str, list[tuple]]:
-        """Every row of one instance, exactly as stored (history is append-only: a caller
-        that restores with `keep_history_below` need not copy it)."""
+        """Every row of one instance, exactly as stored (for tests and diagnostics; `back`
+        rewinds from the undo log instead)."""
         tables = self._INSTANCE_TABLES if with_history else self._INSTANCE_TABLES[:-1]
         rows = {
             "instances": self.conn.execute(
@@ -384,28 +384,6 @@ class CheckpointRows(SqliteConnection):
                 f"SELECT * FROM {table} WHERE instance = ?", (instance_id,)
             ).fetchall()
         return rows
-
-    def restore(
-        self,
-        instance_id: str,
-        snapshot: dict[str, list[tuple]],
-        *,
-        keep_history_below: int | None = None,
-    ) -> None:
-        """Put an instance's rows back exactly as a snapshot took them, in one transaction."""
-        with self.transaction() as conn:
-            for table in snapshot:
-                key = "id" if table == "instances" else "instance"
-                conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (instance_id,))
-            if keep_history_below is not None:
-                conn.execute(
-                    "DELETE FROM history WHERE instance = ? AND seq >= ?",
-                    (instance_id, keep_history_below),
-                )
-            for table, rows in snapshot.items():
-                for row in rows:
-                    marks = ", ".join("?" * len(row))
-                    conn.execute(f"INSERT INTO {table} VALUES ({marks})", row)
 
     # --- reading history --------------------------------------------------------------------
     def history(self, instance_id: str) -> list[Event]:

@@ -10,10 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.tree import Tree
 
-from bpmn_engine.engine import Engine
-from bpmn_engine.model import Definitions
-from bpmn_engine.records.rows import Event
-from bpmn_engine.runtime.instance import Instance, Outcome
+from bpmn_engine import Definitions, Engine, Event, Instance, Outcome
 from bpmn_engine.terminal import json_safe, safe
 
 STATE_STYLE = {
@@ -38,24 +35,23 @@ class Trace:
         self.console = console
         self.instance = instance
         self.engine = engine  # names elements of any instance a message or signal wakes
-        self._definitions: dict[str, Definitions] = {}
+        self.definitions: dict[str, Definitions] = {}  # by instance, once looked up
 
-    def _definitions_of(self, instance_id: str) -> Definitions | None:
+    def definitions_of(self, instance_id: str) -> Definitions | None:
         if self.instance is not None and self.instance.id == instance_id:
             return self.instance.definitions
         if self.engine is None:
             return None
-        if instance_id not in self._definitions:
-            version = self.engine.store.definition_of(instance_id)
-            self._definitions[instance_id] = self.engine.definitions(version)
-        return self._definitions[instance_id]
+        if instance_id not in self.definitions:
+            self.definitions[instance_id] = self.engine.definition_of(instance_id)
+        return self.definitions[instance_id]
 
-    def _name(self, event: Event) -> str:
-        definitions = self._definitions_of(event.instance)
+    def name(self, event: Event) -> str:
+        """The element's name (else its id) on one line, ready for markup."""
+        definitions = self.definitions_of(event.instance)
         if definitions is None or event.element is None:
             return safe(event.element or "")
-        scope = definitions.node_scopes.get(event.element)
-        node = scope.nodes.get(event.element) if scope else None
+        node = definitions.node(event.element)
         label = node.name if node is not None and node.name else event.element
         return safe(" ".join(label.split()))
 
@@ -66,21 +62,19 @@ class Trace:
         if kind == "instance.started":
             line = f"[bold]▶ started[/] {safe(str(data.get('process')))}"
         elif kind == "element.completed":
-            line = f"  [green]✓[/] {self._name(event)} [dim]{safe(data.get('type'))}[/] {track}"
+            line = f"  [green]✓[/] {self.name(event)} [dim]{safe(data.get('type'))}[/] {track}"
         elif kind == "element.waiting" and data.get("reason") == "user task":
-            line = f"  [cyan]⏸[/] {self._name(event)} [cyan]waits for a person[/] {track}"
+            line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for a person[/] {track}"
         elif kind == "element.waiting" and data.get("reason") == "join":
-            line = f"  [dim]… {self._name(event)} waits for the other branches {track}[/]"
+            line = f"  [dim]… {self.name(event)} waits for the other branches {track}[/]"
         elif kind == "track.created":
-            line = f"  [magenta]⑂[/] new track {track} → {self._name(event)}"
+            line = f"  [magenta]⑂[/] new track {track} → {self.name(event)}"
         elif kind == "track.merged":
-            line = (
-                f"  [magenta]⑃[/] track {track} joined #{data.get('into')} at {self._name(event)}"
-            )
+            line = f"  [magenta]⑃[/] track {track} joined #{data.get('into')} at {self.name(event)}"
         elif kind == "element.terminated":
-            line = f"  [yellow]✗[/] {self._name(event)} terminated {track}"
+            line = f"  [yellow]✗[/] {self.name(event)} terminated {track}"
         elif kind == "variables.updated":
-            shown = ", ".join(f"{k}={_short(v)}" for k, v in data.get("variables", {}).items())
+            shown = ", ".join(f"{k}={short(v)}" for k, v in data.get("variables", {}).items())
             line = f"    [dim]{safe(shown)}[/]"
         elif kind == "warning":
             line = f"  [yellow]⚠ {safe(str(data.get('message')))}[/] [dim]{safe(event.element)}[/]"
@@ -90,7 +84,7 @@ class Trace:
             self.console.print(line, highlight=False)
 
 
-def _short(value: Any, width: int = 40) -> str:
+def short(value: Any, width: int = 40) -> str:
     text = json.dumps(value, default=str, ensure_ascii=False)
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -98,7 +92,7 @@ def _short(value: Any, width: int = 40) -> str:
 def variables_table(variables: dict[str, Any]) -> Table:
     table = Table("variable", "value", box=None, header_style="bold", pad_edge=False)
     for name in sorted(variables):
-        table.add_row(safe(name), safe(_short(variables[name], 80)))
+        table.add_row(safe(name), safe(short(variables[name], 80)))
     return table
 
 
@@ -158,7 +152,7 @@ def show_json(instance: Instance) -> dict[str, Any]:
         "instance": instance.id,
         "process": instance.process_id,
         "state": outcome.state,
-        "definition": instance.data.head.definition,
+        "definition": instance.definition_version,
         "end_event": outcome.end_event,
         "incident": outcome.incident,
         "variables": outcome.variables,
@@ -192,7 +186,7 @@ def show(console: Console, instance: Instance) -> None:
             e.event,
             safe(e.element or ""),
             "" if e.track is None else str(e.track),
-            safe(_short(details, 60)) if details else "",
+            safe(short(details, 60)) if details else "",
         )
     console.print(history)
 
@@ -200,19 +194,17 @@ def show(console: Console, instance: Instance) -> None:
 # --- bpmn step ---------------------------------------------------------------------------------
 
 
-def _node_name(instance: Instance, element: str) -> str:
-    scope = instance.definitions.node_scopes.get(element)
-    node = scope.nodes.get(element) if scope else None
+def node_name(instance: Instance, element: str) -> str:
+    node = instance.definitions.node(element)
     return " ".join((node.name or "").split()) if node is not None else ""
 
 
 def step_tokens(instance: Instance) -> list[dict[str, Any]]:
-    scopes = instance.data.scopes
     return [
         {
             **token,
-            "name": _node_name(instance, token["element"]),
-            "scope": scopes[token["scope"]].element,
+            "name": node_name(instance, token["element"]),
+            "scope": instance.scope_element(token["scope"]),
         }
         for token in instance.tokens()
     ]
@@ -254,7 +246,7 @@ def graph_tree(instance: Instance) -> Tree:
     seen: set[str] = set()
 
     def label(element: str) -> str:
-        name = _node_name(instance, element)
+        name = node_name(instance, element)
         text = safe(element) + (f" [dim]{safe(name)}[/]" if name else "")
         if element in marks:
             text += " [bold magenta]● " + ", ".join(marks[element]) + "[/]"
@@ -304,11 +296,9 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
         ):
             trace(event)
     for name, (before, after) in report.variable_changes().items():
-        console.print(f"  {safe(name)}: {safe(_short(before))} → {safe(_short(after))}")
+        console.print(f"  {safe(name)}: {safe(short(before))} → {safe(short(after))}")
     if report.show == "help":
-        from bpmn_engine.stepper import HELP
-
-        console.print(HELP, markup=False)
+        console.print(stepper.help, markup=False)
         return
     if report.show == "vars":
         console.print(variables_table(instance.variables))
@@ -338,7 +328,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
         console.print(tokens)
     actions = stepper.actions()
     for action in step_actions(stepper, actions):
-        name = _node_name(instance, action["element"])
+        name = node_name(instance, action["element"])
         what = {
             "enter": "enter",
             "join": "join at",

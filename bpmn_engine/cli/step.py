@@ -9,21 +9,38 @@ whole; the steps of an earlier session (`bpmn step --instance ID`) one at a time
 
 from __future__ import annotations
 
-import json
 import shlex
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-from bpmn_engine.engine import Engine
-from bpmn_engine.errors import BpmnEngineError, UsageError
-from bpmn_engine.records.lifecycle import InstanceState
-from bpmn_engine.records.rows import Event
-from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
-from bpmn_engine.runtime.instance import Instance
-from bpmn_engine.runtime.scheduler import Action, ActionKind
+import click
+
+from bpmn_engine import (
+    Action,
+    ActionKind,
+    BpmnEngineError,
+    Engine,
+    Event,
+    Instance,
+    InstanceState,
+    TimerValueError,
+    UsageError,
+    VirtualClock,
+    parse_duration,
+)
+from bpmn_engine.cli.common import (
+    console,
+    db_option,
+    json_option,
+    new_engine,
+    parse_value,
+    parse_variables,
+    var_options,
+)
+from bpmn_engine.cli.render import json_line, step_json, step_report
+from bpmn_engine.exit_codes import ExitCode
 
 CONTINUE_LIMIT = 100_000
 
@@ -65,39 +82,6 @@ class Report:
         return changes
 
 
-MAX_NESTING = 100  # levels of JSON arrays and objects in one value given on a command line
-
-
-def parse_value(text: str) -> Any:
-    """JSON when `text` parses as JSON, else the text itself; a value nested deeper than
-    MAX_NESTING is refused (Python's JSON reader and writer recurse, and would fail later)."""
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise UsageError(f"the value is nested deeper than {MAX_NESTING} levels") from None
-    except ValueError:
-        return text
-    if nesting(value) > MAX_NESTING:
-        raise UsageError(f"the value is nested deeper than {MAX_NESTING} levels")
-    return value
-
-
-def nesting(value: Any) -> int:
-    """How many arrays and objects deep `value` goes (counted without recursion)."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > MAX_NESTING:
-                return deepest
-            stack.extend(
-                (child, depth) for child in (item.values() if isinstance(item, dict) else item)
-            )
-    return deepest
-
-
 def parse_assignments(words: list[str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for word in words:
@@ -131,6 +115,7 @@ class Stepper:
         self.undo_counts: list[int] = []  # how many steps each command committed, for `back`
         self._version: int | None = None  # the instance's version before the command
         self.done = False
+        self.help = HELP
         self._commands: dict[str, Callable[[list[str], Report], None]] = {
             "next": self._next,
             "n": self._next,
@@ -162,7 +147,7 @@ class Stepper:
         return sorted(self._commands)
 
     def element_ids(self) -> list[str]:
-        return sorted(self.instance.definitions.node_scopes)
+        return list(self.instance.definitions.node_ids)
 
     def actions(self) -> list[Action]:
         if self.instance.state is not InstanceState.ACTIVE:
@@ -274,9 +259,9 @@ class Stepper:
 
     def time_to(self, action: Action | None) -> str | None:
         """For a timer action that is not due yet: how long until it is (ISO 8601)."""
-        if action is None or action.kind != "timer":
+        due = self.instance.due(action) if action is not None else None
+        if due is None:
             return None
-        due = datetime.fromisoformat(self.instance.data.timers[action.task or 0].due)
         left = (due - self.engine.clock.now()).total_seconds()
         return iso_duration(left) if left > 0 else None
 
@@ -295,7 +280,7 @@ class Stepper:
     # --- the rest -----------------------------------------------------------------------------
     def _break(self, args: list[str], report: Report) -> None:
         for element in args:
-            if element not in self.instance.definitions.node_scopes:
+            if self.instance.definitions.node(element) is None:
                 raise UsageError(f"no element {element!r} in the process")
             self.breakpoints.add(element)
         report.show = "breaks"
@@ -332,8 +317,8 @@ class Stepper:
     def _save(self, args: list[str], report: Report) -> None:
         report.message = (
             f"every step is committed; instance {self.instance.id} is in "
-            f"{self.engine.store.path}: bpmn step --instance {self.instance.id} "
-            f"--db {self.engine.store.path}"
+            f"{self.engine.database}: bpmn step --instance {self.instance.id} "
+            f"--db {self.engine.database}"
         )
 
     def _advance(self, args: list[str], report: Report) -> None:
@@ -359,11 +344,8 @@ class Stepper:
         variables = parse_assignments(rest)
         waiting = [
             s
-            for s in self.instance.data.subscriptions.values()
-            if s.status == "waiting"
-            and s.kind == "message"
-            and s.name == name
-            and (s.key is None or s.key == key)
+            for s in self.instance.subscriptions()
+            if s.kind == "message" and s.name == name and (s.key is None or s.key == key)
         ]
         if not waiting:
             raise UsageError(
@@ -384,3 +366,97 @@ class Stepper:
 
     def _quit(self, args: list[str], report: Report) -> None:
         self.done = True
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("file", required=False)
+@click.option("--process", "process_id", help="Id of the process to run (default: the first).")
+@click.option("--instance", "instance_id", help="Step an existing instance instead.")
+@var_options
+@db_option
+@click.option("--handlers", type=click.Path(dir_okay=False), help="Service task handlers (.py).")
+@click.option("--trust-scripts", is_flag=True, help="Run script tasks as full Python.")
+@click.option(
+    "--clock",
+    type=click.Choice(["real", "virtual"]),
+    default="virtual",
+    show_default=True,
+    help="virtual: `advance DURATION` moves time; timers fire when nothing else can happen.",
+)
+@json_option
+def step(
+    file: str | None,
+    process_id: str | None,
+    instance_id: str | None,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    db: str,
+    handlers: str | None,
+    trust_scripts: bool,
+    clock: str,
+    as_json: bool,
+) -> None:
+    """Walk through the token flow one step at a time (type help at the prompt).
+
+    Commands are read from the terminal, or line by line from a pipe:
+    echo -e "next\\ncontinue" | bpmn step models/loan-approval.bpmn --var amount=5000
+    """
+    if (file is None) == (instance_id is None):
+        raise click.UsageError("give a FILE to start, or --instance ID to go on with")
+    engine = new_engine(db, clock=clock, handlers=handlers, trust_scripts=trust_scripts)
+    if instance_id is not None:
+        instance = engine.instance(instance_id)
+    else:
+        instance = engine.start(file, process_id, parse_variables(var_pairs, vars_file))
+    stepper = Stepper(engine, instance)
+    interactive = sys.stdin.isatty() and not as_json
+
+    def render(report: Report) -> None:
+        if as_json:
+            click.echo(json_line(step_json(stepper, report)))
+        else:
+            step_report(console, stepper, report)
+
+    render(Report("start", message=f"instance {instance.id} of {instance.process_id}"))
+    if interactive:
+        enable_completion(stepper)
+    last = ""
+    while not stepper.done:
+        try:
+            line = input("step> ") if interactive else sys.stdin.readline()
+        except EOFError:
+            break
+        except KeyboardInterrupt:  # like a shell: Ctrl-C drops the line, not the session
+            console.print("^C")
+            continue
+        if not interactive and not line:
+            break
+        if interactive and not line.strip():  # like pdb: Enter repeats the last command
+            line = last
+        last = line if line.strip() else last
+        try:
+            render(stepper.execute(line))
+        except KeyboardInterrupt:  # a long `continue`: what is committed stays
+            stepper.reload()
+            console.print("[red]✗ interrupted[/]: every committed step is kept")
+    raise SystemExit(int(ExitCode.for_state(stepper.instance.outcome().state)))
+
+
+def enable_completion(stepper: Stepper) -> None:
+    """Tab completes commands and element ids at the `step>` prompt."""
+    try:
+        import readline
+    except ImportError:  # not every Python has it; stepping works without
+        return
+
+    def complete(text: str, state: int) -> str | None:
+        words = [*stepper.command_names, *stepper.element_ids()]
+        matches = [w for w in words if w.startswith(text)]
+        return matches[state] if state < len(matches) else None
+
+    readline.set_completer(complete)
+    readline.set_completer_delims(" ")
+    readline.parse_and_bind("tab: complete")

@@ -1,0 +1,426 @@
+"""What the commands share: the consoles, the common options, reading values from the command
+line, opening the engine, answering user tasks, and ending with an outcome and its exit code.
+
+Everything here reaches the engine through the public API (`bpmn_engine`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+from rich.prompt import Confirm, Prompt
+
+from bpmn_engine import (
+    ConcurrentModification,
+    Engine,
+    Event,
+    Instance,
+    Outcome,
+    RealClock,
+    TimerValueError,
+    UsageError,
+    UserTask,
+    VirtualClock,
+    parse_duration,
+)
+from bpmn_engine.cli.render import Trace, json_line, outcome_summary
+from bpmn_engine.errors import LoadError
+from bpmn_engine.exit_codes import ExitCode
+from bpmn_engine.terminal import new_console, safe
+from bpmn_engine.userfiles import read_user_file
+
+DEFAULT_DB = "bpmn-engine.db"
+OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}
+MAX_NESTING = 100  # levels of JSON arrays and objects in one value given on a command line
+
+console = new_console()
+errors = new_console(stderr=True)
+
+
+# --- options -----------------------------------------------------------------------------------
+
+
+def db_option(f: Callable) -> Callable:
+    return click.option(
+        "--db",
+        default=DEFAULT_DB,
+        envvar="BPMN_DB",
+        show_default=True,
+        help="SQLite file holding instances (':memory:' for a throwaway run).",
+    )(f)
+
+
+def json_option(f: Callable) -> Callable:
+    return click.option("--json", "as_json", is_flag=True, help="JSON lines on stdout.")(f)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The options every command that runs instances shares (`run_options`)."""
+
+    answers: str | None
+    handlers: str | None
+    trust_scripts: bool
+    clock: str
+    wait_timers: str
+    checkpoint: str
+
+    def engine(self, db: str, as_json: bool) -> Engine:
+        return open_engine(
+            db,
+            self.handlers,
+            self.trust_scripts,
+            self.answers,
+            as_json,
+            self.clock,
+            self.checkpoint,
+        )
+
+    @property
+    def wait(self) -> float:
+        return seconds(self.wait_timers)
+
+    @property
+    def options(self) -> str:
+        """These settings as options, for the commands a summary suggests to go on."""
+        parts = [f"--handlers {shlex.quote(self.handlers)}"] if self.handlers else []
+        parts += [f"--answers {shlex.quote(self.answers)}"] if self.answers else []
+        parts += ["--trust-scripts"] if self.trust_scripts else []
+        parts += ["--clock virtual"] if self.clock == "virtual" else []
+        parts += ["--checkpoint wait"] if self.checkpoint == "wait" else []
+        return "".join(f" {part}" for part in parts)
+
+
+def run_options(command: Callable) -> Callable:
+    """--answers, --handlers, --trust-scripts, --clock, --wait-timers, --checkpoint, passed
+    as `settings`."""
+
+    @functools.wraps(command)
+    def collapsed(
+        *args: Any,
+        answers: str | None,
+        handlers: str | None,
+        trust_scripts: bool,
+        clock: str,
+        wait_timers: str,
+        checkpoint: str,
+        **kwargs: Any,
+    ) -> Any:
+        settings = RunSettings(answers, handlers, trust_scripts, clock, wait_timers, checkpoint)
+        return command(*args, settings=settings, **kwargs)
+
+    f: Callable = collapsed
+    f = checkpoint_option(f)
+    f = click.option(
+        "--wait-timers",
+        default="PT0S",
+        metavar="DURATION",
+        help="With the real clock, wait for timers due within this ISO 8601 duration (PT5M).",
+    )(f)
+    f = click.option(
+        "--clock",
+        type=click.Choice(["real", "virtual"]),
+        default="real",
+        show_default=True,
+        help="virtual: time jumps to the next timer whenever nothing else can happen.",
+    )(f)
+    f = click.option(
+        "--answers",
+        type=click.Path(dir_okay=False),
+        help="JSON file: user task id or name -> variables (a list: one per visit).",
+    )(f)
+    f = click.option(
+        "--handlers",
+        type=click.Path(dir_okay=False),
+        help="Python file whose functions handle service tasks (by type or element id).",
+    )(f)
+    f = click.option(
+        "--trust-scripts", is_flag=True, help="Run script tasks as full Python (not sandboxed)."
+    )(f)
+    return f
+
+
+def checkpoint_option(f: Callable) -> Callable:
+    return click.option(
+        "--checkpoint",
+        type=click.Choice(["step", "wait"]),
+        default="step",
+        show_default=True,
+        help="When steps are committed: step = each one; wait = together when the run "
+        "waits (faster; a crash loses the steps since the last wait, and resume redoes them).",
+    )(f)
+
+
+def var_options(f: Callable) -> Callable:
+    f = click.option(
+        "--vars", "vars_file", type=click.Path(dir_okay=False), help="JSON file of variables."
+    )(f)
+    f = click.option(
+        "--var",
+        "var_pairs",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="A variable; VALUE is JSON when it parses as JSON (n=3, ok=true), else a string.",
+    )(f)
+    return f
+
+
+# --- values from the command line --------------------------------------------------------------
+
+
+def parse_value(text: str) -> Any:
+    """JSON when `text` parses as JSON, else the text itself; a value nested deeper than
+    MAX_NESTING is refused (Python's JSON reader and writer recurse, and would fail later)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise UsageError(f"the value is nested deeper than {MAX_NESTING} levels") from None
+    except ValueError:
+        return text
+    if nesting(value) > MAX_NESTING:
+        raise UsageError(f"the value is nested deeper than {MAX_NESTING} levels")
+    return value
+
+
+def nesting(value: Any) -> int:
+    """How many arrays and objects deep `value` goes (counted without recursion)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_NESTING:
+                return deepest
+            stack.extend(
+                (child, depth) for child in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
+
+
+def parse_variables(pairs: tuple[str, ...], vars_file: str | None) -> dict[str, Any]:
+    variables: dict[str, Any] = {}
+    if vars_file:
+        loaded = read_json(vars_file, "--vars")
+        if nesting(loaded) > MAX_NESTING:
+            raise click.BadParameter(
+                f"nested deeper than {MAX_NESTING} levels", param_hint="--vars"
+            )
+        if not isinstance(loaded, dict):
+            raise click.BadParameter("must hold a JSON object", param_hint="--vars")
+        variables.update(loaded)
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--var")
+        try:
+            variables[name.strip()] = parse_value(text)
+        except UsageError as error:
+            raise click.BadParameter(f"{name.strip()!r}: {error}", param_hint="--var") from None
+    return variables
+
+
+def read_json(path: str, option: str) -> Any:
+    """A JSON file the user names: a regular file under the size cap (see `userfiles`)."""
+    try:
+        return json.loads(read_user_file(path).decode("utf-8"))
+    except LoadError as error:
+        raise click.BadParameter(str(error), param_hint=option) from None
+    except ValueError as error:  # bad JSON or bad UTF-8
+        raise click.BadParameter(f"{path}: {error}", param_hint=option) from None
+    except RecursionError:
+        raise click.BadParameter(f"{path}: nested too deep", param_hint=option) from None
+
+
+def seconds(duration: str, option: str = "--wait-timers") -> float:
+    try:
+        span = parse_duration(duration)
+        datetime.now(UTC) + span  # a wait that ends after the year 9999 cannot be scheduled
+    except TimerValueError as error:
+        raise click.BadParameter(str(error), param_hint=option) from None
+    except OverflowError:
+        too_far = f"{duration!r} ends after the year 9999"
+        raise click.BadParameter(too_far, param_hint=option) from None
+    return span.total_seconds()
+
+
+# --- the engine --------------------------------------------------------------------------------
+
+OPENED: list[str] = []  # the databases this command opened, for an error that names one
+RUNNING: list[tuple[str, str]] = []  # (instance, database) a command runs, for Ctrl-C's hint
+
+
+def new_engine(db: str, *, read_only: bool = False, clock: str = "real", **options: Any) -> Engine:
+    """The engine on `--db` (remembered for an error that names it); commands that only look
+    open it read-only."""
+    OPENED.append(db)
+    return Engine(
+        db,
+        read_only=read_only,
+        clock=VirtualClock() if clock == "virtual" else RealClock(),
+        **options,
+    )
+
+
+def open_engine(
+    db: str,
+    handlers: str | None,
+    trust_scripts: bool,
+    answers: str | None,
+    as_json: bool,
+    clock: str = "real",
+    checkpoint: str = "step",
+    read_only: bool = False,
+) -> Engine:
+    answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
+    return new_engine(
+        db,
+        read_only=read_only,
+        clock=clock,
+        handlers=handlers,
+        trust_scripts=trust_scripts,
+        on_user_task=answer_book,
+        checkpoint=checkpoint,
+    )
+
+
+def interrupted() -> str:
+    """What Ctrl-C says: nothing committed is lost, and how to go on."""
+    if not RUNNING:
+        return "interrupted: every committed step is kept; go on with `bpmn resume INSTANCE`"
+    instance, db = RUNNING[-1]
+    where = "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+    return f"interrupted: every committed step is kept; go on with: bpmn resume {instance}{where}"
+
+
+# --- user tasks --------------------------------------------------------------------------------
+
+
+class AnswerBook:
+    """Answers user tasks from the answers file, else asks a person at a terminal."""
+
+    def __init__(self, answers: Any, as_json: bool) -> None:
+        if not isinstance(answers, dict):
+            raise click.BadParameter("must hold a JSON object", param_hint="--answers")
+        self.answers = answers
+        self.interactive = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
+
+    def __call__(self, instance: Instance, task: UserTask) -> dict[str, Any] | None:
+        for key in (task.element, task.name):
+            if key in self.answers:
+                answer = self.answers[key]
+                if isinstance(answer, list):
+                    if not answer:
+                        continue
+                    answer = answer.pop(0)
+                if not isinstance(answer, dict):
+                    raise UsageError(f"--answers: the answer for {key!r} must be a JSON object")
+                return answer
+        if self.interactive:
+            return ask(instance, task)
+        return None
+
+
+def ask(instance: Instance, task: UserTask) -> dict[str, Any] | None:
+    """Ask a person at the terminal to complete a user task."""
+    node = instance.definitions.node(task.element)
+    console.print(
+        f"[bold cyan]user task[/] {safe(task.name or task.element)} [dim]({safe(task.element)})[/]"
+    )
+    if not Confirm.ask("complete it now?", default=True, console=console):
+        return None
+    fields = getattr(node, "form_fields", ())
+    values: dict[str, Any] = {}
+    for field in fields:
+        label = safe(field.label or field.id)
+        if field.type == "boolean":
+            values[field.id] = Confirm.ask(label, console=console)
+        else:
+            text = Prompt.ask(label, default=field.default, console=console)
+            values[field.id] = parse_variables((f"{field.id}={text}",), None)[field.id]
+    if not fields:
+        console.print("[dim]variables as NAME=VALUE, one per line; an empty line finishes[/]")
+        while line := Prompt.ask("", default="", show_default=False, console=console).strip():
+            try:
+                values.update(parse_variables((line,), None))
+            except click.BadParameter as error:
+                console.print(f"[red]{safe(error.message)}[/]")
+    return values
+
+
+# --- showing a run and ending it ---------------------------------------------------------------
+
+
+class JsonLines:
+    """Prints each event as a JSON line and remembers whether an outcome line went out."""
+
+    def __init__(self) -> None:
+        self.ended = False
+
+    def __call__(self, event: Event) -> None:
+        click.echo(json_line(event.to_json()))
+        self.ended = event.event in OUTCOME_EVENTS
+
+
+def event_listener(
+    as_json: bool, instance: Instance | None, engine: Engine | None = None
+) -> Callable[[Event], None]:
+    if as_json:
+        return JsonLines()
+    return Trace(console, instance, engine)
+
+
+def finish(outcome: Outcome, db: str, listener: Callable[[Event], None], options: str = "") -> None:
+    """Print the outcome (as the last JSON line, or a summary) and exit with its code."""
+    if isinstance(listener, JsonLines):
+        if not listener.ended:
+            click.echo(json_line(outcome.to_json()))
+    else:
+        outcome_summary(console, outcome, db, options)
+    raise SystemExit(int(ExitCode.for_state(outcome.state)))
+
+
+def finish_many(
+    instances: list[Instance], db: str, listener: Callable[[Event], None], settings: RunSettings
+) -> None:
+    """Run every woken instance on; the exit code is the most serious outcome.
+
+    The delivery that woke them is committed already: an instance another process (a
+    worker) moves on meanwhile is that process's to run, not a failure of this command.
+    """
+    codes = []
+    for instance in instances:
+        if isinstance(listener, Trace):
+            listener.instance = instance
+        try:
+            outcome = instance.run(listener, settings.wait)
+        except ConcurrentModification:
+            elsewhere(isinstance(listener, JsonLines), instance.id)
+            codes.append(ExitCode.OK)
+            continue
+        if isinstance(listener, JsonLines):
+            if not listener.ended:
+                click.echo(json_line(outcome.to_json()))
+            listener.ended = False
+        else:
+            outcome_summary(console, outcome, db, settings.options)
+        codes.append(ExitCode.for_state(outcome.state))
+    worst = max(codes, key=lambda c: {ExitCode.FAILED: 3, ExitCode.WAITING: 2}.get(c, 1))
+    raise SystemExit(int(worst))
+
+
+def elsewhere(as_json: bool, instance_id: str) -> None:
+    """Say that another process (a worker) moved an instance this command woke: it is that
+    process's to run on."""
+    if as_json:
+        click.echo(json_line({"event": "instance.running_elsewhere", "instance": instance_id}))
+    else:
+        console.print(f"instance [bold]{safe(instance_id)}[/]: another worker is running it")

@@ -1,0 +1,176 @@
+"""`bpmn deploy` and `bpmn worker`: processes that start by themselves, and the long-running
+process that runs every instance of a database."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import click
+
+from bpmn_engine import Event, Worker, stop_on_signals
+from bpmn_engine.cli.common import (
+    OUTCOME_EVENTS,
+    checkpoint_option,
+    console,
+    db_option,
+    errors,
+    json_option,
+    new_engine,
+    seconds,
+)
+from bpmn_engine.cli.render import json_line
+from bpmn_engine.terminal import safe
+
+
+@click.command()
+@click.argument("file")
+@click.option("--trust-scripts", is_flag=True, help="Scripts will run as full Python.")
+@db_option
+@json_option
+def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
+    """Deploy a BPMN file: `bpmn worker` fires its timer start events, and `bpmn message`
+    starts it at a message start event. A new version replaces the active one.
+
+    Example: bpmn deploy models/subscription-renewal.bpmn && bpmn worker
+    """
+    engine = new_engine(db, trust_scripts=trust_scripts)
+    for deployment in engine.deploy_processes(file):
+        payload = deployment.to_json()
+        if as_json:
+            click.echo(json_line(payload))
+            continue
+        verb = "deployed" if deployment.changed else "unchanged:"
+        replaced = f", replacing deployment {deployment.previous}" if payload["replaces"] else ""
+        console.print(
+            f"{verb} [bold]{safe(deployment.process)}[/] "
+            f"(version {deployment.version[:12]}, deployment {deployment.id}{replaced})"
+        )
+        for timer in payload["start_timers"]:
+            left = "forever" if timer["repeat"] < 0 else f"{timer['repeat']} more times"
+            every = ""
+            if timer["repeat"] and timer["interval"] is None:  # cron, or calendar months
+                every = f", then at each time its cycle (cron or calendar) names, {left}"
+            elif timer["repeat"]:
+                every = f", then every {timer['interval']:g} s {left}"
+            console.print(f"  timer start {safe(timer['element'])}: due {timer['due']}{every}")
+        for start in payload["message_starts"]:
+            console.print(
+                f"  message start {safe(start['element'])}: message {safe(repr(start['name']))}"
+            )
+        for element in payload["not_started_by_triggers"]:
+            console.print(f"  [yellow]not started by anything yet:[/] {safe(element)}")
+
+
+@click.command()
+@db_option
+@click.option(
+    "--clock",
+    type=click.Choice(["real", "virtual"]),
+    default="real",
+    show_default=True,
+    help="virtual: when nothing can run, time jumps to the next timer of any instance.",
+)
+@click.option(
+    "--handlers",
+    type=click.Path(dir_okay=False),
+    help="Python file whose functions handle service tasks (by type or element id).",
+)
+@click.option("--trust-scripts", is_flag=True, help="Run script tasks as full Python.")
+@click.option(
+    "--poll",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Pause between looks at the database when there is nothing to do.",
+)
+@click.option(
+    "--lease",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a running job's claim holds without a heartbeat (renewed every third).",
+)
+@click.option("--once", is_flag=True, help="Run until nothing can happen now, then exit.")
+@click.option(
+    "--horizon",
+    metavar="DURATION",
+    help="With --clock virtual: simulate at most this much time (endless cycles need it).",
+)
+@click.option(
+    "--job-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Stop renewing the lease of a handler call that runs longer: another worker may "
+    "then run the job again (default: renew while this worker lives).",
+)
+@checkpoint_option
+@json_option
+def worker(
+    db: str,
+    clock: str,
+    handlers: str | None,
+    trust_scripts: bool,
+    poll: float,
+    lease: float,
+    once: bool,
+    horizon: str | None,
+    job_timeout: float | None,
+    checkpoint: str,
+    as_json: bool,
+) -> None:
+    """Run every instance in the database that has something to do, and start instances
+    from due timer start events, until Ctrl-C or SIGTERM (the step in progress finishes).
+
+    Example: bpmn worker --handlers models/subscription_renewal_handlers.py
+    """
+    span = timedelta(seconds=seconds(horizon, "--horizon")) if horizon else None
+    if span is not None and clock != "virtual":
+        raise click.BadParameter("needs --clock virtual", param_hint="--horizon")
+    engine = new_engine(
+        db,
+        clock=clock,
+        handlers=handlers,
+        trust_scripts=trust_scripts,
+        checkpoint=checkpoint,
+        job_timeout=job_timeout,
+    )
+
+    def notice(event: Event) -> None:
+        if event.event != "instance.started" and event.event not in OUTCOME_EVENTS:
+            return
+        if as_json:
+            click.echo(json_line(event.to_json()))
+            return
+        state = event.event.split(".")[1]
+        where = event.data.get("start_event") or event.data.get("end_event") or event.element
+        extra = f": {safe(str(event.data['incident']))}" if "incident" in event.data else ""
+        console.print(f"{state} instance [bold]{event.instance}[/] at {safe(str(where))}{extra}")
+
+    def complain(message: str) -> None:
+        errors.print(f"[red]error:[/] {safe(message)}")
+
+    runner = Worker(
+        engine,
+        poll=poll,
+        lease=lease,
+        once=once,
+        horizon=span,
+        on_event=notice,
+        on_error=complain,
+    )
+    if not as_json:
+        mode = "until idle" if once else "until Ctrl-C"
+        console.print(f"worker {safe(engine.worker_id)} on {safe(db)} ({clock} clock), {mode}")
+    with stop_on_signals(runner):
+        report = runner.run()
+    summary = report.to_json()
+    if as_json:
+        click.echo(json_line(summary))
+        return
+    console.print(
+        f"worker stopped: {summary['steps']} steps in {summary['instances']} instances "
+        f"({summary['started']} started by timers, {summary['conflicts']} conflicts, "
+        f"{summary['leases_released']} expired leases released, {summary['errors']} errors)"
+    )
