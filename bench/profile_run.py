@@ -36,11 +36,11 @@ from bpmn_engine import Engine, Instance, load  # noqa: E402
 # (area, test on "file:function") in order: the first that matches names the area
 AREAS = (
     ("sqlite (C calls)", lambda f: "sqlite3.Connection" in f or "sqlite3.Cursor" in f),
-    ("store/sqlite.py (building rows)", lambda f: "bpmn_engine/store/" in f),
+    ("store/sqlite/ (building rows)", lambda f: "bpmn_engine/store/" in f),
     ("copy module", lambda f: "/copy.py" in f or "__reduce_ex__" in f),
     ("json encode/decode", lambda f: "/json/" in f),
     ("expressions (conditions, scripts)", lambda f: "bpmn_engine/expressions/" in f),
-    ("runtime/data.py (Step, InstanceData)", lambda f: "bpmn_engine/runtime/data.py" in f),
+    ("records/ (Step, InstanceData)", lambda f: "bpmn_engine/records/" in f),
     ("runtime/joins.py", lambda f: "bpmn_engine/runtime/joins.py" in f),
     ("runtime (other)", lambda f: "bpmn_engine/runtime/" in f),
     ("datetime (timestamps)", lambda f: "datetime" in f),
