@@ -23,6 +23,7 @@ from bpmn_engine.store.sqlite.connection import (
     iso,
     now_text,
     update_sql,
+    write_variable,
 )
 from bpmn_engine.store.sqlite.leases import claim
 from bpmn_engine.store.sqlite.undo import undo_record
@@ -286,17 +287,7 @@ class CheckpointRows(SqliteConnection):
         outbox rows written."""
         instance = step.data.head.id
         for scope, name, value in step.changed_values():
-            if is_missing(value):
-                conn.execute(
-                    "DELETE FROM variables WHERE instance = ? AND scope = ? AND name = ?",
-                    (instance, scope, name),
-                )
-            else:
-                conn.execute(
-                    "INSERT OR REPLACE INTO variables (instance, scope, name, value) "
-                    "VALUES (?, ?, ?, ?)",
-                    (instance, scope, name, dumps(value)),
-                )
+            write_variable(conn, instance, scope, name, value, is_missing(value))
         for task_id in step.tasks:
             u = step.data.tasks[task_id]
             conn.execute(

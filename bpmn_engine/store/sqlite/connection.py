@@ -118,6 +118,22 @@ def instant(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+def write_variable(
+    conn: sqlite3.Connection, instance: str, scope: int, name: str, value: Any, gone: bool
+) -> None:
+    """One variable row as a step leaves it: written, or deleted when `gone`."""
+    if gone:
+        conn.execute(
+            "DELETE FROM variables WHERE instance = ? AND scope = ? AND name = ?",
+            (instance, scope, name),
+        )
+    else:
+        conn.execute(
+            "INSERT OR REPLACE INTO variables (instance, scope, name, value) VALUES (?, ?, ?, ?)",
+            (instance, scope, name, dumps(value)),
+        )
+
+
 class SqliteConnection:
     """The connection, its transactions, and who this process is (for claims on jobs)."""
 

@@ -16,7 +16,13 @@ from typing import Any
 
 from bpmn_engine.errors import UsageError
 from bpmn_engine.records.data import Step, is_missing
-from bpmn_engine.store.sqlite.connection import HEAD_FIELDS, TRACK_FIELDS, SqliteConnection, dumps
+from bpmn_engine.store.sqlite.connection import (
+    HEAD_FIELDS,
+    TRACK_FIELDS,
+    SqliteConnection,
+    dumps,
+    write_variable,
+)
 
 # table -> (columns written back, besides instance and id); each record is a row's image
 ROWS = {
@@ -159,17 +165,7 @@ class UndoRows(SqliteConnection):
                         (instance, int(key), *(image[c] for c in columns)),
                     )
         for scope, name, value, missing in record["values"]:
-            if missing:
-                conn.execute(
-                    "DELETE FROM variables WHERE instance = ? AND scope = ? AND name = ?",
-                    (instance, scope, name),
-                )
-            else:
-                conn.execute(
-                    "INSERT OR REPLACE INTO variables (instance, scope, name, value) "
-                    "VALUES (?, ?, ?, ?)",
-                    (instance, scope, name, dumps(value)),
-                )
+            write_variable(conn, instance, scope, name, value, missing)
         for scope, gateway, activation in record["joins"]:
             conn.execute(
                 "DELETE FROM joins WHERE instance = ? AND scope = ? AND gateway = ? "
