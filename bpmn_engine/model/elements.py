@@ -128,6 +128,8 @@ class Gateway(FlowNode):
 @dataclass(frozen=True, slots=True)
 class Event(FlowNode):
     definitions: tuple[EventDefinition, ...] = ()
+    # with several definitions: all of them must trigger (parallel multiple), not any one
+    parallel_multiple: bool = False
 
     @property
     def definition_kinds(self) -> tuple[str, ...]:

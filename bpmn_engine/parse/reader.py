@@ -362,6 +362,7 @@ def _read_start(c: _Compiler, element: etree._Element, flows: _Links) -> StartEv
     return StartEvent(
         **c.base(element, flows),
         definitions=c.event_definitions(element),
+        parallel_multiple=element.get("parallelMultiple") == "true",
         interrupting=element.get("isInterrupting", "true") != "false",
     )
 
@@ -371,13 +372,18 @@ def _read_end(c: _Compiler, element: etree._Element, flows: _Links) -> EndEvent:
 
 
 def _read_intermediate(c: _Compiler, element: etree._Element, flows: _Links) -> IntermediateEvent:
-    return IntermediateEvent(**c.base(element, flows), definitions=c.event_definitions(element))
+    return IntermediateEvent(
+        **c.base(element, flows),
+        definitions=c.event_definitions(element),
+        parallel_multiple=element.get("parallelMultiple") == "true",
+    )
 
 
 def _read_boundary(c: _Compiler, element: etree._Element, flows: _Links) -> BoundaryEvent:
     return BoundaryEvent(
         **c.base(element, flows),
         definitions=c.event_definitions(element),
+        parallel_multiple=element.get("parallelMultiple") == "true",
         attached_to=_ref(element.get("attachedToRef")) or "",
         cancel_activity=element.get("cancelActivity", "true") != "false",
     )

@@ -23,6 +23,7 @@ from bpmn_engine.model import (
     Expression,
     FlowNode,
     FlowScope,
+    StartEvent,
     SubProcess,
     Task,
 )
@@ -69,6 +70,7 @@ class ExecutableRule:
         for process in document.definitions.processes.values():
             if process.is_executable:
                 yield from _scope(document, process)
+                yield from _deployed_starts(process)
 
 
 def _load_error(document: Document) -> Iterator[Issue]:
@@ -98,6 +100,18 @@ def _scope(document: Document, scope: FlowScope) -> Iterator[Issue]:
             yield from _call(document, node)
         if isinstance(node, SubProcess) and node.scope is not None:
             yield from _scope(document, node.scope)
+
+
+def _deployed_starts(process: FlowScope) -> Iterator[Issue]:
+    """A parallel multiple start event of a process would need every trigger before an
+    instance exists: `bpmn deploy` refuses it, and so does this rule."""
+    for node in process.nodes.values():
+        if isinstance(node, StartEvent) and node.parallel_multiple and len(node.definitions) > 1:
+            message = (
+                f"{subject(node)}: a parallel multiple start event of a process is "
+                f"{NOT_SUPPORTED} (use a multiple start, or a parallel multiple catch after it)"
+            )
+            yield Issue(message, node.id, node.line)
 
 
 def _unsupported(node: FlowNode) -> Iterator[Issue]:

@@ -84,10 +84,12 @@ class ActivityBehaviour(FlowNodeBehaviour):
             boundary = ctx.scope_model.nodes[boundary_id]
             definitions = getattr(boundary, "definitions", ())
             kinds = ", ".join(d.kind for d in definitions) or "none"
-            if kinds in ("error", "escalation"):
-                continue  # armed: thrown errors and escalations look for them (errors.py)
-            if kinds in ("timer", "message", "signal", "conditional"):
-                waits.append(KINDS[kinds].arm(ctx, boundary, definitions[0], node.id))
+            searched = [d for d in definitions if d.kind in ("error", "escalation")]
+            waited = [d for d in definitions if d.kind in KINDS and d.kind != "link"]
+            if definitions and len(searched) + len(waited) == len(definitions):
+                # thrown errors and escalations look for their catchers (events/errors.py);
+                # every other trigger of a (multiple) boundary event waits from now on
+                waits += [KINDS[d.kind].arm(ctx, boundary, d, node.id) for d in waited]
             else:
                 ctx.warn(
                     f"boundary event {boundary_id!r} ({kinds}, line {boundary.line}) is not "

@@ -99,8 +99,10 @@ class EndEventBehaviour(FlowNodeBehaviour):
 
 
 class CatchEventBehaviour(FlowNodeBehaviour):
-    """Intermediate catch events wait for a timer, a message or a signal; a link catch is
-    reached only by a jump from its throw, and passes the token on."""
+    """Intermediate catch events wait for a timer, a message, a signal or a condition; a
+    multiple one for all its definitions at once: the first to fire wins, or, parallel
+    multiple, it goes on when every one has fired. A link catch is reached only by a jump
+    from its throw, and passes the token on."""
 
     def arrive(self, ctx: StepContext) -> None:
         refuse_definitions(ctx, (*WAITABLE, "link"))
@@ -109,16 +111,24 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         if not node.definitions:
             raise Incident(f"intermediate catch event (line {node.line}) has no trigger", node.id)
         ctx.activated()
-        definition = node.definitions[0]
-        if definition.kind == "link":
+        if "link" in node.definition_kinds:
+            if len(node.definitions) > 1:
+                raise Incident(f"a link catch event (line {node.line}) has one trigger", node.id)
             self.complete(ctx)
             return
-        wait = KINDS[definition.kind].arm(ctx, node, definition, node.id)
-        if isinstance(wait, Timer):
-            ctx.wait("timer", due=wait.due)
+        waits = [KINDS[d.kind].arm(ctx, node, d, node.id) for d in node.definitions]
+        if len(waits) > 1:
+            ctx.wait("event", triggers=[d.kind for d in node.definitions])
+        elif isinstance(waits[0], Timer):
+            ctx.wait("timer", due=waits[0].due)
             return
-        ctx.wait(definition.kind, name=wait.name)
-        settle(ctx, [wait])  # a condition already true, a message that came before
+        else:
+            ctx.wait(node.definitions[0].kind, name=waits[0].name)
+        for wait in waits:  # a condition already true, a message that came before
+            if ctx.track.element != node.id or not ctx.track.live:
+                break  # it fired and went on
+            if wait.status == "waiting":
+                settle(ctx, [wait])
 
 
 class BoundaryEventBehaviour(FlowNodeBehaviour):

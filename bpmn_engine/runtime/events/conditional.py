@@ -14,12 +14,15 @@ from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 class ConditionalKind(EventDefinitionKind):
     kind = "conditional"
 
+    def awaited(self, ctx: StepContext, event: FlowNode, definition: EventDefinition) -> str:
+        return event.id  # the condition is read from the event whenever variables change
+
     def arm(
         self, ctx: StepContext, event: FlowNode, definition: EventDefinition, host: str
     ) -> Subscription:
         if definition.condition is None:
             raise Incident(f"conditional event (line {event.line}) has no condition", event.id)
-        return subscribe(ctx, event, host, "conditional", event.id)
+        return subscribe(ctx, event, host, "conditional", self.awaited(ctx, event, definition))
 
     def holds(self, ctx: StepContext, subscription: Subscription) -> bool:
         """Evaluate the subscription's condition over its track's variables."""

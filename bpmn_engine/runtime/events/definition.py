@@ -24,10 +24,27 @@ class EventDefinitionKind:
             f"{self.kind} events (line {event.line}) cannot be waited for here", event.id
         )
 
+    def awaited(self, ctx: StepContext, event: FlowNode, definition: EventDefinition) -> str:
+        """The name a subscription of this kind waits for (its message, its signal...)."""
+        raise Incident(f"{self.kind} events (line {event.line}) wait for no name", event.id)
+
     def throw(self, ctx: StepContext, definition: EventDefinition) -> None:
         raise Incident(
             f"{self.kind} {ctx.node.kind} (line {ctx.node.line}) cannot be thrown", ctx.node.id
         )
+
+
+def waits_of(ctx: StepContext, element: str) -> list[Timer | Subscription]:
+    """The timers and subscriptions the context's track still waits on for `element` (one
+    per event definition of a multiple event)."""
+    track = ctx.track.id
+    found: list[Timer | Subscription] = [
+        t for t in ctx.data.timers.values() if t.track == track and t.element == element
+    ]
+    found += [
+        s for s in ctx.data.subscriptions.values() if s.track == track and s.element == element
+    ]
+    return [w for w in found if w.status == "waiting"]
 
 
 def subscribe(

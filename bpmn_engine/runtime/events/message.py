@@ -18,24 +18,31 @@ def correlation_key(ctx: StepContext, ref: str | None, line: int) -> str | None:
     return None if value is None else str(value)
 
 
+def _ref(event: FlowNode, definition: EventDefinition | None) -> str | None:
+    if definition is None:
+        assert isinstance(event, Task)
+        return event.message_ref
+    return definition.ref
+
+
 class MessageKind(EventDefinitionKind):
     kind = "message"
 
-    def arm(
-        self, ctx: StepContext, event: FlowNode, definition: EventDefinition | None, host: str
-    ) -> Subscription:
-        """Wait for the message (a receive task names its message itself: no definition)."""
-        if definition is None:
-            assert isinstance(event, Task)
-            ref = event.message_ref
-        else:
-            ref = definition.ref
-        name = ctx.definitions.messages.get(ref or "", ref)
+    def awaited(self, ctx: StepContext, event: FlowNode, definition: EventDefinition | None) -> str:
+        """The message's name (a receive task names its message itself: no definition)."""
+        name = ctx.definitions.messages.get(_ref(event, definition) or "", _ref(event, definition))
         if not name:
             raise Incident(
                 f"{event.kind} (line {event.line}) names no message to wait for", event.id
             )
-        return subscribe(ctx, event, host, "message", name, correlation_key(ctx, ref, event.line))
+        return name
+
+    def arm(
+        self, ctx: StepContext, event: FlowNode, definition: EventDefinition | None, host: str
+    ) -> Subscription:
+        name = self.awaited(ctx, event, definition)
+        key = correlation_key(ctx, _ref(event, definition), event.line)
+        return subscribe(ctx, event, host, "message", name, key)
 
     def throw(self, ctx: StepContext, definition: EventDefinition | None) -> None:
         self.send(ctx, definition.ref if definition is not None else None)

@@ -12,15 +12,18 @@ from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 class SignalKind(EventDefinitionKind):
     kind = "signal"
 
-    def arm(
-        self, ctx: StepContext, event: FlowNode, definition: EventDefinition, host: str
-    ) -> Subscription:
+    def awaited(self, ctx: StepContext, event: FlowNode, definition: EventDefinition) -> str:
         name = ctx.definitions.signals.get(definition.ref or "", definition.ref)
         if not name:
             raise Incident(
                 f"{event.kind} (line {event.line}) names no signal to wait for", event.id
             )
-        return subscribe(ctx, event, host, "signal", name)
+        return name
+
+    def arm(
+        self, ctx: StepContext, event: FlowNode, definition: EventDefinition, host: str
+    ) -> Subscription:
+        return subscribe(ctx, event, host, "signal", self.awaited(ctx, event, definition))
 
     def throw(self, ctx: StepContext, definition: EventDefinition) -> None:
         name = ctx.definitions.signals.get(definition.ref or "", definition.ref)

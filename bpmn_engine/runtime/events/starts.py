@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, Process
-from bpmn_engine.model.elements import StartEvent
+from bpmn_engine.model.elements import EventDefinition, StartEvent
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Receipt
@@ -171,10 +171,7 @@ def _triggers(
     messages: list[tuple[str, str]] = []
     signals: list[tuple[str, str]] = []
     untriggered: list[str] = []
-    for node in process.nodes.values():
-        if not isinstance(node, StartEvent) or not node.definitions:
-            continue
-        definition = node.definitions[0]
+    for node, definition in _start_triggers(definitions, process):
         if definition.kind == "timer" and definition.timer:
             kind, text = definition.timer
             try:
@@ -203,6 +200,28 @@ def _triggers(
         else:
             untriggered.append(node.id)
     return timers, messages, signals, untriggered
+
+
+def _start_triggers(
+    definitions: Definitions, process: Process
+) -> list[tuple[StartEvent, EventDefinition]]:
+    """(start event, definition) for each trigger of each triggered start event: a multiple
+    start event is started by any one of its definitions, so each is registered."""
+    found = []
+    for node in process.nodes.values():
+        if not isinstance(node, StartEvent) or not node.definitions:
+            continue
+        if node.parallel_multiple and len(node.definitions) > 1:
+            raise LoadError(
+                "a parallel multiple start event of a deployed process would need every one "
+                "of its triggers before an instance starts; that is not supported (use a "
+                "multiple start event, or a parallel multiple catch event after a start)",
+                file=definitions.path,
+                line=node.line,
+                element_id=node.id,
+            )
+        found += [(node, definition) for definition in node.definitions]
+    return found
 
 
 def timer_text(text: str) -> str:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
 from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.records.rows import LISTENING
+from bpmn_engine.records.rows import LISTENING, Subscription
 from bpmn_engine.runtime.context import StepContext
+from bpmn_engine.runtime.events.definition import waits_of
 from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 
 
@@ -73,13 +74,14 @@ def listen(ctx: StepContext, scope_id: int, model: FlowScope) -> None:
         for event in node.scope.nodes.values():
             if not (isinstance(event, StartEvent) and event.definitions):
                 continue
-            definition = event.definitions[0]
-            if definition.kind not in WAITABLE:  # a start that waits: a listening track
+            waited = [d for d in event.definitions if d.kind in WAITABLE]
+            if not waited:  # error and escalation starts are looked for by the thrower
                 continue
             listener = ctx.step.new_track(
                 element=node.id, scope=scope_id, status=TrackState.WAITING, wait=LISTENING
             )
-            KINDS[definition.kind].arm(ctx.for_track(listener), event, definition, node.id)
+            for definition in waited:  # a multiple start: each of its triggers
+                KINDS[definition.kind].arm(ctx.for_track(listener), event, definition, node.id)
 
 
 def fired(ctx: StepContext, event: StartEvent, **data) -> None:
@@ -89,6 +91,10 @@ def fired(ctx: StepContext, event: StartEvent, **data) -> None:
     node = ctx.definitions.node_scopes[listener.element].nodes[listener.element]
     assert isinstance(node, SubProcess)
     start(ctx, listener.scope, node, event, **data)
-    definition = event.definitions[0]
-    if listener.live and definition.kind in ("message", "signal", "conditional"):
-        KINDS[definition.kind].arm(ctx, event, definition, node.id)
+    if listener.live:  # not interrupting: what fired listens again, the rest still listens
+        armed = {(w.kind, w.name) for w in waits_of(ctx, event.id) if isinstance(w, Subscription)}
+        for definition in event.definitions:
+            if definition.kind in ("message", "signal", "conditional"):
+                kind = KINDS[definition.kind]
+                if (definition.kind, kind.awaited(ctx, event, definition)) not in armed:
+                    kind.arm(ctx, event, definition, node.id)

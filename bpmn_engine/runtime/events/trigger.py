@@ -14,12 +14,16 @@ from bpmn_engine.runtime.context import StepContext
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
+from bpmn_engine.runtime.events.definition import waits_of
 from bpmn_engine.runtime.events.timer import TIMER
 
 
 def trigger(ctx: StepContext, element: str, **data: Any) -> None:
-    """The event `element` fired for the context's track."""
+    """The event `element` fired for the context's track (a parallel multiple event: once
+    every one of its definitions has; until then each arrival is only recorded)."""
     event = ctx.definitions.node_scopes[element].nodes[element]
+    if getattr(event, "parallel_multiple", False) and waits_of(ctx, element):
+        return
     if isinstance(event, StartEvent):  # held by a scope's listening track
         subprocesses.fired(ctx, event, **data)
         return
