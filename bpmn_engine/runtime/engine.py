@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bpmn_engine.errors import LoadError, UsageError
-from bpmn_engine.model import Definitions, FlowNode, Process, Task
+from bpmn_engine.model import Definitions, FlowNode, Process, StartEvent, Task
 from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, UserTask
@@ -124,8 +124,13 @@ class Engine:
         self.deploy(definitions)
         starts = process.start_nodes
         if not starts:
-            kinds = sorted(
-                {d.kind for n in process.nodes.values() for d in getattr(n, "definitions", ())}
+            kinds = sorted(  # of its start events only: a boundary timer starts nothing
+                {
+                    d.kind
+                    for n in process.nodes.values()
+                    if isinstance(n, StartEvent)
+                    for d in n.definitions
+                }
             )
             raise UsageError(
                 f"{definitions.path}:{process.line}: {process.id}: the process has no none "

@@ -274,7 +274,7 @@ class Instance:
 
     def step_once(self, on_event: Listener | None = None) -> bool:
         """Do the next thing in scheduling order; False when nothing can happen now."""
-        if not self._orphans:  # the common case, straight to the ready track
+        if not self._orphans and not self.scheduler.conditions_dirty:  # the common case
             track = self.data.next_ready()
             if track is not None:
                 self._enter(track, on_event)

@@ -1,9 +1,12 @@
 """What may run next in an instance, in the one order the engine chooses it.
 
-Deterministic: (1) jobs a crash left `executing` are re-run first; (2) the ready track that
-became ready first (lowest `seq`); (3) a waiting conditional event whose condition now holds
-(checked only after variables changed); (4) a waiting inclusive join whose OR-join rule now
-holds, the longest waiting first; (5) the earliest timer that is due; and, on a virtual
+Deterministic: (1) jobs a crash left `executing` are re-run first; (2) a waiting conditional
+event whose condition now holds (checked only after variables changed: a condition made true
+fires before anything else moves, as Camunda evaluates it on the variable change itself, so
+a task inside a subprocess that makes its conditional boundary event true is interrupted
+before the next task starts); (3) the ready track that became ready first (lowest `seq`);
+(4) a waiting inclusive join whose OR-join rule now holds, the longest waiting first; (5)
+the earliest timer that is due; and, on a virtual
 clock with nothing else to do, the earliest finite timer (the clock jumps to it). Completing
 a user task needs a person: it is offered, never chosen. `Instance.run` takes the first
 action, `Instance.enabled` (the stepper) lists them all: both read this one source.
@@ -81,6 +84,10 @@ class Scheduler:
         for track_id in self.orphans:
             chosen = True
             yield Action(ActionKind.RESUME_JOB, track_id, tracks[track_id].element)
+        condition = self._true_condition()
+        if condition is not None:
+            chosen = True
+            yield condition
         first = self.data.next_ready()
         if first is not None:
             chosen = True
@@ -88,10 +95,6 @@ class Scheduler:
             ready = [t for t in tracks.values() if t.status is TrackState.READY and t is not first]
             for track in sorted(ready, key=lambda t: t.seq):
                 yield Action(ActionKind.ENTER, track.id, track.element)
-        condition = self._true_condition()
-        if condition is not None:
-            chosen = True
-            yield condition
         for track in self.waiting_joins():
             if self.join_choice(track) is not None:
                 chosen = True
@@ -107,9 +110,12 @@ class Scheduler:
     def _true_condition(self) -> Action | None:
         if not self.conditions_dirty:
             return None
-        for subscription in sorted(self.data.subscriptions.values(), key=lambda s: s.id):
-            if subscription.status != "waiting" or subscription.kind != "conditional":
-                continue
+        waiting = [
+            s
+            for s in self.data.subscriptions.values()
+            if s.status == "waiting" and s.kind == "conditional"
+        ]
+        for subscription in sorted(waiting, key=lambda s: s.id):
             if self.holds(subscription):
                 return Action(
                     ActionKind.CONDITION,

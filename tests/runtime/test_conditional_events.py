@@ -99,3 +99,35 @@ def test_a_bad_condition_is_an_incident_naming_the_event(tmp_path: Path) -> None
     outcome = Engine(":memory:").start(write(tmp_path, body)).run()
     assert outcome.state == "failed"
     assert outcome.incident.startswith("wait:") and "missing" in outcome.incident
+
+
+def test_a_task_inside_a_subprocess_that_makes_its_boundary_condition_true_interrupts_it(
+    tmp_path: Path,
+) -> None:
+    """The condition is evaluated on the variable change itself (as Camunda does): the
+    subprocess is interrupted before its next element starts, not after it has finished."""
+    body = f"""
+      <startEvent id="s"/>
+      <sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
+      <subProcess id="sub">
+        <startEvent id="ss"/>
+        <sequenceFlow id="g1" sourceRef="ss" targetRef="raise"/>
+        <scriptTask id="raise" scriptFormat="python"><script>alarm = True</script></scriptTask>
+        <sequenceFlow id="g2" sourceRef="raise" targetRef="later"/>
+        <task id="later"/>
+        <sequenceFlow id="g3" sourceRef="later" targetRef="se"/>
+        <endEvent id="se"/>
+      </subProcess>
+      <sequenceFlow id="f2" sourceRef="sub" targetRef="ok"/>
+      <endEvent id="ok"/>
+      <boundaryEvent id="alarmed" attachedToRef="sub">{condition("alarm")}</boundaryEvent>
+      <sequenceFlow id="f3" sourceRef="alarmed" targetRef="stopped"/>
+      <endEvent id="stopped"/>
+    """
+    engine = Engine(":memory:")
+    instance = engine.start(write(tmp_path, body), variables={"alarm": False})
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.end_event == "stopped"
+    activated = [e.element for e in instance.history() if e.event == "element.activated"]
+    assert "later" not in activated

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bpmn_engine import Engine, LoadError
+from bpmn_engine import Engine, LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.validate import validate
 
@@ -241,3 +241,25 @@ def test_validate_refuses_a_parallel_multiple_start_event_of_a_process(tmp_path:
     assert [(f.rule, f.element) for f in report.findings if f.rule == "executable"] == [
         ("executable", "s")
     ]
+
+
+def test_no_none_start_names_the_triggers_of_start_events_only(tmp_path: Path) -> None:
+    """The refusal lists what the start events wait for, not a boundary timer's kind."""
+    path = write(
+        tmp_path,
+        """
+      <process id="p" isExecutable="true">
+        <startEvent id="s"><messageEventDefinition messageRef="M"/></startEvent>
+        <sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+        <userTask id="work"/>
+        <sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
+        <endEvent id="e"/>
+        <boundaryEvent id="late" attachedToRef="work">
+          <timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>
+        </boundaryEvent>
+        <sequenceFlow id="f3" sourceRef="late" targetRef="e"/>
+      </process>
+    """,
+    )
+    with pytest.raises(UsageError, match=r"its start events are triggered: message\)$"):
+        Engine(":memory:").start(path)
