@@ -123,6 +123,8 @@ class CallActivity(Activity):
 class Gateway(FlowNode):
     default: str | None = None
     direction: str | None = None
+    # an event-based gateway that starts the process: each event after it is a start trigger
+    instantiate: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -355,6 +355,7 @@ def _read_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> Gatew
         **c.base(element, flows),
         default=element.get("default"),
         direction=element.get("gatewayDirection"),
+        instantiate=element.get("instantiate") == "true",
     )
 
 

@@ -263,3 +263,37 @@ def test_no_none_start_names_the_triggers_of_start_events_only(tmp_path: Path) -
     )
     with pytest.raises(UsageError, match=r"its start events are triggered: message\)$"):
         Engine(":memory:").start(path)
+
+
+INSTANTIATING_GATEWAY = """
+  <process id="p" isExecutable="true">
+    <eventBasedGateway id="gw" instantiate="true"/>
+    <sequenceFlow id="f1" sourceRef="gw" targetRef="byMessage"/>
+    <sequenceFlow id="f2" sourceRef="gw" targetRef="bySignal"/>
+    <intermediateCatchEvent id="byMessage"><messageEventDefinition messageRef="M"/>
+    </intermediateCatchEvent>
+    <intermediateCatchEvent id="bySignal"><signalEventDefinition signalRef="S"/>
+    </intermediateCatchEvent>
+    <sequenceFlow id="f3" sourceRef="byMessage" targetRef="paidEnd"/>
+    <sequenceFlow id="f4" sourceRef="bySignal" targetRef="goEnd"/>
+    <endEvent id="paidEnd"/>
+    <endEvent id="goEnd"/>
+  </process>
+"""
+
+
+def test_a_deployed_instantiating_event_based_gateway_starts_at_the_event_that_fires(
+    tmp_path: Path,
+) -> None:
+    """Spec 13.4.4: an event-based gateway with instantiate="true" and no incoming flow
+    starts the process; each event after it is a start trigger of the deployment."""
+    engine = Engine(tmp_path / "m.db")
+    [deployment] = engine.deploy_processes(write(tmp_path, INSTANTIATING_GATEWAY))
+    payload = deployment.to_json()
+    assert [m["element"] for m in payload["message_starts"]] == ["byMessage"]
+    assert [m["element"] for m in payload["signal_starts"]] == ["bySignal"]
+    [paid] = engine.publish_message("paid", variables={"amount": 5})
+    assert paid.run().end_event == "paidEnd"
+    assert paid.variables == {"amount": 5}
+    [went] = engine.broadcast_signal("go")
+    assert went.run().end_event == "goEnd"

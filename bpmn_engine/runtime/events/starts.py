@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, Process
-from bpmn_engine.model.elements import EventDefinition, StartEvent
+from bpmn_engine.model.elements import Event, EventDefinition, Gateway, StartEvent
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Receipt
@@ -204,7 +204,7 @@ def _triggers(
 
 def _start_triggers(
     definitions: Definitions, process: Process
-) -> list[tuple[StartEvent, EventDefinition]]:
+) -> list[tuple[Event, EventDefinition]]:
     """(start event, definition) for each trigger of each triggered start event: a multiple
     start event is started by any one of its definitions, so each is registered."""
     found = []
@@ -221,7 +221,27 @@ def _start_triggers(
                 element_id=node.id,
             )
         found += [(node, definition) for definition in node.definitions]
+    for gateway in process.nodes.values():  # an instantiating event-based gateway
+        if isinstance(gateway, Gateway) and gateway.instantiate and not gateway.incoming:
+            for flow in process.outgoing(gateway):
+                event = process.nodes[flow.target]
+                if isinstance(event, Event):
+                    found += [(event, definition) for definition in event.definitions]
     return found
+
+
+def starts_instances(process: Process, element: str) -> bool:
+    """Whether an instance may start at `element`: a start event, or a catch event after an
+    event-based gateway with `instantiate="true"` and no incoming flow (spec 13.4.4)."""
+    node = process.nodes.get(element)
+    if isinstance(node, StartEvent):
+        return True
+    return isinstance(node, Event) and any(
+        isinstance(source := process.nodes[process.flows[f].source], Gateway)
+        and source.instantiate
+        and not source.incoming
+        for f in node.incoming
+    )
 
 
 def timer_text(text: str) -> str:
@@ -283,8 +303,7 @@ def start_at(
     start timer's firing, whose id is fixed, starts one instance however many workers fire it.
     """
     process = definitions.process(process_id)
-    node = process.nodes.get(start_event_id)
-    if not isinstance(node, StartEvent):
+    if not starts_instances(process, start_event_id):
         starts = [n.id for n in process.nodes.values() if isinstance(n, StartEvent)]
         raise UsageError(
             f"{definitions.path}: {process.id} has no start event {start_event_id!r} "
