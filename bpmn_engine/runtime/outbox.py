@@ -6,7 +6,8 @@ the outbox. Each delivery is a step of the receiving instance that records its r
 outbox row and receiver, or the message id), unique in the store: a delivery repeated after
 a crash between the commit and the delivery, or by a second process, cannot commit twice.
 A row is finished once every receiver has it; `bpmn resume` and `bpmn worker` deliver what a
-crashed process left pending.
+crashed process left pending. A row that cannot be delivered (a receiver's start is refused,
+say) is set aside as failed with the reason, so it never blocks the rows after it.
 
 Delivery is not re-entrant: a receiver run on here may send in turn, and its rows wait for
 the loop's next round instead of growing the stack.
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from bpmn_engine.errors import ConcurrentModification, UsageError
+from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
 from bpmn_engine.records.rows import Receipt
 
 if TYPE_CHECKING:
@@ -47,30 +48,19 @@ class Postman:
         self._busy = True
         store = self.engine.store
         known: dict[str, Instance] = {sender.id: sender} if sender is not None else {}
-        delivered = 0
+        delivered, later = 0, set()  # rows another process is delivering: theirs to finish
         try:
-            while rows := store.pending_outbox():
+            while rows := [r for r in store.pending_outbox() if r["id"] not in later]:
                 woken: dict[str, Instance] = {}
                 for row in rows:
-                    if row["kind"] == "message":
-                        got = self.message(
-                            row["name"],
-                            row["key"],
-                            row["variables"],
-                            message_id=f"outbox-{row['id']}",
-                            ttl=THROWN_MESSAGE_TTL,
-                            known=known,
-                            on_event=on_event,
-                        )
-                        receivers = [got] if got is not None else []
-                    else:
-                        receivers = self.signal(
-                            row["name"],
-                            row["variables"],
-                            known=known,
-                            on_event=on_event,
-                            outbox_id=row["id"],
-                        )
+                    try:
+                        receivers = self._deliver_row(row, known, on_event)
+                    except ConcurrentModification:
+                        later.add(row["id"])  # exactly once all the same: a receipt collided
+                        continue
+                    except BpmnEngineError as error:  # e.g. a start the receiver refuses
+                        store.fail_outbox(row["id"], str(error))
+                        continue
                     store.finish_outbox(row["id"])
                     delivered += 1
                     for instance in receivers:
@@ -82,6 +72,25 @@ class Postman:
         finally:
             self._busy = False
         return delivered
+
+    def _deliver_row(
+        self, row: dict[str, Any], known: dict[str, Instance], on_event: Listener | None
+    ) -> list[Instance]:
+        """Deliver one outbox row to every receiver it has now; who took it."""
+        if row["kind"] == "message":
+            got = self.message(
+                row["name"],
+                row["key"],
+                row["variables"],
+                message_id=f"outbox-{row['id']}",
+                ttl=THROWN_MESSAGE_TTL,
+                known=known,
+                on_event=on_event,
+            )
+            return [got] if got is not None else []
+        return self.signal(
+            row["name"], row["variables"], known=known, on_event=on_event, outbox_id=row["id"]
+        )
 
     # --- messages -----------------------------------------------------------------------------
     def message(

@@ -214,7 +214,7 @@ def _v6(db: sqlite_utils.Database) -> None:
             "name": str,
             "key": str,
             "variables": str,
-            "status": str,  # pending, delivered
+            "status": str,  # pending, delivered, failed
             "created_at": str,
         },
         pk="id",
@@ -226,7 +226,9 @@ def _v6(db: sqlite_utils.Database) -> None:
 
 
 def _v7(db: sqlite_utils.Database) -> None:
-    """The undo log: before-images of steps (`bpmn step`'s `back`), chained by version."""
+    """The undo log: before-images of steps (`bpmn step`'s `back`), chained by version; and
+    why an outbox row could not be delivered (it is set aside, not retried for ever)."""
+    db["outbox"].add_column("error", str)
     db["undo"].create(
         {
             "id": int,

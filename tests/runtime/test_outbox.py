@@ -169,3 +169,33 @@ def test_a_delivery_repeated_by_a_second_process_cannot_commit(tmp_path: Path) -
     with pytest.raises(ConcurrentModification):
         stale.deliver(subscription_id, receipt=receipt)
     assert received(first)["receiver"] == ["ping"]
+
+
+def test_a_row_that_cannot_be_delivered_is_set_aside_and_blocks_nothing(tmp_path: Path) -> None:
+    """A signal whose deployed receiver cannot start (its script needs --trust-scripts that
+    this engine does not have) is set aside with the reason; later rows still go out."""
+    path = tmp_path / "outbox.bpmn"
+    path.write_text(SENDER_AND_RECEIVER)
+    starter = tmp_path / "starter.bpmn"
+    starter.write_text(
+        HEADER
+        + """
+  <signal id="S" name="go"/>
+  <process id="started" isExecutable="true">
+    <startEvent id="s"><signalEventDefinition signalRef="S"/></startEvent>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+    <scriptTask id="t" scriptFormat="python"><script>import os</script></scriptTask>
+  </process>
+</definitions>
+"""
+    )
+    Engine(tmp_path / "o.db", trust_scripts=True).deploy_processes(starter)
+    engine = Engine(tmp_path / "o.db")  # a worker that does not trust scripts
+    receiver = engine.start(path, "receiver")
+    receiver.run()
+    assert engine.start(path, "sender").run().state == "completed"
+    [failed] = engine.store.failed_outbox()
+    assert (failed["kind"], failed["name"]) == ("signal", "go")
+    assert "import" in failed["error"]
+    assert engine.store.pending_outbox() == []
+    assert engine.instance(receiver.id).outcome().state == "completed"  # the message went

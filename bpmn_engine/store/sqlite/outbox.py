@@ -37,6 +37,24 @@ class OutboxRows(SqliteConnection):
         )
         return {r[0] for r in rows}
 
+    def fail_outbox(self, outbox_id: int, error: str) -> None:
+        """Set a row aside that cannot be delivered: it blocks no other delivery."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE outbox SET status = 'failed', error = ? "
+                "WHERE id = ? AND status = 'pending'",
+                (error, outbox_id),
+            )
+
+    def failed_outbox(self) -> list[dict[str, Any]]:
+        """Rows set aside, with why (`bpmn worker` and `Engine.undeliverable` report them)."""
+        rows = self.conn.execute(
+            "SELECT id, source, kind, name, key, error FROM outbox WHERE status = 'failed' "
+            "ORDER BY id"
+        ).fetchall()
+        keys = ("id", "source", "kind", "name", "key", "error")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
     def finish_outbox(self, outbox_id: int) -> None:
         """Every receiver has it (idempotent: a second deliverer finishing it changes nothing)."""
         with self.transaction() as conn:
