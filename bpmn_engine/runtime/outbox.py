@@ -136,6 +136,10 @@ class Postman:
                     break  # look again: the waiting list itself may have changed
             if not raced:
                 break
+        else:  # every attempt lost a race: not delivered, and said so (a caller may retry)
+            raise ConcurrentModification(
+                f"message {name!r} ({message_id}): its receivers kept moving; not delivered"
+            )
         if has_start and not store.message_seen(message_id):
             found = store.message_start(name)
             if found is not None:
