@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from bpmn_engine import Engine
-from tests.runtime.conftest import Bpmn, activations, events_named, flow
+from bpmn_engine import BpmnError, Engine
+from bpmn_engine.runtime.clock import VirtualClock
+from tests.runtime.conftest import Bpmn, MakeEngine, activations, events_named, flow
+
+START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
 
 def around(activity: str, activity_id: str = "A", after: str = "") -> str:
@@ -175,3 +180,182 @@ def test_a_user_task_sees_its_own_element_variable_as_an_input(bpmn: Bpmn, engin
         instance.complete_task(task.id, {})
     # then
     assert seen == ["ann", "bob"]
+
+
+def test_camunda_7_collection_and_element_variable_count_from_zero(bpmn: Bpmn, engine: Engine):
+    # given: Camunda 7's attributes (its loopCounter starts at 0, as in Camunda 7 itself)
+    loop = (
+        '<multiInstanceLoopCharacteristics camunda:collection="${assignees}"'
+        ' camunda:elementVariable="assignee" isSequential="true"/>'
+    )
+    code = "log = log + [[loopCounter, assignee, nrOfInstances]]"
+    path = bpmn(around(mi_script(code, loop)))
+    # when
+    outcome = engine.start(path, variables={"assignees": ["ann", "bob"], "log": []}).run()
+    # then
+    assert outcome.variables["log"] == [[0, "ann", 2], [1, "bob", 2]]
+
+
+def test_camunda_7_collection_may_name_a_variable(bpmn: Bpmn, engine: Engine):
+    loop = (
+        '<multiInstanceLoopCharacteristics camunda:collection="assignees"'
+        ' camunda:elementVariable="assignee"/>'
+    )
+    path = bpmn(around(mi_script("log = log + [assignee]", loop)))
+    outcome = engine.start(path, variables={"assignees": ["ann", "bob"], "log": []}).run()
+    assert outcome.variables["log"] == ["ann", "bob"]
+
+
+def test_zeebe_loop_characteristics_with_feel_and_numberof_counters(bpmn: Bpmn, engine: Engine):
+    # given: a Zeebe script task per item, with Zeebe's counter names
+    task = (
+        '<scriptTask id="A"><extensionElements>'
+        '<zeebe:script expression="=item * 2 + numberOfInstances" resultVariable="result"/>'
+        "</extensionElements>"
+        "<multiInstanceLoopCharacteristics><extensionElements><zeebe:loopCharacteristics"
+        ' inputCollection="=items" inputElement="item" outputCollection="results"'
+        ' outputElement="=result"/></extensionElements>'
+        "<completionCondition>=numberOfCompletedInstances &gt;= 5</completionCondition>"
+        "</multiInstanceLoopCharacteristics></scriptTask>"
+    )
+    path = bpmn(around(task))
+    # when
+    outcome = engine.start(path, variables={"items": [1, 2, 3]}).run()
+    # then: outputs in order; the inner result never reached the process scope
+    assert outcome.state == "completed"
+    assert outcome.variables["results"] == [5, 7, 9]
+    assert "result" not in outcome.variables
+    assert "numberOfInstances" not in outcome.variables
+
+
+def test_an_input_collection_that_is_not_a_list_is_an_incident(bpmn: Bpmn, engine: Engine):
+    path = bpmn(around(mi_script("x = 1", mi(BPMN_COLLECTION))))
+    outcome = engine.start(path, variables={"items": 5}).run()
+    assert outcome.state == "failed"
+    assert "not a list" in (outcome.incident or "")
+
+
+SUB_WITH_REVIEW = (
+    '<subProcess id="A">{loop}<startEvent id="In"/>'
+    '<userTask id="Review"/>'
+    '<scriptTask id="Note" scriptFormat="python"><script>note = person + "!"</script></scriptTask>'
+    '<endEvent id="Out"/>'
+    + flow("In", "Review")
+    + flow("Review", "Note")
+    + flow("Note", "Out")
+    + "</subProcess>"
+)
+PEOPLE = (
+    '<loopDataInputRef>people</loopDataInputRef><inputDataItem id="person"/>'
+    '<loopDataOutputRef>notes</loopDataOutputRef><outputDataItem id="note"/>'
+)
+
+
+@pytest.mark.parametrize("sequential", [False, True], ids=["parallel", "sequential"])
+def test_a_multi_instance_subprocess_runs_its_inner_user_task_per_item(
+    bpmn: Bpmn, engine: Engine, sequential: bool
+):
+    # given
+    path = bpmn(around(SUB_WITH_REVIEW.format(loop=mi(PEOPLE, sequential))))
+    instance = engine.start(path, variables={"people": ["ann", "bob", "cy"]})
+    outcome = instance.run()
+    assert len(instance.user_tasks()) == (1 if sequential else 3)
+    # when: the reviews are done one by one, newest first
+    while outcome.state == "waiting":
+        task = max(instance.user_tasks(), key=lambda t: t.id)
+        assert task.element == "Review"
+        instance.complete_task(task.id, {})
+        outcome = instance.run()
+    # then
+    assert outcome.state == "completed"
+    assert outcome.variables["notes"] == ["ann!", "bob!", "cy!"]
+    assert activations(instance, "Review") == ["Review"] * 3
+
+
+def test_an_interrupting_boundary_timer_cancels_every_inner_instance(
+    bpmn: Bpmn, make_engine: MakeEngine
+):
+    # given: three parallel reviews, and a timer on the whole multi-instance activity
+    boundary = (
+        '<boundaryEvent id="Late" attachedToRef="A"><timerEventDefinition>'
+        "<timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>"
+        '<endEvent id="TooLate"/>' + flow("Late", "TooLate")
+    )
+    path = bpmn(around(SUB_WITH_REVIEW.format(loop=mi(PEOPLE)), after=boundary))
+    engine = make_engine(clock=VirtualClock(START))  # jumps to the timer once all wait
+    instance = engine.start(path, variables={"people": ["ann", "bob", "cy"]})
+    while len(instance.user_tasks()) < 3:
+        assert instance.step() is not None
+    # when: the first review is done, then the timer fires
+    instance.complete_task(min(t.id for t in instance.user_tasks()), {})
+    outcome = instance.run()
+    # then: one timer for the body (not one per instance); the rest cancelled
+    assert outcome.state == "completed"
+    assert outcome.end_event == "TooLate"
+    assert len(events_named(instance, "timer.fired")) == 1
+    assert instance.user_tasks() == [] and instance.tokens() == []
+    assert "notes" not in outcome.variables
+    statuses = engine.store.conn.execute(
+        "SELECT status FROM user_tasks WHERE instance = ? ORDER BY id", (instance.id,)
+    ).fetchall()
+    assert [s for (s,) in statuses] == ["completed", "cancelled", "cancelled"]
+
+
+def test_an_error_in_one_inner_instance_is_caught_by_the_activity_boundary(
+    bpmn: Bpmn, engine: Engine
+):
+    # given: each inner instance waits for a review, except "bad", which throws an error
+    inner = (
+        '<subProcess id="A">{loop}<startEvent id="In"/>'
+        '<exclusiveGateway id="Check" default="ok"/>'
+        '<userTask id="Review"/><endEvent id="Out"/>'
+        '<endEvent id="Fail"><errorEventDefinition errorRef="Bad"/></endEvent>'
+        + flow("In", "Check")
+        + flow("Check", "Fail", "bad", condition="person == 'bad'")
+        + flow("Check", "Review", "ok")
+        + flow("Review", "Out")
+        + "</subProcess>"
+    ).format(loop=mi('<loopDataInputRef>people</loopDataInputRef><inputDataItem id="person"/>'))
+    boundary = (
+        '<boundaryEvent id="Caught" attachedToRef="A"><errorEventDefinition errorRef="Bad"/>'
+        '</boundaryEvent><endEvent id="Handled"/>' + flow("Caught", "Handled")
+    )
+    path = bpmn(around(inner, after=boundary))
+    path.write_text(
+        path.read_text().replace("<process ", '<error id="Bad" errorCode="BAD"/><process ', 1)
+    )
+    # when
+    instance = engine.start(path, variables={"people": ["ann", "bad", "cy"]})
+    outcome = instance.run()
+    # then: the body ends with every instance (ann's review is cancelled)
+    assert outcome.state == "completed"
+    assert outcome.end_event == "Handled"
+    assert instance.user_tasks() == [] and instance.tokens() == []
+    assert [e.element for e in events_named(instance, "error.caught")] == ["Caught"]
+    assert activations(instance, "Review") == ["Review"]  # ann's: cy's never started
+
+
+def test_an_error_from_a_handler_in_one_instance_is_caught_by_the_activity_boundary(
+    bpmn: Bpmn, make_engine: MakeEngine
+):
+    # given: a sequential service task whose second call throws a BPMN error
+    calls = []
+
+    def charge(task):
+        calls.append(task.variables["amount"])
+        if task.variables["amount"] > 10:
+            raise BpmnError("TOO_MUCH")
+        return {"charged": task.variables["amount"]}
+
+    loop = mi('<loopDataInputRef>amounts</loopDataInputRef><inputDataItem id="amount"/>', True)
+    boundary = (
+        '<boundaryEvent id="Caught" attachedToRef="A"><errorEventDefinition/></boundaryEvent>'
+        '<endEvent id="Handled"/>' + flow("Caught", "Handled")
+    )
+    path = bpmn(around(f'<serviceTask id="A">{loop}</serviceTask>', after=boundary))
+    engine = make_engine(handlers={"A": charge})
+    # when
+    outcome = engine.start(path, variables={"amounts": [5, 50, 7]}).run()
+    # then: the third instance never ran
+    assert outcome.end_event == "Handled"
+    assert calls == [5, 50]
