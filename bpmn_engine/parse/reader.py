@@ -335,9 +335,11 @@ class _Compiler:
         completion = first("completionCondition")
         input_ref = first("loopDataInputRef")
         output_ref = first("loopDataOutputRef")
-        collection = Expression(_text(input_ref), None, line) if input_ref is not None else None
+        # a reference names the variable (its id, without a QName prefix), as SpiffWorkflow does
+        input_name = _ref(_text(input_ref)) if input_ref is not None else None
+        collection = Expression(input_name, None, line) if input_name else None
         element_variable = item_name("inputDataItem")
-        output_collection = _text(output_ref) if output_ref is not None else None
+        output_collection = _ref(_text(output_ref)) if output_ref is not None else None
         output_item = item_name("outputDataItem")
         output_element = Expression(output_item, None, line) if output_item else None
         dialect = "bpmn"

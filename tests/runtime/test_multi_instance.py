@@ -359,3 +359,69 @@ def test_an_error_from_a_handler_in_one_instance_is_caught_by_the_activity_bound
     # then: the third instance never ran
     assert outcome.end_event == "Handled"
     assert calls == [5, 50]
+
+
+def test_each_receive_task_instance_waits_for_the_message_with_its_own_key(
+    bpmn: Bpmn, engine: Engine
+):
+    # given: one receive task per order, correlated by the order id of that instance
+    task = (
+        '<receiveTask id="A" messageRef="Paid"><multiInstanceLoopCharacteristics>'
+        '<extensionElements><zeebe:loopCharacteristics inputCollection="=orders"'
+        ' inputElement="orderId"/></extensionElements>'
+        "</multiInstanceLoopCharacteristics></receiveTask>"
+    )
+    path = bpmn(around(task))
+    message = (
+        '<message id="Paid" name="paid"><extensionElements>'
+        '<zeebe:subscription correlationKey="=orderId"/></extensionElements></message>'
+    )
+    path.write_text(path.read_text().replace("<process ", message + "<process ", 1))
+    instance = engine.start(path, variables={"orders": ["A-1", "B-2"]})
+    assert instance.run().state == "waiting"
+    keys = sorted(s.key for s in instance.subscriptions())
+    assert keys == ["A-1", "B-2"]
+    # when
+    [woken] = engine.publish_message("paid", "B-2")
+    assert woken.run().state == "waiting"
+    [woken] = engine.publish_message("paid", "A-1")
+    # then
+    assert woken.run().state == "completed"
+
+
+def test_cancelling_the_instance_ends_the_body_and_every_inner_instance(bpmn: Bpmn, engine: Engine):
+    # given: three parallel subprocess instances, each waiting at a user task
+    path = bpmn(around(SUB_WITH_REVIEW.format(loop=mi(PEOPLE))))
+    instance = engine.start(path, variables={"people": ["ann", "bob", "cy"]})
+    assert instance.run().state == "waiting"
+    assert len(instance.tokens()) == 7  # the body, three inner instances, three reviews
+    # when
+    outcome = instance.cancel()
+    # then
+    assert outcome.state == "terminated"
+    assert instance.tokens() == [] and instance.user_tasks() == []
+    scopes = engine.store.conn.execute(
+        "SELECT status FROM scopes WHERE instance = ? ORDER BY id", (instance.id,)
+    ).fetchall()
+    assert {s for (s,) in scopes} == {"terminated"}
+
+
+def test_a_standard_loop_on_a_subprocess_runs_it_again_in_a_fresh_scope(bpmn: Bpmn, engine: Engine):
+    # given: the subprocess counts its own iterations in a local it sets up each time
+    sub = (
+        '<subProcess id="A"><standardLoopCharacteristics loopMaximum="3">'
+        "<loopCondition>True</loopCondition></standardLoopCharacteristics>"
+        '<startEvent id="In"/>'
+        '<scriptTask id="Work" scriptFormat="python"><script>seen = seen + [loopCounter]</script>'
+        '</scriptTask><endEvent id="Out"/>'
+        + flow("In", "Work")
+        + flow("Work", "Out")
+        + "</subProcess>"
+    )
+    # when
+    instance = engine.start(bpmn(around(sub)), variables={"seen": []})
+    outcome = instance.run()
+    # then
+    assert outcome.state == "completed"
+    assert outcome.variables["seen"] == [1, 2, 3]
+    assert activations(instance, "Work") == ["Work"] * 3
