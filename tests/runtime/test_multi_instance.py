@@ -425,3 +425,20 @@ def test_a_standard_loop_on_a_subprocess_runs_it_again_in_a_fresh_scope(bpmn: Bp
     assert outcome.state == "completed"
     assert outcome.variables["seen"] == [1, 2, 3]
     assert activations(instance, "Work") == ["Work"] * 3
+
+
+def test_the_completion_condition_sees_the_outputs_gathered_so_far(bpmn: Bpmn, engine: Engine):
+    # given: stop as soon as some instance produced a value over 15
+    loop = mi(
+        BPMN_COLLECTION
+        + "<completionCondition>any(r is not None and r &gt; 15 for r in results)"
+        + "</completionCondition>",
+        sequential=True,
+    )
+    path = bpmn(around(mi_script("result = item * 10", loop)))
+    # when
+    instance = engine.start(path, variables={"items": [1, 2, 3, 4]})
+    outcome = instance.run()
+    # then: the third and fourth never ran
+    assert outcome.variables["results"] == [10, 20, None, None]
+    assert activations(instance, "A") == ["A"] * 3

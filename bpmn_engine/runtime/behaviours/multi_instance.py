@@ -6,11 +6,11 @@ so does this engine, with rows it already has:
 - the track that reaches the activity is the body's: it waits there (`wait = "multi-instance"`
   or "loop") for the whole body, and holds the activity's boundary events, armed once;
 - the body's scope (element: the activity; parent: the track's scope; track: the body track)
-  holds the counters (`nrOfInstances`... or Zeebe's `numberOfInstances`...) and the output
-  collection while the body runs;
+  holds the counters (`nrOfInstances`... or Zeebe's `numberOfInstances`...);
 - each inner instance is a scope of its own under the body's scope (its `track` is the body
   track too, so the cancellation cascade from the body track reaches every inner instance)
-  holding its locals (the element variable, `loopCounter`, the output element), and one
+  holding its locals (the element variable, `loopCounter`, the output element, and when it
+  completes its entry of the output collection, under the collection's name), and one
   track at the activity in that scope, which runs the activity's own behaviour.
 
 The inner instances of a multi-instance are scopes `body.id + 1 ... body.id + n`, created
@@ -70,8 +70,6 @@ def start_body(ctx: StepContext, leaves: Leaves) -> None:
     items = _items(ctx, spec)
     active = min(len(items), 1) if spec.sequential else len(items)
     ctx.set_local(body.id, _counters(spec, len(items), active, 0))
-    if spec.output_collection:
-        ctx.set_local(body.id, {spec.output_collection: [None] * len(items)})
     ctx.emit("multi-instance.started", instances=len(items), sequential=spec.sequential)
     if not items:
         _finish_body(ctx, body, leaves)
@@ -168,15 +166,15 @@ def instance_completed(ctx: StepContext, leaves: Leaves) -> None:
     active = locals_[active_name] - 1
     completed = locals_[completed_name] + 1
     if spec.output_collection and spec.output_element is not None:
+        # kept by the instance (one small write per completion, not the whole list each time)
+        # and gathered in input order when the body completes
         value = ctx.evaluate(spec.output_element, what="the multi-instance output element")
-        collected = list(locals_.get(spec.output_collection) or [None] * total)
-        collected[inner.id - body.id - 1] = value
-        ctx.set_local(body.id, {spec.output_collection: collected})
+        ctx.set_local(inner.id, {spec.output_collection: value})
     following = inner.id + 1 if spec.sequential and inner.id - body.id < total else None
     if following is not None:
         active += 1
     ctx.set_local(body.id, _counters(spec, total, active, completed))
-    if spec.completion is not None and ctx.evaluate(spec.completion, what="completionCondition"):
+    if spec.completion is not None and _completion_holds(ctx, spec, body, total):
         ctx.emit("multi-instance.condition_met", completed=completed)
         for index in range(1, total + 1):
             other = ctx.data.scopes[body.id + index]
@@ -198,11 +196,33 @@ def _finish_body(ctx: StepContext, body: Scope, leaves: Leaves) -> None:
     ctx.step.touch_scope(body).status = "completed"
     outer = ctx.for_track(ctx.data.tracks[body.track or 0])
     if isinstance(spec, MultiInstance) and spec.output_collection:
-        collected = ctx.data.values.get(body.id, {}).get(spec.output_collection)
-        outer.set_variables({spec.output_collection: collected})
+        total = ctx.data.values.get(body.id, {}).get(counter_names(spec)[0], 0)
+        outer.set_variables({spec.output_collection: _collected(ctx, spec, body, total)})
     outer.emit(f"{BODY_WAIT[node.loop or 'multiInstance']}.completed")
     outer.completed()
     outer.leave(outer.chosen_flows() or leaves.outgoing(outer))
+
+
+def _completion_holds(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -> bool:
+    """The completionCondition, over the completed instance's variables and the output
+    collection gathered so far (as Zeebe shows it to the condition)."""
+    assert spec.completion is not None
+    extra = None
+    if spec.output_collection:
+        extra = {spec.output_collection: _collected(ctx, spec, body, total)}
+    return bool(ctx.evaluate(spec.completion, extra, "completionCondition"))
+
+
+def _collected(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -> list[Any]:
+    """Each inner instance's output element, in input order (None for one never completed)."""
+    name = spec.output_collection or ""
+    values = ctx.data.values
+    return [
+        values.get(body.id + index, {}).get(name)
+        if ctx.data.scopes[body.id + index].status == "completed"
+        else None
+        for index in range(1, total + 1)
+    ]
 
 
 # --- standard loops -------------------------------------------------------------------------
