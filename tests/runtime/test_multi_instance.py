@@ -442,3 +442,44 @@ def test_the_completion_condition_sees_the_outputs_gathered_so_far(bpmn: Bpmn, e
     # then: the third and fourth never ran
     assert outcome.variables["results"] == [10, 20, None, None]
     assert activations(instance, "A") == ["A"] * 3
+
+
+def test_input_mappings_apply_per_instance_after_the_element_variable(bpmn: Bpmn, engine: Engine):
+    # given: a Camunda input mapping built from each instance's element variable
+    task = (
+        '<userTask id="A"><extensionElements><camunda:inputOutput>'
+        '<camunda:inputParameter name="greeting">${person}</camunda:inputParameter>'
+        "</camunda:inputOutput></extensionElements>"
+        '<multiInstanceLoopCharacteristics camunda:collection="people"'
+        ' camunda:elementVariable="person"/></userTask>'
+    )
+    instance = engine.start(bpmn(around(task)), variables={"people": ["ann", "bob"]})
+    # when
+    instance.run()
+    # then: each waiting task got its own input
+    inputs = sorted(t.inputs["greeting"] for t in instance.user_tasks())
+    assert inputs == ["ann", "bob"]
+
+
+def test_a_non_interrupting_boundary_timer_fires_for_the_body_not_per_instance(
+    bpmn: Bpmn, make_engine: MakeEngine
+):
+    # given: three waiting reviews and a reminder on the whole activity
+    boundary = (
+        '<boundaryEvent id="Remind" attachedToRef="A" cancelActivity="false">'
+        "<timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>"
+        '</boundaryEvent><endEvent id="Reminded"/>' + flow("Remind", "Reminded")
+    )
+    path = bpmn(around(SUB_WITH_REVIEW.format(loop=mi(PEOPLE)), after=boundary))
+    instance = make_engine(clock=VirtualClock(START)).start(
+        path, variables={"people": ["ann", "bob", "cy"]}
+    )
+    # when: the timer fires once everything waits
+    outcome = instance.run()
+    # then: one reminder; the reviews still wait
+    assert outcome.state == "waiting"
+    assert len(events_named(instance, "timer.fired")) == 1
+    assert len(instance.user_tasks()) == 3
+    for task in sorted(instance.user_tasks(), key=lambda t: t.id):
+        instance.complete_task(task.id, {})
+    assert instance.run().state == "completed"
