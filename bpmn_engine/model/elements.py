@@ -86,10 +86,46 @@ class FlowNode:
 
 
 @dataclass(frozen=True, slots=True)
+class MultiInstance:
+    """`multiInstanceLoopCharacteristics`, in whichever dialect it was written.
+
+    `collection` yields the items (BPMN `loopDataInputRef`, Camunda 7 `camunda:collection`,
+    Zeebe `inputCollection`), `element_variable` names each inner instance's item;
+    `output_collection` gathers `output_element` of each inner instance, in input order.
+    `dialect` ("bpmn", "camunda" or "zeebe") decides the names and base of the counters.
+    `refused` says what the engine cannot run (checked before the first step).
+    """
+
+    line: int
+    sequential: bool = False
+    cardinality: Expression | None = None
+    collection: Expression | None = None
+    element_variable: str | None = None
+    output_collection: str | None = None
+    output_element: Expression | None = None
+    completion: Expression | None = None
+    dialect: str = "bpmn"
+    refused: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StandardLoop:
+    """`standardLoopCharacteristics`: repeat while `condition` holds (tested after each
+    iteration, or before it with `test_before`), at most `maximum` times."""
+
+    line: int
+    condition: Expression | None = None
+    test_before: bool = False
+    maximum: int | None = None
+    refused: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Activity(FlowNode):
     default: str | None = None
     io: IoMapping | None = None
     loop: str | None = None  # "standard" or "multiInstance" when the activity has a marker
+    loop_characteristics: MultiInstance | StandardLoop | None = None
     boundary_events: tuple[str, ...] = ()
     is_for_compensation: bool = False
 

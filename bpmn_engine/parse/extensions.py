@@ -161,3 +161,24 @@ def _zeebe_parameter(p: etree._Element) -> IoParameter:
 
 def _local(element: etree._Element) -> str:
     return etree.QName(element).localname if isinstance(element.tag, str) else ""
+
+
+def zeebe_loop(characteristics: etree._Element) -> dict[str, str] | None:
+    """Zeebe keeps a multi-instance's collections in `zeebe:loopCharacteristics`."""
+    for loop in extension_children(characteristics, ZEEBE, "loopCharacteristics"):
+        return {k: v for k, v in loop.attrib.items() if isinstance(k, str) and v}
+    return None
+
+
+def uses_camunda_7(*elements: etree._Element) -> bool:
+    """Whether the elements carry Camunda 7 (or Activiti/Flowable) attributes or extensions:
+    then a multi-instance counts its `loopCounter` from 0, as those engines do."""
+    for element in elements:
+        for name in element.attrib:
+            if any(name.startswith(f"{{{ns}}}") for ns in CAMUNDA_LIKE):
+                return True
+        extensions = [e for e in element if str(e.tag).endswith("}extensionElements")]
+        for child in (c for ext in extensions for c in ext):
+            if any(str(child.tag).startswith(f"{{{ns}}}") for ns in CAMUNDA_LIKE):
+                return True
+    return False

@@ -24,7 +24,9 @@ from bpmn_engine.model.elements import (
     FlowNode,
     Gateway,
     IntermediateEvent,
+    MultiInstance,
     SequenceFlow,
+    StandardLoop,
     StartEvent,
     SubProcess,
     Task,
@@ -273,17 +275,112 @@ class _Compiler:
     def activity(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
         fields = self.base(element, flows)
         loop = None
-        if _children(element, "standardLoopCharacteristics"):
-            loop = "standard"
-        elif _children(element, "multiInstanceLoopCharacteristics"):
-            loop = "multiInstance"
+        characteristics: MultiInstance | StandardLoop | None = None
+        for standard in _children(element, "standardLoopCharacteristics"):
+            loop, characteristics = "standard", self.standard_loop(standard)
+        for multi in _children(element, "multiInstanceLoopCharacteristics"):
+            loop, characteristics = "multiInstance", self.multi_instance(element, multi)
         fields.update(
             default=element.get("default"),
             io=extensions.io_mapping(element),
             loop=loop,
+            loop_characteristics=characteristics,
             is_for_compensation=element.get("isForCompensation", "false") == "true",
         )
         return fields
+
+    def standard_loop(self, element: etree._Element) -> StandardLoop:
+        maximum_text = (element.get("loopMaximum") or "").strip()
+        maximum = None
+        if maximum_text:
+            try:
+                maximum = int(maximum_text)
+            except ValueError:
+                maximum = -1
+            if maximum < 0:
+                raise self.error(
+                    f"loopMaximum {maximum_text!r} is not a whole number of 0 or more",
+                    element,
+                    element.getparent().get("id") if element.getparent() is not None else None,
+                )
+        condition = None
+        for child in _children(element, "loopCondition"):
+            condition = self.expression(child)
+        refused = None
+        if _children(element, "loopCondition") and condition is None:
+            refused = "its loopCondition is empty"
+        return StandardLoop(
+            line=element.sourceline or 0,
+            condition=condition,
+            test_before=element.get("testBefore", "false").strip() == "true",
+            maximum=maximum,
+            refused=refused,
+        )
+
+    def multi_instance(self, activity: etree._Element, element: etree._Element) -> MultiInstance:
+        """The BPMN form, with Camunda 7 attributes or Zeebe's extension over it."""
+        line = element.sourceline or 0
+
+        def first(tag: str) -> etree._Element | None:
+            found = _children(element, tag)
+            return found[0] if found else None
+
+        def item_name(tag: str) -> str | None:
+            item = first(tag)
+            if item is None:
+                return None
+            return item.get("id") or item.get("name") or _text(item) or None
+
+        cardinality = first("loopCardinality")
+        completion = first("completionCondition")
+        input_ref = first("loopDataInputRef")
+        output_ref = first("loopDataOutputRef")
+        # a reference names the variable (its id, without a QName prefix), as SpiffWorkflow does
+        input_name = _ref(_text(input_ref)) if input_ref is not None else None
+        collection = Expression(input_name, None, line) if input_name else None
+        element_variable = item_name("inputDataItem")
+        output_collection = _ref(_text(output_ref)) if output_ref is not None else None
+        output_item = item_name("outputDataItem")
+        output_element = Expression(output_item, None, line) if output_item else None
+        dialect = "bpmn"
+        camunda_collection = extensions.vendor_attr(element, "collection")
+        if camunda_collection:
+            collection = Expression(camunda_collection, None, line)
+        element_variable = extensions.vendor_attr(element, "elementVariable") or element_variable
+        if extensions.uses_camunda_7(activity, element):
+            dialect = "camunda"
+        zeebe = extensions.zeebe_loop(element)
+        if zeebe is not None:
+            dialect = "zeebe"
+            if zeebe.get("inputCollection"):
+                collection = Expression(zeebe["inputCollection"], "feel", line)
+            element_variable = zeebe.get("inputElement") or element_variable
+            output_collection = zeebe.get("outputCollection") or output_collection
+            if zeebe.get("outputElement"):
+                output_element = Expression(zeebe["outputElement"], "feel", line)
+        refused = None
+        behavior = (element.get("behavior") or "All").strip()
+        if first("complexBehaviorDefinition") is not None:
+            refused = "complexBehaviorDefinition"
+        elif behavior != "All":
+            refused = f'behavior="{behavior}" (events thrown per instance)'
+        elif collection is None and cardinality is None:
+            refused = "no loopCardinality and no input collection: the number of instances"
+            refused += " is unknown"
+        elif output_collection and output_element is None:
+            refused = "an output collection without an output element"
+        return MultiInstance(
+            line=line,
+            sequential=element.get("isSequential", "false").strip() == "true",
+            cardinality=self.expression(cardinality) if cardinality is not None else None,
+            collection=collection if collection is not None and collection.text else None,
+            element_variable=element_variable,
+            output_collection=output_collection or None,
+            output_element=output_element,
+            completion=self.expression(completion) if completion is not None else None,
+            dialect=dialect,
+            refused=refused,
+        )
 
     def event_definitions(self, element: etree._Element) -> tuple[EventDefinition, ...]:
         found = [c for c in element if _is_bpmn(c) and _local(c).endswith("EventDefinition")]

@@ -79,6 +79,17 @@ class StepContext:
     def behaviour(self, node: FlowNode) -> Behaviour:
         return self.engine.behaviour_for(node)
 
+    def body_of(self, track: Track) -> Track | None:
+        """For an inner instance of a loop or multi-instance activity, the track that waits at
+        the activity for the whole body (`behaviours/multi_instance.py`); else None.
+
+        An inner instance is the one track at an element whose scope belongs to that element.
+        """
+        scope = self.data.scopes.get(track.scope)
+        if scope is None or scope.element != track.element or scope.track is None:
+            return None
+        return self.data.tracks[scope.track]
+
     # --- events -----------------------------------------------------------------------------
     def emit(self, event: str, **data: Any) -> None:
         self.step.emit(event, self.node.id, self.track.id, **data)

@@ -48,6 +48,9 @@ from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
 from bpmn_engine.runtime.variables import storable_all
 
+# tracks that wait for the tracks inside them (listed in their stead)
+BODY_WAITS = ("subprocess", "multi-instance", "loop")
+
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
 
@@ -221,7 +224,7 @@ class Instance:
         seen = {w["track"] for w in waits}
         for track in self.data.tracks.values():
             if track.status is TrackState.WAITING and track.id not in seen:
-                if track.wait in ("subprocess", "timer", "message", "signal", "event", LISTENING):
+                if track.wait in (*BODY_WAITS, "timer", "message", "signal", "event", LISTENING):
                     continue  # listed below, with what they wait for
                 waits.append({"element": track.element, "reason": track.wait, "track": track.id})
         for subscription in self.data.subscriptions.values():

@@ -12,8 +12,16 @@ from datetime import UTC, datetime
 
 from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions import compile_expression, compile_script
-from bpmn_engine.model import Definitions, Expression, FlowScope, Task
-from bpmn_engine.model.elements import Activity
+from bpmn_engine.model import (
+    Activity,
+    CallActivity,
+    Definitions,
+    Expression,
+    FlowScope,
+    MultiInstance,
+    StandardLoop,
+    Task,
+)
 from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
 
 
@@ -26,6 +34,54 @@ def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> 
                 str(error), file=definitions.path, line=line, element_id=element_id
             ) from None
     _check_timers(definitions, scope)
+    _check_loops(definitions, scope)
+
+
+def unrunnable_loop(node: Activity) -> str | None:
+    """Why the engine cannot run this activity's loop or multi-instance marker, or None.
+
+    Shared with `bpmn validate`'s executable rule, so both refuse the same diagrams."""
+    spec = node.loop_characteristics
+    if node.loop is None:
+        return None
+    marker = "multi-instance" if node.loop == "multiInstance" else "standard loop"
+    if isinstance(node, CallActivity):
+        return f"{marker} call activities are not supported yet"
+    if spec is None:
+        return f"{marker} markers are not supported yet"
+    if spec.refused:
+        return f"{marker}: {spec.refused} is not supported"
+    if isinstance(spec, StandardLoop) and spec.condition is None and spec.maximum is None:
+        return "standard loop with neither a loopCondition nor a loopMaximum would loop forever"
+    return None
+
+
+def _check_loops(definitions: Definitions, scope: FlowScope) -> None:
+    """A marker the engine cannot honour is bad input before the first step, never a run
+    that does the activity once or fails halfway."""
+    for _, node in scope.walk():
+        if not isinstance(node, Activity):
+            continue
+        problem = unrunnable_loop(node)
+        if problem:
+            line = getattr(node.loop_characteristics, "line", None) or node.line
+            raise LoadError(problem, file=definitions.path, line=line, element_id=node.id)
+
+
+def loop_expressions(node: Activity) -> list[tuple[str, Expression]]:
+    """(what, expression) for each expression of a loop or multi-instance marker."""
+    spec = node.loop_characteristics
+    if isinstance(spec, StandardLoop):
+        return [("loopCondition", spec.condition)] if spec.condition else []
+    if isinstance(spec, MultiInstance):
+        found = [
+            ("loopCardinality", spec.cardinality),
+            ("the input collection", spec.collection),
+            ("the output element", spec.output_element),
+            ("completionCondition", spec.completion),
+        ]
+        return [(what, e) for what, e in found if e is not None]
+    return []
 
 
 def _check_timers(definitions: Definitions, scope: FlowScope) -> None:
@@ -79,6 +135,9 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
                 if parameter.expression is not None:
                     line = parameter.expression.line or node.line
                     yield node.id, line, _expression(parameter.expression)
+        if isinstance(node, Activity):
+            for _, expression in loop_expressions(node):
+                yield node.id, expression.line or node.line, _expression(expression)
 
 
 def _expression(expression: Expression):

@@ -28,6 +28,7 @@ from bpmn_engine.model import (
     Task,
 )
 from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
+from bpmn_engine.runtime.precheck import loop_expressions, unrunnable_loop
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -134,10 +135,10 @@ def _unsupported(node: FlowNode) -> Iterator[Issue]:
             what = f"{'/'.join(refused)} events"
     if what:
         yield _warning(node, f"{subject(node)}: {what} are {NOT_SUPPORTED}")
-    if isinstance(node, Activity) and node.loop:
-        marker = "multi-instance" if node.loop == "multiInstance" else "standard loop"
-        message = f"{subject(node)}: {marker} markers are {NOT_SUPPORTED} (it would run once)"
-        yield _warning(node, message)
+    problem = unrunnable_loop(node) if isinstance(node, Activity) else None
+    if problem:  # `bpmn run` refuses it before the first step: an error here too
+        line = getattr(node.loop_characteristics, "line", None) or node.line
+        yield Issue(f"{subject(node)}: {problem}", element=node.id, line=line)
 
 
 def subject(node: FlowNode) -> str:
@@ -157,6 +158,9 @@ def _node_expressions(node: FlowNode) -> Iterator[Issue]:
             yield from _expression(node.id, script, node.line, "script")
         else:
             yield from _script(node)
+    if isinstance(node, Activity):
+        for what, expression in loop_expressions(node):
+            yield from _expression(node.id, expression, node.line, what)
     if isinstance(node, Activity) and node.io is not None:
         for parameter in (*node.io.inputs, *node.io.outputs):
             if parameter.expression is not None:

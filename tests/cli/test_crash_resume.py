@@ -98,3 +98,54 @@ def test_resume_of_a_finished_instance_changes_nothing(bpmn: Bpmn, tmp_path: Pat
     assert history(db) == before
     shown = json.loads(bpmn("show", instance, "--db", str(db), "--json").stdout)
     assert shown["state"] == "completed"
+
+
+MULTI = str(FIXTURES / "multi-instance-sum.bpmn")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+@pytest.mark.parametrize("checkpoint", ["step", "wait"])
+def test_sigkill_mid_multi_instance_then_resume_matches_an_uninterrupted_run(
+    bpmn: Bpmn, tmp_path: Path, checkpoint: str
+) -> None:
+    # given: an uninterrupted run of a parallel then a sequential multi-instance body
+    turns = 400
+    variables = ["--var", f"limit={turns}", "--var", "total=0", "--var", "n=0", "--var", "sum=0"]
+    variables += ["--checkpoint", checkpoint]
+    reference_db = tmp_path / "reference.db"
+    done = bpmn("run", MULTI, "--db", str(reference_db), "--json", *variables)
+    assert done.returncode == 0, done.stderr
+    _, expected = history(reference_db)
+
+    # when: the same run is killed part way through
+    crash_db = tmp_path / "crash.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "run", MULTI, "--db", str(crash_db), "--json", *variables],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while history_rows(crash_db) < len(expected) // 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    instance, partial = history(crash_db)
+    assert 0 < len(partial) < len(expected), "the kill must land in the middle of the run"
+
+    # then: resume ends with the same variables and the same history
+    code, lines = bpmn.json_lines(
+        "resume", instance, "--db", str(crash_db), "--checkpoint", checkpoint
+    )
+    assert code == 0
+    assert lines[-1]["event"] == "instance.completed"
+    doubles = [2 * i for i in range(1, turns + 1)]
+    assert lines[-1]["variables"] == {
+        "limit": turns,
+        "total": turns * (turns + 1) // 2,
+        "doubles": doubles,
+        "n": turns,
+        "sum": sum(doubles),
+    }
+    _, resumed = history(crash_db)
+    assert resumed == expected

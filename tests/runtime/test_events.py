@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpmn_engine import Engine, UsageError
+from bpmn_engine import Engine, LoadError, UsageError
 from tests.runtime.conftest import Bpmn, activations, events_named, flow, lifecycle, script
 
 # --- terminate end events -------------------------------------------------------------------
@@ -303,35 +303,35 @@ def test_an_end_event_with_an_unsupported_trigger_is_an_incident(
 
 
 @pytest.mark.parametrize(
-    "loop",
+    ("loop", "message"),
     [
-        '<multiInstanceLoopCharacteristics isSequential="true">'
-        "<loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics>",
-        "<standardLoopCharacteristics/>",
+        ("<multiInstanceLoopCharacteristics/>", "number of instances is unknown"),
+        ("<standardLoopCharacteristics/>", "would loop forever"),
+        (
+            "<multiInstanceLoopCharacteristics><loopCardinality>2</loopCardinality>"
+            "<complexBehaviorDefinition/></multiInstanceLoopCharacteristics>",
+            "complexBehaviorDefinition",
+        ),
+        (
+            '<multiInstanceLoopCharacteristics behavior="One">'
+            "<loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics>",
+            'behavior="One"',
+        ),
     ],
-    ids=["multi-instance", "standard-loop"],
+    ids=["multi-instance-without-count", "endless-loop", "complex-behavior", "behavior-one"],
 )
-def test_a_looping_task_is_an_incident_naming_the_element(bpmn: Bpmn, engine: Engine, loop: str):
+def test_a_loop_the_engine_cannot_run_is_refused_before_the_first_step(
+    bpmn: Bpmn, engine: Engine, loop: str, message: str
+):
     # given
     path = bpmn(placed(f'<task id="X">{loop}</task>'))
-    instance = engine.start(path)
     # when
-    outcome = instance.run()
-    # then
-    assert outcome.state == "failed"
-    assert (outcome.incident or "").startswith("X: ")
-    assert "loop" in (outcome.incident or "")
-    assert activations(instance, "X") == []
-
-
-def test_a_multi_instance_task_incident_gives_the_line(bpmn: Bpmn, engine: Engine):
-    # given
-    loop = "<multiInstanceLoopCharacteristics/>"
-    path = bpmn(placed(f'<task id="X">{loop}</task>'))
-    # when
-    outcome = engine.start(path).run()
-    # then
-    assert f"line {line_of(path, X_ID)}" in (outcome.incident or "")
+    with pytest.raises(LoadError) as refused:
+        engine.start(path)
+    # then: file:line: element: message
+    assert refused.value.element_id == "X"
+    assert refused.value.line == line_of(path, X_ID)
+    assert message in str(refused.value)
 
 
 @pytest.mark.parametrize(

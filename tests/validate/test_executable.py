@@ -69,11 +69,6 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
             "compensate boundary events",
         ),
         (
-            '<bpmn:userTask id="X"><bpmn:multiInstanceLoopCharacteristics/></bpmn:userTask>',
-            "X",
-            "multi-instance markers",
-        ),
-        (
             '<bpmn:endEvent id="X"><bpmn:compensateEventDefinition/></bpmn:endEvent>',
             "X",
             "compensate events",
@@ -87,6 +82,51 @@ def test_an_unsupported_element_is_a_warning_with_its_id_and_line(
     assert finding.severity == Severity.WARNING
     assert f"{what} are not supported yet by bpmn-engine" in finding.message
     assert finding.line == 3
+
+
+@pytest.mark.parametrize(
+    ("loop", "message"),
+    [
+        ("<bpmn:multiInstanceLoopCharacteristics/>", "the number of instances is unknown"),
+        ("<bpmn:standardLoopCharacteristics/>", "would loop forever"),
+        (
+            '<bpmn:multiInstanceLoopCharacteristics behavior="None">'
+            "<bpmn:loopCardinality>2</bpmn:loopCardinality>"
+            "</bpmn:multiInstanceLoopCharacteristics>",
+            'behavior="None"',
+        ),
+    ],
+    ids=["no-count", "endless", "behavior"],
+)
+def test_a_loop_the_engine_cannot_run_is_an_error(tmp_path: Path, loop: str, message: str) -> None:
+    body = f'<bpmn:userTask id="X">{loop}</bpmn:userTask>'
+    [finding] = [f for f in executable_findings(write(tmp_path, body)) if f.element == "X"]
+    assert finding.severity == Severity.ERROR
+    assert message in finding.message
+    assert finding.line == 3
+
+
+def test_a_runnable_multi_instance_and_loop_are_no_finding(tmp_path: Path) -> None:
+    body = (
+        '<bpmn:userTask id="X"><bpmn:multiInstanceLoopCharacteristics isSequential="true">'
+        "<bpmn:loopCardinality>3</bpmn:loopCardinality>"
+        "<bpmn:completionCondition>nrOfCompletedInstances &gt;= 2</bpmn:completionCondition>"
+        "</bpmn:multiInstanceLoopCharacteristics></bpmn:userTask>"
+        '<bpmn:task id="Y"><bpmn:standardLoopCharacteristics loopMaximum="3">'
+        "<bpmn:loopCondition>x &lt; 3</bpmn:loopCondition>"
+        "</bpmn:standardLoopCharacteristics></bpmn:task>"
+    )
+    assert [f for f in executable_findings(write(tmp_path, body)) if f.element in "XY"] == []
+
+
+def test_a_loop_expression_that_does_not_compile_is_an_error(tmp_path: Path) -> None:
+    body = (
+        '<bpmn:task id="X"><bpmn:multiInstanceLoopCharacteristics>'
+        "<bpmn:loopCardinality>3 +</bpmn:loopCardinality>"
+        "</bpmn:multiInstanceLoopCharacteristics></bpmn:task>"
+    )
+    [finding] = [f for f in executable_findings(write(tmp_path, body)) if f.element == "X"]
+    assert "loopCardinality does not compile" in finding.message
 
 
 def test_error_end_and_error_boundary_events_are_supported(tmp_path: Path) -> None:

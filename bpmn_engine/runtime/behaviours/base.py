@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bpmn_engine.model import Activity, SequenceFlow
 from bpmn_engine.records.rows import Subscription, Timer
+from bpmn_engine.runtime.behaviours.multi_instance import instance_completed, start_body
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.kinds import KINDS
 from bpmn_engine.runtime.events.trigger import deliver_buffered
@@ -62,17 +63,32 @@ class ActivityBehaviour(FlowNodeBehaviour):
     def arrive(self, ctx: StepContext) -> None:
         node = ctx.node
         assert isinstance(node, Activity)
-        if node.loop:
+        if ctx.body_of(ctx.track) is not None:  # an inner instance: the body holds the
+            ctx.activated()  # boundary events, armed once for every instance
+            self.execute(ctx)
+            return
+        refused = getattr(node.loop_characteristics, "refused", None)
+        if node.loop and (node.loop_characteristics is None or refused):
             raise Incident(
-                f"{node.loop} loop characteristics (line {node.line}) are not supported yet: "
-                "the engine would run the activity only once",
+                f"{node.loop} loop characteristics (line {node.line}) are not supported"
+                + (f": {refused}" if refused else " yet"),
                 node.id,
             )
         ctx.activated()
         subscriptions = self.arm_boundaries(ctx)
-        self.execute(ctx)
+        if node.loop:
+            start_body(ctx, self)
+        else:
+            self.execute(ctx)
         if subscriptions and ctx.track.element == node.id and ctx.track.live:
             deliver_buffered(ctx, subscriptions)  # a message that came before the activity
+
+    def complete(self, ctx: StepContext) -> None:
+        """An inner instance of a loop or multi-instance completes into its body."""
+        if ctx.body_of(ctx.track) is not None:
+            instance_completed(ctx, self)
+            return
+        super().complete(ctx)
 
     def arm_boundaries(self, ctx: StepContext) -> list[Subscription]:
         """Timers, messages, signals and conditions attached to the activity start waiting

@@ -1,10 +1,12 @@
 """BPMN errors and escalations: thrown by end/throw events or handlers, caught by boundaries.
 
 The catcher is looked for from the thrower outwards (spec 10.5.4): the thrower's own boundary
-events if it is an activity, then those of each enclosing subprocess. At each level an event
-whose error code matches wins over a catch-all one. Catching interrupts the activity it is
-attached to (for a subprocess: every track in its scope, the cancellation cascade) and the
-host's track goes on from the boundary event. An error nobody catches is an incident.
+events if it is an activity (for an inner instance of a multi-instance or loop activity: the
+body's, which catching interrupts with every instance), then those of each enclosing
+subprocess. At each level an event whose error code matches wins over a catch-all one.
+Catching interrupts the activity it is attached to (for a subprocess: every track in its
+scope, the cancellation cascade) and the host's track goes on from the boundary event.
+An error nobody catches is an incident.
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ def find_catcher(ctx: StepContext, code: str, kind: str) -> Catcher | None:
     track: Track | None = ctx.track
     node = ctx.node
     while track is not None:
+        body = ctx.body_of(track)
+        if body is not None:  # an inner instance: the activity's boundaries are its body's
+            track = body
+            continue
         if isinstance(node, Activity):
             boundary = catching_boundary(ctx, node, code, kind)
             if boundary is not None:

@@ -1,0 +1,256 @@
+"""The body of a multi-instance or standard-loop activity: its inner instances and counters.
+
+Camunda and Zeebe both run such an activity as a *body* around its inner activity instances;
+so does this engine, with rows it already has:
+
+- the track that reaches the activity is the body's: it waits there (`wait = "multi-instance"`
+  or "loop") for the whole body, and holds the activity's boundary events, armed once;
+- the body's scope (element: the activity; parent: the track's scope; track: the body track)
+  holds the counters (`nrOfInstances`... or Zeebe's `numberOfInstances`...);
+- each inner instance is a scope of its own under the body's scope (its `track` is the body
+  track too, so the cancellation cascade from the body track reaches every inner instance)
+  holding its locals (the element variable, `loopCounter`, the output element, and when it
+  completes its entry of the output collection, under the collection's name), and one
+  track at the activity in that scope, which runs the activity's own behaviour.
+
+The inner instances of a multi-instance are scopes `body.id + 1 ... body.id + n`, created
+when the body starts (a sequential body creates each one's track when its turn comes), so an
+inner instance's index is its scope id less the body's: outputs land in input order, however
+parallel instances finish. Everything goes through the step, so a crash loses nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from bpmn_engine.model import Activity, Expression, MultiInstance, SequenceFlow, StandardLoop
+from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.rows import Scope, Track
+from bpmn_engine.runtime.context import Incident, StepContext
+
+BODY_WAIT = {"multiInstance": "multi-instance", "standard": "loop"}
+
+
+class Leaves(Protocol):
+    """What the body needs of the activity's behaviour: its outgoing flows."""
+
+    def outgoing(self, ctx: StepContext) -> list[SequenceFlow]: ...
+
+
+def counter_names(spec: MultiInstance) -> tuple[str, ...]:
+    """(instances, active, completed) in the diagram's dialect; plain BPMN gets both."""
+    camunda = ("nrOfInstances", "nrOfActiveInstances", "nrOfCompletedInstances")
+    zeebe = ("numberOfInstances", "numberOfActiveInstances", "numberOfCompletedInstances")
+    if spec.dialect == "camunda":
+        return camunda
+    if spec.dialect == "zeebe":
+        return zeebe
+    return camunda + zeebe
+
+
+def first_counter(spec: MultiInstance) -> int:
+    """Camunda 7 (like Activiti and Flowable) counts `loopCounter` from 0; Zeebe and the
+    BPMN spec's instance attributes from 1."""
+    return 0 if spec.dialect == "camunda" else 1
+
+
+# --- starting -------------------------------------------------------------------------------
+def start_body(ctx: StepContext, leaves: Leaves) -> None:
+    """The body track arrived (activated, boundaries armed): open the body and its instances."""
+    node = ctx.node
+    assert isinstance(node, Activity)
+    spec = node.loop_characteristics
+    assert spec is not None and node.loop is not None
+    body = ctx.step.new_scope(node.id, ctx.track.scope, ctx.track.id)
+    ctx.wait(BODY_WAIT[node.loop])
+    if isinstance(spec, StandardLoop):
+        ctx.set_local(body.id, {"loopCounter": 0})
+        _next_iteration(ctx, spec, body, leaves)
+        return
+    items = _items(ctx, spec)
+    active = min(len(items), 1) if spec.sequential else len(items)
+    ctx.set_local(body.id, _counters(spec, len(items), active, 0))
+    ctx.emit("multi-instance.started", instances=len(items), sequential=spec.sequential)
+    if not items:
+        _finish_body(ctx, body, leaves)
+        return
+    scopes = []
+    for index, item in enumerate(items):
+        scope = ctx.step.new_scope(node.id, body.id, ctx.track.id)
+        assert scope.id == body.id + index + 1  # the index is the scope id less the body's
+        values: dict[str, Any] = {"loopCounter": index + first_counter(spec)}
+        if spec.element_variable:
+            values[spec.element_variable] = item
+        output = _plain_name(spec.output_element)
+        if output and output not in values:
+            values[output] = None  # the inner activity's result lands here, not in the process
+        ctx.set_local(scope.id, values)
+        scopes.append(scope)
+    for scope in scopes[:1] if spec.sequential else scopes:
+        _start_instance(ctx, scope)
+
+
+def _counters(spec: MultiInstance, total: int, active: int, completed: int) -> dict[str, int]:
+    names = counter_names(spec)
+    values = (total, active, completed) * (len(names) // 3)
+    return dict(zip(names, values, strict=True))
+
+
+def _items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
+    """The input collection's items, or `loopCardinality` times None."""
+    if spec.collection is not None:
+        value = ctx.evaluate(spec.collection, what="the multi-instance input collection")
+        if isinstance(value, dict) or not isinstance(value, list | tuple):
+            raise Incident(
+                f"the multi-instance input collection {spec.collection.text!r} is "
+                f"{_kind(value)}, not a list",
+                ctx.node.id,
+            )
+        return list(value)
+    assert spec.cardinality is not None
+    value = ctx.evaluate(spec.cardinality, what="loopCardinality")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Incident(
+            f"loopCardinality {spec.cardinality.text!r} is {value!r}: "
+            "expected a whole number of 0 or more",
+            ctx.node.id,
+        )
+    return [None] * value
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__} ({value!r:.40})"
+
+
+def _plain_name(expression: Expression | None) -> str | None:
+    """The variable an output element names, when it is just a name (`result`, `= result`)."""
+    if expression is None:
+        return None
+    text = expression.text.strip().removeprefix("=").strip()
+    return text if text.isidentifier() else None
+
+
+def _start_instance(ctx: StepContext, scope: Scope) -> Track:
+    track = ctx.step.new_track(
+        element=ctx.node.id, scope=scope.id, status=TrackState.READY, parent=scope.track
+    )
+    ctx.step.emit("track.created", ctx.node.id, track.id, parent=scope.track)
+    return track
+
+
+# --- an inner instance completed ------------------------------------------------------------
+def instance_completed(ctx: StepContext, leaves: Leaves) -> None:
+    """The context's track completed one inner instance: count it, collect its output, and
+    start the next one, cancel the rest, or complete the body."""
+    node = ctx.node
+    assert isinstance(node, Activity)
+    spec = node.loop_characteristics
+    inner = ctx.data.scopes[ctx.track.scope]
+    body = ctx.data.scopes[inner.parent or 0]
+    ctx.completed()
+    ctx.step.touch_track(ctx.track)
+    if ctx.track.status is TrackState.READY:
+        ctx.track.move(TrackState.EXECUTING)
+    ctx.track.move(TrackState.COMPLETED)
+    ctx.emit("track.completed")
+    ctx.step.touch_scope(inner).status = "completed"
+    if isinstance(spec, StandardLoop):
+        _iteration_completed(ctx, spec, body, leaves)
+        return
+    assert isinstance(spec, MultiInstance)
+    locals_ = ctx.data.values.get(body.id, {})
+    total_name, active_name, completed_name = counter_names(spec)[:3]
+    total = locals_[total_name]
+    active = locals_[active_name] - 1
+    completed = locals_[completed_name] + 1
+    if spec.output_collection and spec.output_element is not None:
+        # kept by the instance (one small write per completion, not the whole list each time)
+        # and gathered in input order when the body completes
+        value = ctx.evaluate(spec.output_element, what="the multi-instance output element")
+        ctx.set_local(inner.id, {spec.output_collection: value})
+    following = inner.id + 1 if spec.sequential and inner.id - body.id < total else None
+    if following is not None:
+        active += 1
+    ctx.set_local(body.id, _counters(spec, total, active, completed))
+    if spec.completion is not None and _completion_holds(ctx, spec, body, total):
+        ctx.emit("multi-instance.condition_met", completed=completed)
+        for index in range(1, total + 1):
+            other = ctx.data.scopes[body.id + index]
+            if other.status == "active":
+                ctx.terminate_scope(other.id)
+                ctx.step.touch_scope(other).status = "terminated"
+        _finish_body(ctx, body, leaves)
+    elif following is not None:
+        _start_instance(ctx, ctx.data.scopes[following])
+    elif active == 0:
+        _finish_body(ctx, body, leaves)
+
+
+def _finish_body(ctx: StepContext, body: Scope, leaves: Leaves) -> None:
+    """Every instance is done (or cancelled): pass the output collection out and leave."""
+    node = ctx.node
+    assert isinstance(node, Activity)
+    spec = node.loop_characteristics
+    ctx.step.touch_scope(body).status = "completed"
+    outer = ctx.for_track(ctx.data.tracks[body.track or 0])
+    if isinstance(spec, MultiInstance) and spec.output_collection:
+        total = ctx.data.values.get(body.id, {}).get(counter_names(spec)[0], 0)
+        outer.set_variables({spec.output_collection: _collected(ctx, spec, body, total)})
+    outer.emit(f"{BODY_WAIT[node.loop or 'multiInstance']}.completed")
+    outer.completed()
+    outer.leave(outer.chosen_flows() or leaves.outgoing(outer))
+
+
+def _completion_holds(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -> bool:
+    """The completionCondition, over the completed instance's variables and the output
+    collection gathered so far (as Zeebe shows it to the condition)."""
+    assert spec.completion is not None
+    extra = None
+    if spec.output_collection:
+        extra = {spec.output_collection: _collected(ctx, spec, body, total)}
+    return bool(ctx.evaluate(spec.completion, extra, "completionCondition"))
+
+
+def _collected(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -> list[Any]:
+    """Each inner instance's output element, in input order (None for one never completed)."""
+    name = spec.output_collection or ""
+    values = ctx.data.values
+    return [
+        values.get(body.id + index, {}).get(name)
+        if ctx.data.scopes[body.id + index].status == "completed"
+        else None
+        for index in range(1, total + 1)
+    ]
+
+
+# --- standard loops -------------------------------------------------------------------------
+def _next_iteration(ctx: StepContext, spec: StandardLoop, body: Scope, leaves: Leaves) -> None:
+    """Run one more iteration, unless `loopMaximum` is reached or a before-test fails."""
+    done = ctx.data.values.get(body.id, {}).get("loopCounter", 0)
+    if spec.maximum is not None and done >= spec.maximum:
+        _finish_body(ctx, body, leaves)
+        return
+    if spec.test_before and not _condition(ctx, spec, {"loopCounter": done}):
+        _finish_body(ctx, body, leaves)
+        return
+    ctx.set_local(body.id, {"loopCounter": done + 1})
+    body_track = ctx.data.tracks[body.track or 0]
+    scope = ctx.step.new_scope(ctx.node.id, body.id, body_track.id)
+    _start_instance(ctx, scope)
+
+
+def _iteration_completed(ctx: StepContext, spec: StandardLoop, body: Scope, leaves: Leaves) -> None:
+    if not spec.test_before and not _condition(ctx, spec, None):
+        _finish_body(ctx, body, leaves)
+        return
+    _next_iteration(ctx, spec, body, leaves)
+
+
+def _condition(ctx: StepContext, spec: StandardLoop, extra: dict[str, Any] | None) -> bool:
+    """No loopCondition loops until `loopMaximum` (the spec's default is to loop forever,
+    which the executable check refuses without a maximum)."""
+    if spec.condition is None:
+        return True
+    return bool(ctx.evaluate(spec.condition, extra, "the loopCondition"))
