@@ -209,7 +209,9 @@ def test_a_terminal_session_repeats_on_enter_and_survives_ctrl_c(tmp_path: Path)
     read_until(b"step> ", 3)
     assert output.count(b"enter ") >= 2 and b"(track #1)" in output
     steps_before = output.count(b"(track #")
-    os.write(main, b"garbage that is never run\x03")  # Ctrl-C: the line is dropped
+    os.write(main, b"garbage that is never run")
+    read_until(b"never run")  # echoed: readline is reading (a ^C before it would wait for a key)
+    os.write(main, b"\x03")  # Ctrl-C: the line is dropped
     read_until(b"step> ", 4)
     os.write(main, b"continue\n")
     read_until(b"completed")
