@@ -67,6 +67,7 @@ class EventDefinition:
     ref: str | None = None
     timer: tuple[str, str] | None = None  # (timeDate|timeDuration|timeCycle, text)
     condition: Expression | None = None
+    timer_language: str | None = None  # of a timer value that is an expression
 
 
 @dataclass(frozen=True, slots=True)

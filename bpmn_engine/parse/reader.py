@@ -37,6 +37,9 @@ from bpmn_engine.parse.xml import parse_xml, read_source
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
 
 TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")
+# the spec's default `expressionLanguage`: many tools write it on every file whatever their
+# expressions are, so on `definitions` it says nothing (on one expression it is refused)
+XPATH_DEFAULT = "http://www.w3.org/1999/xpath"
 
 
 def load_file(path: str | Path) -> Definitions:
@@ -94,6 +97,7 @@ class _Compiler:
         self.file = file
         self.ids: dict[str, int] = {}
         self.root_definitions: dict[str, etree._Element] = {}
+        self.language: str | None = None  # definitions/@expressionLanguage
 
     def error(self, message: str, element: etree._Element | None, element_id: str | None = None):
         line = element.sourceline if element is not None else None
@@ -109,6 +113,9 @@ class _Compiler:
                 root,
             )
         self._index_ids(root)
+        language = (root.get("expressionLanguage") or "").strip()
+        if language and language.lower() != XPATH_DEFAULT:
+            self.language = language
         for child in root:
             if _is_bpmn(child) and _local(child).endswith("EventDefinition") and child.get("id"):
                 self.root_definitions[child.get("id")] = child
@@ -181,9 +188,9 @@ class _Compiler:
         elements = [c for c in container if _is_bpmn(c)]
         defaults = {e.get("default"): e.get("id") for e in elements if e.get("default") is not None}
         flows: dict[str, SequenceFlow] = {}
-        for element in elements:
+        for position, element in enumerate(elements):
             if _local(element) == "sequenceFlow":
-                flow = self.sequence_flow(element, defaults)
+                flow = self.sequence_flow(element, defaults, position)
                 flows[flow.id] = flow
         links = _Links(flows)
         nodes: dict[str, FlowNode] = {}
@@ -228,13 +235,13 @@ class _Compiler:
                     by_id.get(node.id),
                 )
 
-    def sequence_flow(self, element: etree._Element, defaults: dict[str, str]) -> SequenceFlow:
-        flow_id = element.get("id") or ""
-        if not flow_id:
-            raise self.error("sequence flow has no id", element)
+    def sequence_flow(
+        self, element: etree._Element, defaults: dict[str, str], position: int
+    ) -> SequenceFlow:
         source, target = element.get("sourceRef"), element.get("targetRef")
         if not source or not target:
             raise self.error("sequence flow needs both sourceRef and targetRef", element)
+        flow_id = element.get("id") or self.generated_id(f"{source}->{target}#{position}")
         condition = None
         for expr in _children(element, "conditionExpression"):
             condition = self.expression(expr)
@@ -248,11 +255,21 @@ class _Compiler:
             is_default=defaults.get(flow_id) == source,
         )
 
+    def generated_id(self, base: str) -> str:
+        """An id for an element the XSD lets go without one (a sequence flow): the same for
+        the same document, so history and resumed instances name it alike."""
+        candidate, n = base, 1
+        while candidate in self.ids:
+            n += 1
+            candidate = f"{base}.{n}"
+        self.ids[candidate] = 0
+        return candidate
+
     def expression(self, element: etree._Element) -> Expression | None:
         text = _text(element)
         if not text:
             return None
-        return Expression(text, element.get("language"), element.sourceline)
+        return Expression(text, element.get("language") or self.language, element.sourceline)
 
     def base(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
         """Fields every flow node has; in/out flows come from the sequence flows themselves.
@@ -301,14 +318,16 @@ class _Compiler:
         if kind == "link":
             ref = element.get("name")
         timer = None
+        timer_language = self.language
         for timer_kind in TIMER_KINDS:
             for child in _children(element, timer_kind):
                 timer = (timer_kind, _text(child))
+                timer_language = child.get("language") or self.language
         condition = None
         for child in _children(element, "condition"):
             condition = self.expression(child)
         return EventDefinition(
-            kind, element.sourceline or 0, element.get("id"), ref, timer, condition
+            kind, element.sourceline or 0, element.get("id"), ref, timer, condition, timer_language
         )
 
 

@@ -14,7 +14,12 @@ from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import Definitions, Expression, FlowScope, Task
 from bpmn_engine.model.elements import Activity
-from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
+from bpmn_engine.runtime.events.timers import (
+    TimerRangeError,
+    TimerValueError,
+    is_timer_expression,
+    schedule,
+)
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
@@ -39,7 +44,7 @@ def _check_timers(definitions: Definitions, scope: FlowScope) -> None:
             if definition.kind != "timer" or not definition.timer:
                 continue
             kind, text = definition.timer
-            if not text or text.strip().startswith(("${", "#{", "=")):
+            if not text or is_timer_expression(text):
                 continue  # evaluated when armed; an empty value is reported then
             try:
                 schedule(kind, text, now)
@@ -74,6 +79,15 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
                     node.line,
                     lambda t=text, f=script_format: compile_script(t, f, trusted=trusted),
                 )
+        for definition in getattr(node, "definitions", ()):
+            if (
+                definition.timer
+                and definition.timer[1]
+                and is_timer_expression(definition.timer[1])
+            ):
+                kind, text = definition.timer
+                line = definition.line or node.line
+                yield node.id, line, _timer(kind, text.strip(), definition.timer_language)
         if isinstance(node, Activity) and node.io is not None:
             for parameter in (*node.io.inputs, *node.io.outputs):
                 if parameter.expression is not None:
@@ -83,3 +97,23 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
 
 def _expression(expression: Expression):
     return lambda: compile_expression(expression.text, expression.language)
+
+
+_NOUNS = {
+    "timeDate": "date-time",
+    "timeDuration": "duration",
+    "timeCycle": "repeating interval or cron expression",
+}
+
+
+def _timer(kind: str, text: str, language: str | None):
+    def compile_() -> None:
+        try:
+            compile_expression(text, language)
+        except ExpressionError as error:
+            raise ExpressionError(
+                f"{kind} {text!r} is not an ISO 8601 {_NOUNS.get(kind, 'value')}, "
+                f"nor an expression: {error}"
+            ) from None
+
+    return compile_

@@ -26,7 +26,12 @@ from bpmn_engine.model import (
     SubProcess,
     Task,
 )
-from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
+from bpmn_engine.runtime.events.timers import (
+    TimerRangeError,
+    TimerValueError,
+    is_timer_expression,
+    schedule,
+)
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -187,6 +192,12 @@ def _timer(node: Event, definition: EventDefinition) -> Iterator[Issue]:
         yield Issue(f"{kind} is empty", node.id, definition.line or node.line)
     elif value.startswith(("${", "#{", "=")):
         yield from _expression(node.id, Expression(value), definition.line, f"{kind} expression")
+    elif is_timer_expression(value):  # Spiff writes timers as Python: `"PT5M"`, `delay`
+        language = definition.timer_language
+        problem = _compiles(lambda: compile_expression(value.strip(), language))
+        if problem:
+            message = f"{kind} {value!r} is not {TIMER_FORMATS[kind]}, nor an expression: {problem}"
+            yield Issue(message, node.id, definition.line or node.line)
     elif not TIMER_CHECKS[kind](value):
         message = f"{kind} {value!r} is not {TIMER_FORMATS[kind]}"
         yield Issue(message, node.id, definition.line or node.line)
