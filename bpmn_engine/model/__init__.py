@@ -2,8 +2,10 @@
 
 from bpmn_engine.model.elements import (
     Activity,
+    ActivityData,
     BoundaryEvent,
     CallActivity,
+    DataAssociation,
     EndEvent,
     Event,
     EventDefinition,
@@ -14,6 +16,7 @@ from bpmn_engine.model.elements import (
     IntermediateEvent,
     IoMapping,
     IoParameter,
+    Refusal,
     SequenceFlow,
     StartEvent,
     SubProcess,
@@ -23,8 +26,10 @@ from bpmn_engine.model.process import Definitions, FlowScope, Process
 
 __all__ = [
     "Activity",
+    "ActivityData",
     "BoundaryEvent",
     "CallActivity",
+    "DataAssociation",
     "Definitions",
     "EndEvent",
     "Event",
@@ -38,6 +43,7 @@ __all__ = [
     "IoMapping",
     "IoParameter",
     "Process",
+    "Refusal",
     "SequenceFlow",
     "StartEvent",
     "SubProcess",

@@ -71,6 +71,41 @@ class EventDefinition:
 
 
 @dataclass(frozen=True, slots=True)
+class Refusal:
+    """Something in the diagram that would change how it runs and that the engine cannot
+    honour: refused before the first step (`bpmn run`) and by `bpmn validate`."""
+
+    element: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DataAssociation:
+    """A `dataInputAssociation` or `dataOutputAssociation`, its ends resolved to variable
+    names (a data object reference to its data object's id; inputs, outputs and properties
+    by their id, as SpiffWorkflow names them)."""
+
+    id: str
+    line: int
+    source: str | None  # the variable read; None when assignments say what is read
+    target: str  # the variable written
+    transformation: Expression | None = None
+    assignments: tuple[tuple[Expression, str], ...] = ()  # (from, the variable `to` names)
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityData:
+    """An activity's `ioSpecification`, `property` elements and data associations."""
+
+    inputs: tuple[str, ...] = ()  # data inputs: each must have a value when the activity starts
+    outputs: tuple[str, ...] | None = None  # data outputs: when given, only these come back
+    properties: tuple[str, ...] = ()  # local variables of the activity, None at its start
+    reads: tuple[DataAssociation, ...] = ()
+    writes: tuple[DataAssociation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class FlowNode:
     """Any node a token can visit. `kind` is the BPMN tag name, e.g. `userTask`."""
 
@@ -93,6 +128,7 @@ class Activity(FlowNode):
     loop: str | None = None  # "standard" or "multiInstance" when the activity has a marker
     boundary_events: tuple[str, ...] = ()
     is_for_compensation: bool = False
+    data: ActivityData | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from bpmn_engine.model.elements import (
     FlowNode,
     Gateway,
     IntermediateEvent,
+    Refusal,
     SequenceFlow,
     StartEvent,
     SubProcess,
@@ -31,7 +32,7 @@ from bpmn_engine.model.elements import (
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import extensions
+from bpmn_engine.parse import data, extensions
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
@@ -98,6 +99,8 @@ class _Compiler:
         self.ids: dict[str, int] = {}
         self.root_definitions: dict[str, etree._Element] = {}
         self.language: str | None = None  # definitions/@expressionLanguage
+        self.items: data.DataItems | None = None
+        self.refusals: list[Refusal] = []  # of the process being compiled
 
     def error(self, message: str, element: etree._Element | None, element_id: str | None = None):
         line = element.sourceline if element is not None else None
@@ -113,6 +116,7 @@ class _Compiler:
                 root,
             )
         self._index_ids(root)
+        self.items = data.DataItems(root)
         language = (root.get("expressionLanguage") or "").strip()
         if language and language.lower() != XPATH_DEFAULT:
             self.language = language
@@ -171,6 +175,7 @@ class _Compiler:
         process_id = element.get("id") or ""
         if not process_id:
             raise self.error("process has no id", element)
+        self.refusals = []
         nodes, flows = self.scope_contents(element)
         return Process.build(
             process_id,
@@ -179,7 +184,19 @@ class _Compiler:
             flows,
             name=element.get("name"),
             is_executable=element.get("isExecutable", "true").strip().lower() != "false",
+            variables=data.declared(element, process=True),
+            inputs=data.process_inputs(element),
+            refused=tuple(self.refusals),
         )
+
+    def refuse(self, element: etree._Element, message: str) -> None:
+        """Note something the engine cannot honour; runs and validation refuse it."""
+        element_id = element.get("id")
+        holder = element
+        while not element_id and holder.getparent() is not None:
+            holder = holder.getparent()
+            element_id = holder.get("id")
+        self.refusals.append(Refusal(element_id or "", element.sourceline or 0, message))
 
     def scope_contents(
         self, container: etree._Element
@@ -299,8 +316,14 @@ class _Compiler:
             io=extensions.io_mapping(element),
             loop=loop,
             is_for_compensation=element.get("isForCompensation", "false") == "true",
+            data=data.activity_data(element, self.items_index, self.expression, self.refuse),
         )
         return fields
+
+    @property
+    def items_index(self) -> data.DataItems:
+        assert self.items is not None, "items are indexed with the definitions"
+        return self.items
 
     def event_definitions(self, element: etree._Element) -> tuple[EventDefinition, ...]:
         found = [c for c in element if _is_bpmn(c) and _local(c).endswith("EventDefinition")]
@@ -354,7 +377,13 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
 
 def _read_subprocess(c: _Compiler, element: etree._Element, flows: _Links) -> SubProcess:
     nodes, inner_flows = c.scope_contents(element)
-    scope = FlowScope.build(element.get("id") or "", element.sourceline or 0, nodes, inner_flows)
+    scope = FlowScope.build(
+        element.get("id") or "",
+        element.sourceline or 0,
+        nodes,
+        inner_flows,
+        variables=data.declared(element),
+    )
     return SubProcess(
         **c.activity(element, flows),
         scope=scope,

@@ -23,6 +23,10 @@ from bpmn_engine.runtime.events.timers import (
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
+    for refusal in getattr(scope, "refused", ()):  # what the engine cannot honour (coverage.md)
+        raise LoadError(
+            refusal.message, file=definitions.path, line=refusal.line, element_id=refusal.element
+        )
     for element_id, line, compile_ in _compilations(scope, trusted):
         try:
             compile_()
@@ -93,6 +97,19 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
                 if parameter.expression is not None:
                     line = parameter.expression.line or node.line
                     yield node.id, line, _expression(parameter.expression)
+        if isinstance(node, Activity) and node.data is not None:
+            for expression in data_expressions(node):
+                yield node.id, expression.line or node.line, _expression(expression)
+
+
+def data_expressions(node: Activity) -> list[Expression]:
+    """The transformations and assignments of an activity's data associations."""
+    found: list[Expression] = []
+    for association in (*node.data.reads, *node.data.writes) if node.data else ():
+        if association.transformation is not None:
+            found.append(association.transformation)
+        found.extend(source for source, _ in association.assignments)
+    return found
 
 
 def _expression(expression: Expression):

@@ -32,6 +32,7 @@ from bpmn_engine.runtime.events.timers import (
     is_timer_expression,
     schedule,
 )
+from bpmn_engine.runtime.precheck import data_expressions
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -73,6 +74,8 @@ class ExecutableRule:
             return
         for process in document.definitions.processes.values():
             if process.is_executable:
+                for refusal in process.refused:
+                    yield Issue(refusal.message, refusal.element, refusal.line)
                 yield from _scope(document, process)
 
 
@@ -153,6 +156,9 @@ def _node_expressions(node: FlowNode) -> Iterator[Issue]:
             if parameter.expression is not None:
                 what = f"mapping of {parameter.name!r}"
                 yield from _expression(node.id, parameter.expression, node.line, what)
+    if isinstance(node, Activity):
+        for expression in data_expressions(node):
+            yield from _expression(node.id, expression, node.line, "data association")
 
 
 def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:

@@ -149,6 +149,18 @@ def opening_step(
     step.set_state(InstanceState.ACTIVE)
     scope = step.new_scope(process.id, None, None)
     values = checked_variables(dict(variables or {}))
+    for name, line in process.inputs:
+        if name not in values:
+            raise LoadError(
+                f"the process requires data input {name!r}: start it with a value for "
+                f"{name!r} (bpmn run --var {name}=...)",
+                file=definitions.path,
+                line=line,
+                element_id=process.id,
+            )
+    for name in process.variables:  # its data objects and properties: declared, not given
+        if name not in values:
+            step.set_value(scope.id, name, None)
     for name, value in values.items():
         step.set_value(scope.id, name, value)
     step.emit(
