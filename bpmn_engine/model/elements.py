@@ -141,6 +141,7 @@ class Task(Activity):
     result_variable: str | None = None
     form_fields: tuple[FormField, ...] = ()
     message_ref: str | None = None  # receive (and send) tasks
+    headers: tuple[tuple[str, str], ...] = ()  # zeebe:taskHeaders, given to handlers
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,6 +134,7 @@ class Process(FlowScope):
     is_executable: bool = True
     inputs: tuple[tuple[str, int], ...] = ()  # ioSpecification data inputs (name, line)
     refused: tuple[Refusal, ...] = ()  # what it holds that the engine cannot run
+    warned: tuple[Refusal, ...] = ()  # what it runs differently from a server, said at start
 
 
 @dataclass(frozen=True, eq=False)

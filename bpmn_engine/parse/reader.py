@@ -101,6 +101,7 @@ class _Compiler:
         self.language: str | None = None  # definitions/@expressionLanguage
         self.items: data.DataItems | None = None
         self.refusals: list[Refusal] = []  # of the process being compiled
+        self.warnings: list[Refusal] = []
 
     def error(self, message: str, element: etree._Element | None, element_id: str | None = None):
         line = element.sourceline if element is not None else None
@@ -175,7 +176,7 @@ class _Compiler:
         process_id = element.get("id") or ""
         if not process_id:
             raise self.error("process has no id", element)
-        self.refusals = []
+        self.refusals, self.warnings = [], []
         nodes, flows = self.scope_contents(element)
         return Process.build(
             process_id,
@@ -187,7 +188,36 @@ class _Compiler:
             variables=data.declared(element, process=True),
             inputs=data.process_inputs(element),
             refused=tuple(self.refusals),
+            warned=tuple(self.warnings),
         )
+
+    def audit(self, element: etree._Element, node: FlowNode) -> None:
+        """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
+        is_activity = isinstance(node, Activity)
+        for child, reason in extensions.refused(element, mappings=is_activity):
+            self.refuse(child, f"{_local(child)}: {reason}")
+        if is_activity:
+            for attr in ("startQuantity", "completionQuantity"):
+                if element.get(attr, "1").strip() not in ("1", ""):
+                    self.refuse(
+                        element,
+                        f"{attr}={element.get(attr)!r}: only 1 is supported (a token starts and "
+                        "completes the activity once)",
+                    )
+        else:
+            for tag in ("dataInputAssociation", "dataOutputAssociation"):
+                for association in _children(element, tag):
+                    self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
+        for ns in extensions.CAMUNDA_LIKE:
+            for retry in extensions.extension_children(element, ns, "failedJobRetryTimeCycle"):
+                self.warnings.append(
+                    Refusal(
+                        node.id,
+                        retry.sourceline or node.line,
+                        "failedJobRetryTimeCycle is not run: a failing handler is an incident "
+                        "at once, retried by `bpmn resume`",
+                    )
+                )
 
     def refuse(self, element: etree._Element, message: str) -> None:
         """Note something the engine cannot honour; runs and validation refuse it."""
@@ -219,6 +249,7 @@ class _Compiler:
                 raise self.error(f"{_local(element)} has no id", element)
             node = reader(self, element, links)
             nodes[node.id] = node
+            self.audit(element, node)
         self.check_scope(container, nodes, flows)
         return _with_boundaries(nodes), flows
 
@@ -372,6 +403,7 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         result_variable=result_variable,
         form_fields=extensions.form_fields(element),
         message_ref=_ref(element.get("messageRef")),
+        headers=extensions.task_headers(element),
     )
 
 

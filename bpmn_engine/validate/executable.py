@@ -76,6 +76,10 @@ class ExecutableRule:
             if process.is_executable:
                 for refusal in process.refused:
                     yield Issue(refusal.message, refusal.element, refusal.line)
+                for warned in process.warned:
+                    yield Issue(
+                        warned.message, warned.element, warned.line, severity=Severity.WARNING
+                    )
                 yield from _scope(document, process)
 
 
