@@ -194,6 +194,13 @@ class _Compiler:
     def audit(self, element: etree._Element, node: FlowNode) -> None:
         """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
         is_activity = isinstance(node, Activity)
+        resource = extensions.vendor_attr(element, "resource")
+        if resource:
+            self.refuse(
+                element,
+                f"script resource {resource!r}: scripts kept in other files are not loaded; "
+                "write the script inline",
+            )
         for child, reason in extensions.refused(element, mappings=is_activity):
             self.refuse(child, f"{_local(child)}: {reason}")
         if is_activity:

@@ -47,6 +47,10 @@ REFUSED = {
         ">x = 1</spiffworkflow:preScript></extensionElements></task>",
         "preScript",
     ),
+    "script resource": (
+        '<scriptTask id="T" scriptFormat="python" camunda:resource="classpath://calc.py"/>',
+        "script resource 'classpath://calc.py'",
+    ),
     "start quantity": ('<task id="T" startQuantity="2"/>', "startQuantity='2'"),
     "completion quantity": ('<task id="T" completionQuantity="3"/>', "completionQuantity='3'"),
     "camunda mapping on an event": (
