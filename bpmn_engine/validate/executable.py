@@ -2,8 +2,10 @@
 
 Only processes with `isExecutable` other than "false" are checked: a descriptive model is not
 a program. Unsupported elements are warnings (the engine raises an incident only if a token
-reaches one); conditions and scripts that do not compile, malformed timer values and calls to
-processes that do not exist are errors, because no run could ever succeed through them.
+reaches one); conditions and scripts that do not compile, malformed timer values, calls to
+processes that do not exist and what `bpmn run` refuses before its first step (`Process.refused`:
+data stores, listeners, quantities other than 1... see docs/coverage.md) are errors, because no
+run could ever succeed through them.
 """
 
 from __future__ import annotations
