@@ -22,10 +22,8 @@ from bpmn_engine.expressions.scripts import CompiledScript, compile_python_scrip
 
 __all__ = ["CompiledExpression", "CompiledScript", "compile_expression", "compile_script"]
 
-_PYTHON = frozenset(
-    {"", "python", "python3", "py", "http://www.python.org", "text/x-python"}
-    | {"http://www.w3.org/1999/xpath"}  # the BPMN default expressionLanguage
-)
+_PYTHON = frozenset({"", "python", "python3", "py", "http://www.python.org", "text/x-python"})
+XPATH = frozenset({"xpath", "http://www.w3.org/1999/xpath"})
 _LANGUAGES = {
     **dict.fromkeys(_PYTHON, "python"),
     "juel": "juel",
@@ -41,6 +39,11 @@ def _language(text: str, language: str | None) -> str:
     if stripped.startswith("="):
         return "feel"
     name = (language or "").strip().lower()
+    if name in XPATH:
+        raise ExpressionError(
+            f"expression language {language!r} is not supported: XPath expressions cannot be "
+            "evaluated here; write the expression in python, ${...} or =FEEL"
+        )
     if name not in _LANGUAGES:
         raise ExpressionError(
             f"expression language {language!r} is not supported; use python, ${{...}} or =FEEL"

@@ -2,8 +2,10 @@
 
 from bpmn_engine.model.elements import (
     Activity,
+    ActivityData,
     BoundaryEvent,
     CallActivity,
+    DataAssociation,
     EndEvent,
     Event,
     EventDefinition,
@@ -15,6 +17,7 @@ from bpmn_engine.model.elements import (
     IoMapping,
     IoParameter,
     MultiInstance,
+    Refusal,
     SequenceFlow,
     StandardLoop,
     StartEvent,
@@ -25,8 +28,10 @@ from bpmn_engine.model.process import Definitions, FlowScope, Process
 
 __all__ = [
     "Activity",
+    "ActivityData",
     "BoundaryEvent",
     "CallActivity",
+    "DataAssociation",
     "Definitions",
     "EndEvent",
     "Event",
@@ -41,6 +46,7 @@ __all__ = [
     "IoParameter",
     "MultiInstance",
     "Process",
+    "Refusal",
     "SequenceFlow",
     "StandardLoop",
     "StartEvent",

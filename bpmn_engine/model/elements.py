@@ -67,6 +67,42 @@ class EventDefinition:
     ref: str | None = None
     timer: tuple[str, str] | None = None  # (timeDate|timeDuration|timeCycle, text)
     condition: Expression | None = None
+    timer_language: str | None = None  # of a timer value that is an expression
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Something in the diagram that would change how it runs and that the engine cannot
+    honour: refused before the first step (`bpmn run`) and by `bpmn validate`."""
+
+    element: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DataAssociation:
+    """A `dataInputAssociation` or `dataOutputAssociation`, its ends resolved to variable
+    names (a data object reference to its data object's id; inputs, outputs and properties
+    by their id, as SpiffWorkflow names them)."""
+
+    id: str
+    line: int
+    source: str | None  # the variable read; None when assignments say what is read
+    target: str  # the variable written
+    transformation: Expression | None = None
+    assignments: tuple[tuple[Expression, str], ...] = ()  # (from, the variable `to` names)
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityData:
+    """An activity's `ioSpecification`, `property` elements and data associations."""
+
+    inputs: tuple[str, ...] = ()  # data inputs: each must have a value when the activity starts
+    outputs: tuple[str, ...] | None = None  # data outputs: when given, only these come back
+    properties: tuple[str, ...] = ()  # local variables of the activity, None at its start
+    reads: tuple[DataAssociation, ...] = ()
+    writes: tuple[DataAssociation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +164,7 @@ class Activity(FlowNode):
     loop_characteristics: MultiInstance | StandardLoop | None = None
     boundary_events: tuple[str, ...] = ()
     is_for_compensation: bool = False
+    data: ActivityData | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +177,7 @@ class Task(Activity):
     result_variable: str | None = None
     form_fields: tuple[FormField, ...] = ()
     message_ref: str | None = None  # receive (and send) tasks
+    headers: tuple[tuple[str, str], ...] = ()  # zeebe:taskHeaders, given to handlers
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from bpmn_engine.model.elements import (
     Activity,
     BoundaryEvent,
     FlowNode,
+    Refusal,
     SequenceFlow,
     StartEvent,
     SubProcess,
@@ -37,6 +38,7 @@ class FlowScope:
     nodes: Mapping[str, FlowNode]
     flows: Mapping[str, SequenceFlow]
     graph: nx.MultiDiGraph = field(repr=False)
+    variables: tuple[str, ...] = ()  # data objects (and a process's properties) it declares
 
     @classmethod
     def build(
@@ -130,6 +132,9 @@ class FlowScope:
 class Process(FlowScope):
     name: str | None = None
     is_executable: bool = True
+    inputs: tuple[tuple[str, int], ...] = ()  # ioSpecification data inputs (name, line)
+    refused: tuple[Refusal, ...] = ()  # what it holds that the engine cannot run
+    warned: tuple[Refusal, ...] = ()  # what it runs differently from a server, said at start
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,7 +1,9 @@
 """Execution facts kept in vendor namespaces (Camunda 7/8, Activiti, Flowable, Spiff).
 
-Only facts that change how an element runs are read: service task types, I/O mappings, form
-fields and scripts. Everything else in `extensionElements` is ignored.
+Only facts that change how an element runs are read: service task types, task headers, I/O
+mappings, form fields and scripts. `refused` names the extension elements that would change
+how an element runs and that the engine cannot honour; everything else in
+`extensionElements` cannot change a local run (docs/coverage.md says why, one by one).
 """
 
 from __future__ import annotations
@@ -66,6 +68,69 @@ def handler_names(element: etree._Element) -> tuple[str, ...]:
         if name and name not in unique:
             unique.append(name)
     return tuple(unique)
+
+
+def task_headers(element: etree._Element) -> tuple[tuple[str, str], ...]:
+    """Zeebe's static task headers: handlers receive them (`ServiceTaskContext.headers`)."""
+    return tuple(
+        (header.get("key", ""), header.get("value", ""))
+        for headers in extension_children(element, ZEEBE, "taskHeaders")
+        for header in headers
+        if _local(header) == "header" and header.get("key")
+    )
+
+
+# (namespaces, local name, why it is refused): code or timing the engine would not run
+_REFUSED = (
+    (
+        CAMUNDA_LIKE,
+        "executionListener",
+        "execution listeners run code on lifecycle events; bpmn-engine does not run them",
+    ),
+    (
+        CAMUNDA_LIKE,
+        "taskListener",
+        "task listeners run code on user task events; bpmn-engine does not run them",
+    ),
+    (
+        (ZEEBE,),
+        "executionListeners",
+        "execution listeners are jobs on lifecycle events; bpmn-engine does not run them",
+    ),
+    (
+        (ZEEBE,),
+        "taskListeners",
+        "task listeners are jobs on user task events; bpmn-engine does not run them",
+    ),
+    (
+        (SPIFF,),
+        "preScript",
+        "SpiffWorkflow pre-scripts are not run by bpmn-engine yet; use a script task",
+    ),
+    (
+        (SPIFF,),
+        "postScript",
+        "SpiffWorkflow post-scripts are not run by bpmn-engine yet; use a script task",
+    ),
+)
+
+
+def refused(element: etree._Element, *, mappings: bool) -> list[tuple[etree._Element, str]]:
+    """Extension elements of `element` that change how it runs and that the engine cannot
+    honour, with the reason; `mappings` False where I/O mappings are not run (events)."""
+    found = [
+        (child, reason)
+        for namespaces, name, reason in _REFUSED
+        for ns in namespaces
+        for child in extension_children(element, ns, name)
+    ]
+    if not mappings:
+        for ns in CAMUNDA_LIKE:
+            for io in extension_children(element, ns, "inputOutput"):
+                found.append((io, "input/output mappings on events are not supported yet"))
+        for io in extension_children(element, ZEEBE, "ioMapping"):
+            found.append((io, "input/output mappings on events are not supported yet"))
+    return found
 
 
 def form_fields(element: etree._Element) -> tuple[FormField, ...]:

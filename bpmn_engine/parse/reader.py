@@ -25,6 +25,7 @@ from bpmn_engine.model.elements import (
     Gateway,
     IntermediateEvent,
     MultiInstance,
+    Refusal,
     SequenceFlow,
     StandardLoop,
     StartEvent,
@@ -33,12 +34,15 @@ from bpmn_engine.model.elements import (
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import extensions
+from bpmn_engine.parse import data, extensions
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
 
 TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")
+# the spec's default `expressionLanguage`: many tools write it on every file whatever their
+# expressions are, so on `definitions` it says nothing (on one expression it is refused)
+XPATH_DEFAULT = "http://www.w3.org/1999/xpath"
 
 
 def load_file(path: str | Path) -> Definitions:
@@ -96,6 +100,10 @@ class _Compiler:
         self.file = file
         self.ids: dict[str, int] = {}
         self.root_definitions: dict[str, etree._Element] = {}
+        self.language: str | None = None  # definitions/@expressionLanguage
+        self.items: data.DataItems | None = None
+        self.refusals: list[Refusal] = []  # of the process being compiled
+        self.warnings: list[Refusal] = []
 
     def error(self, message: str, element: etree._Element | None, element_id: str | None = None):
         line = element.sourceline if element is not None else None
@@ -111,6 +119,10 @@ class _Compiler:
                 root,
             )
         self._index_ids(root)
+        self.items = data.DataItems(root)
+        language = (root.get("expressionLanguage") or "").strip()
+        if language and language.lower() != XPATH_DEFAULT:
+            self.language = language
         for child in root:
             if _is_bpmn(child) and _local(child).endswith("EventDefinition") and child.get("id"):
                 self.root_definitions[child.get("id")] = child
@@ -166,6 +178,7 @@ class _Compiler:
         process_id = element.get("id") or ""
         if not process_id:
             raise self.error("process has no id", element)
+        self.refusals, self.warnings = [], []
         nodes, flows = self.scope_contents(element)
         return Process.build(
             process_id,
@@ -174,7 +187,55 @@ class _Compiler:
             flows,
             name=element.get("name"),
             is_executable=element.get("isExecutable", "true").strip().lower() != "false",
+            variables=data.declared(element, process=True),
+            inputs=data.process_inputs(element),
+            refused=tuple(self.refusals),
+            warned=tuple(self.warnings),
         )
+
+    def audit(self, element: etree._Element, node: FlowNode) -> None:
+        """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
+        is_activity = isinstance(node, Activity)
+        resource = extensions.vendor_attr(element, "resource")
+        if resource:
+            self.refuse(
+                element,
+                f"script resource {resource!r}: scripts kept in other files are not loaded; "
+                "write the script inline",
+            )
+        for child, reason in extensions.refused(element, mappings=is_activity):
+            self.refuse(child, f"{_local(child)}: {reason}")
+        if is_activity:
+            for attr in ("startQuantity", "completionQuantity"):
+                if element.get(attr, "1").strip() not in ("1", ""):
+                    self.refuse(
+                        element,
+                        f"{attr}={element.get(attr)!r}: only 1 is supported (a token starts and "
+                        "completes the activity once)",
+                    )
+        else:
+            for tag in ("dataInputAssociation", "dataOutputAssociation"):
+                for association in _children(element, tag):
+                    self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
+        for ns in extensions.CAMUNDA_LIKE:
+            for retry in extensions.extension_children(element, ns, "failedJobRetryTimeCycle"):
+                self.warnings.append(
+                    Refusal(
+                        node.id,
+                        retry.sourceline or node.line,
+                        "failedJobRetryTimeCycle is not run: a failing handler is an incident "
+                        "at once, retried by `bpmn resume`",
+                    )
+                )
+
+    def refuse(self, element: etree._Element, message: str) -> None:
+        """Note something the engine cannot honour; runs and validation refuse it."""
+        element_id = element.get("id")
+        holder = element
+        while not element_id and holder.getparent() is not None:
+            holder = holder.getparent()
+            element_id = holder.get("id")
+        self.refusals.append(Refusal(element_id or "", element.sourceline or 0, message))
 
     def scope_contents(
         self, container: etree._Element
@@ -183,9 +244,9 @@ class _Compiler:
         elements = [c for c in container if _is_bpmn(c)]
         defaults = {e.get("default"): e.get("id") for e in elements if e.get("default") is not None}
         flows: dict[str, SequenceFlow] = {}
-        for element in elements:
+        for position, element in enumerate(elements):
             if _local(element) == "sequenceFlow":
-                flow = self.sequence_flow(element, defaults)
+                flow = self.sequence_flow(element, defaults, position)
                 flows[flow.id] = flow
         links = _Links(flows)
         nodes: dict[str, FlowNode] = {}
@@ -197,6 +258,7 @@ class _Compiler:
                 raise self.error(f"{_local(element)} has no id", element)
             node = reader(self, element, links)
             nodes[node.id] = node
+            self.audit(element, node)
         self.check_scope(container, nodes, flows)
         return _with_boundaries(nodes), flows
 
@@ -230,13 +292,13 @@ class _Compiler:
                     by_id.get(node.id),
                 )
 
-    def sequence_flow(self, element: etree._Element, defaults: dict[str, str]) -> SequenceFlow:
-        flow_id = element.get("id") or ""
-        if not flow_id:
-            raise self.error("sequence flow has no id", element)
+    def sequence_flow(
+        self, element: etree._Element, defaults: dict[str, str], position: int
+    ) -> SequenceFlow:
         source, target = element.get("sourceRef"), element.get("targetRef")
         if not source or not target:
             raise self.error("sequence flow needs both sourceRef and targetRef", element)
+        flow_id = element.get("id") or self.generated_id(f"{source}->{target}#{position}")
         condition = None
         for expr in _children(element, "conditionExpression"):
             condition = self.expression(expr)
@@ -250,11 +312,21 @@ class _Compiler:
             is_default=defaults.get(flow_id) == source,
         )
 
+    def generated_id(self, base: str) -> str:
+        """An id for an element the XSD lets go without one (a sequence flow): the same for
+        the same document, so history and resumed instances name it alike."""
+        candidate, n = base, 1
+        while candidate in self.ids:
+            n += 1
+            candidate = f"{base}.{n}"
+        self.ids[candidate] = 0
+        return candidate
+
     def expression(self, element: etree._Element) -> Expression | None:
         text = _text(element)
         if not text:
             return None
-        return Expression(text, element.get("language"), element.sourceline)
+        return Expression(text, element.get("language") or self.language, element.sourceline)
 
     def base(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
         """Fields every flow node has; in/out flows come from the sequence flows themselves.
@@ -286,6 +358,7 @@ class _Compiler:
             loop=loop,
             loop_characteristics=characteristics,
             is_for_compensation=element.get("isForCompensation", "false") == "true",
+            data=data.activity_data(element, self.items_index, self.expression, self.refuse),
         )
         return fields
 
@@ -382,6 +455,11 @@ class _Compiler:
             refused=refused,
         )
 
+    @property
+    def items_index(self) -> data.DataItems:
+        assert self.items is not None, "items are indexed with the definitions"
+        return self.items
+
     def event_definitions(self, element: etree._Element) -> tuple[EventDefinition, ...]:
         found = [c for c in element if _is_bpmn(c) and _local(c).endswith("EventDefinition")]
         for ref in _children(element, "eventDefinitionRef"):
@@ -398,14 +476,16 @@ class _Compiler:
         if kind == "link":
             ref = element.get("name")
         timer = None
+        timer_language = self.language
         for timer_kind in TIMER_KINDS:
             for child in _children(element, timer_kind):
                 timer = (timer_kind, _text(child))
+                timer_language = child.get("language") or self.language
         condition = None
         for child in _children(element, "condition"):
             condition = self.expression(child)
         return EventDefinition(
-            kind, element.sourceline or 0, element.get("id"), ref, timer, condition
+            kind, element.sourceline or 0, element.get("id"), ref, timer, condition, timer_language
         )
 
 
@@ -427,12 +507,19 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         result_variable=result_variable,
         form_fields=extensions.form_fields(element),
         message_ref=_ref(element.get("messageRef")),
+        headers=extensions.task_headers(element),
     )
 
 
 def _read_subprocess(c: _Compiler, element: etree._Element, flows: _Links) -> SubProcess:
     nodes, inner_flows = c.scope_contents(element)
-    scope = FlowScope.build(element.get("id") or "", element.sourceline or 0, nodes, inner_flows)
+    scope = FlowScope.build(
+        element.get("id") or "",
+        element.sourceline or 0,
+        nodes,
+        inner_flows,
+        variables=data.declared(element),
+    )
     return SubProcess(
         **c.activity(element, flows),
         scope=scope,

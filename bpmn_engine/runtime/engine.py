@@ -158,7 +158,8 @@ class Engine:
         key = (definitions.version, process.id, self.trust_scripts)
         if key not in self._checked:
             check_process(definitions, process, self.trust_scripts)
-            self._checked[key] = unarmed_event_subprocesses(process)
+            warned = [(w.element, w.message) for w in process.warned]
+            self._checked[key] = unarmed_event_subprocesses(process) + warned
         return self._checked[key]
 
     def instance(self, instance_id: str) -> Instance:

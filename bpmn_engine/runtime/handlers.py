@@ -6,7 +6,7 @@ import inspect
 import re
 import runpy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ class ServiceTaskContext:
     instance_id: str
     attempt: int
     idempotency_key: str
+    headers: dict[str, str] = field(default_factory=dict)  # zeebe:taskHeaders of the task
 
 
 def load_handlers(path: str | Path) -> dict[str, Handler]:

@@ -22,10 +22,19 @@ from bpmn_engine.model import (
     StandardLoop,
     Task,
 )
-from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
+from bpmn_engine.runtime.events.timers import (
+    TimerRangeError,
+    TimerValueError,
+    is_timer_expression,
+    schedule,
+)
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
+    for refusal in getattr(scope, "refused", ()):  # what the engine cannot honour (coverage.md)
+        raise LoadError(
+            refusal.message, file=definitions.path, line=refusal.line, element_id=refusal.element
+        )
     for element_id, line, compile_ in _compilations(scope, trusted):
         try:
             compile_()
@@ -95,7 +104,7 @@ def _check_timers(definitions: Definitions, scope: FlowScope) -> None:
             if definition.kind != "timer" or not definition.timer:
                 continue
             kind, text = definition.timer
-            if not text or text.strip().startswith(("${", "#{", "=")):
+            if not text or is_timer_expression(text):
                 continue  # evaluated when armed; an empty value is reported then
             try:
                 schedule(kind, text, now)
@@ -130,6 +139,15 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
                     node.line,
                     lambda t=text, f=script_format: compile_script(t, f, trusted=trusted),
                 )
+        for definition in getattr(node, "definitions", ()):
+            if (
+                definition.timer
+                and definition.timer[1]
+                and is_timer_expression(definition.timer[1])
+            ):
+                kind, text = definition.timer
+                line = definition.line or node.line
+                yield node.id, line, _timer(kind, text.strip(), definition.timer_language)
         if isinstance(node, Activity) and node.io is not None:
             for parameter in (*node.io.inputs, *node.io.outputs):
                 if parameter.expression is not None:
@@ -138,7 +156,40 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
         if isinstance(node, Activity):
             for _, expression in loop_expressions(node):
                 yield node.id, expression.line or node.line, _expression(expression)
+        if isinstance(node, Activity) and node.data is not None:
+            for expression in data_expressions(node):
+                yield node.id, expression.line or node.line, _expression(expression)
+
+
+def data_expressions(node: Activity) -> list[Expression]:
+    """The transformations and assignments of an activity's data associations."""
+    found: list[Expression] = []
+    for association in (*node.data.reads, *node.data.writes) if node.data else ():
+        if association.transformation is not None:
+            found.append(association.transformation)
+        found.extend(source for source, _ in association.assignments)
+    return found
 
 
 def _expression(expression: Expression):
     return lambda: compile_expression(expression.text, expression.language)
+
+
+_NOUNS = {
+    "timeDate": "date-time",
+    "timeDuration": "duration",
+    "timeCycle": "repeating interval or cron expression",
+}
+
+
+def _timer(kind: str, text: str, language: str | None):
+    def compile_() -> None:
+        try:
+            compile_expression(text, language)
+        except ExpressionError as error:
+            raise ExpressionError(
+                f"{kind} {text!r} is not an ISO 8601 {_NOUNS.get(kind, 'value')}, "
+                f"nor an expression: {error}"
+            ) from None
+
+    return compile_

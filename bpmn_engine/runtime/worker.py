@@ -227,7 +227,7 @@ class Worker:
         node = definitions.node_scopes[element].nodes[element]
         for definition in getattr(node, "definitions", ()):
             if definition.timer and definition.timer[0] == "timeCycle":
-                return timer_text(definition.timer[1])
+                return timer_text(definition.timer[1], definition.timer_language)
         return None
 
     def drive(self, instance_id: str) -> int:

@@ -2,8 +2,10 @@
 
 Only processes with `isExecutable` other than "false" are checked: a descriptive model is not
 a program. Unsupported elements are warnings (the engine raises an incident only if a token
-reaches one); conditions and scripts that do not compile, malformed timer values and calls to
-processes that do not exist are errors, because no run could ever succeed through them.
+reaches one); conditions and scripts that do not compile, malformed timer values, calls to
+processes that do not exist and what `bpmn run` refuses before its first step (`Process.refused`:
+data stores, listeners, quantities other than 1... see docs/coverage.md) are errors, because no
+run could ever succeed through them.
 """
 
 from __future__ import annotations
@@ -27,8 +29,13 @@ from bpmn_engine.model import (
     SubProcess,
     Task,
 )
-from bpmn_engine.runtime.events.timers import TimerRangeError, TimerValueError, schedule
-from bpmn_engine.runtime.precheck import loop_expressions, unrunnable_loop
+from bpmn_engine.runtime.events.timers import (
+    TimerRangeError,
+    TimerValueError,
+    is_timer_expression,
+    schedule,
+)
+from bpmn_engine.runtime.precheck import data_expressions, loop_expressions, unrunnable_loop
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -70,6 +77,12 @@ class ExecutableRule:
             return
         for process in document.definitions.processes.values():
             if process.is_executable:
+                for refusal in process.refused:
+                    yield Issue(refusal.message, refusal.element, refusal.line)
+                for warned in process.warned:
+                    yield Issue(
+                        warned.message, warned.element, warned.line, severity=Severity.WARNING
+                    )
                 yield from _scope(document, process)
                 yield from _deployed_starts(process)
 
@@ -166,6 +179,9 @@ def _node_expressions(node: FlowNode) -> Iterator[Issue]:
             if parameter.expression is not None:
                 what = f"mapping of {parameter.name!r}"
                 yield from _expression(node.id, parameter.expression, node.line, what)
+    if isinstance(node, Activity):
+        for expression in data_expressions(node):
+            yield from _expression(node.id, expression, node.line, "data association")
 
 
 def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:
@@ -205,6 +221,12 @@ def _timer(node: Event, definition: EventDefinition) -> Iterator[Issue]:
         yield Issue(f"{kind} is empty", node.id, definition.line or node.line)
     elif value.startswith(("${", "#{", "=")):
         yield from _expression(node.id, Expression(value), definition.line, f"{kind} expression")
+    elif is_timer_expression(value):  # Spiff writes timers as Python: `"PT5M"`, `delay`
+        language = definition.timer_language
+        problem = _compiles(lambda: compile_expression(value.strip(), language))
+        if problem:
+            message = f"{kind} {value!r} is not {TIMER_FORMATS[kind]}, nor an expression: {problem}"
+            yield Issue(message, node.id, definition.line or node.line)
     elif not TIMER_CHECKS[kind](value):
         message = f"{kind} {value!r} is not {TIMER_FORMATS[kind]}"
         yield Issue(message, node.id, definition.line or node.line)

@@ -210,7 +210,15 @@ def test_a_terminal_session_repeats_on_enter_and_survives_ctrl_c(tmp_path: Path)
     assert output.count(b"enter ") >= 2 and b"(track #1)" in output
     steps_before = output.count(b"(track #")
     os.write(main, b"garbage that is never run")
-    read_until(b"never run")  # echoed: readline is reading (a ^C before it would wait for a key)
+    read_until(b"never run")
+    # a ^C that arrives before readline waits for a key is only seen at the next key (CPython's
+    # readline checks signals when its select() is interrupted): wait until readline holds
+    # the terminal (it turns canonical mode off) before pressing it, as a person would
+    deadline = time.monotonic() + 120
+    while termios.tcgetattr(main)[3] & termios.ICANON and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not termios.tcgetattr(main)[3] & termios.ICANON, output.decode(errors="replace")
+    time.sleep(0.2)  # readline goes from preparing the terminal to select() in microseconds
     os.write(main, b"\x03")  # Ctrl-C: the line is dropped
     read_until(b"step> ", 4)
     os.write(main, b"continue\n")

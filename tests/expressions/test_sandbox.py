@@ -287,11 +287,16 @@ def test_any_mapping_works_as_variables() -> None:
         "py",
         "http://www.python.org",
         "text/x-python",
-        "http://www.w3.org/1999/XPath",
     ],
 )
 def test_python_language_names(language: str | None) -> None:
     assert compile_expression("n + 1", language).evaluate({"n": 1}) == 2
+
+
+@pytest.mark.parametrize("language", ["http://www.w3.org/1999/XPath", "XPath"])
+def test_xpath_is_refused_by_name(language: str) -> None:
+    with pytest.raises(ExpressionError, match="XPath expressions cannot be evaluated"):
+        compile_expression("n + 1", language)
 
 
 @pytest.mark.parametrize("language", ["groovy", "javascript", "JavaScript", "xpath2"])

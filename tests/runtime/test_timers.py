@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bpmn_engine import Engine
+from bpmn_engine import Engine, LoadError
 from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration, schedule
 
@@ -166,10 +166,17 @@ def test_values_that_are_not_iso_8601_durations_are_refused(text: str) -> None:
 
 
 def test_a_bad_timer_value_is_an_incident_naming_the_event(tmp_path: Path) -> None:
-    body = WAIT_THREE_DAYS.replace("P3D", "three days")
+    body = WAIT_THREE_DAYS.replace("P3D", "P3 days")
     outcome = Engine(":memory:").start(write(tmp_path, body)).run()
     assert outcome.state == "failed"
     assert outcome.incident.startswith("wait:") and "ISO 8601" in outcome.incident
+
+
+def test_a_timer_value_neither_literal_nor_expression_is_refused_at_start(tmp_path: Path) -> None:
+    body = WAIT_THREE_DAYS.replace("P3D", "three days")
+    with pytest.raises(LoadError, match="is not an ISO 8601 duration, nor an expression") as error:
+        Engine(":memory:").start(write(tmp_path, body))
+    assert error.value.element_id == "wait"
 
 
 def test_a_timer_value_can_be_an_expression(tmp_path: Path) -> None:

@@ -197,7 +197,7 @@ def test_a_valid_timer_value_is_accepted_or_only_warned_about(
     [
         ("timeDuration", "5 minutes", "timeDuration '5 minutes' is not an ISO 8601 duration"),
         ("timeDuration", "PT", "timeDuration 'PT' is not an ISO 8601 duration"),
-        ("timeDate", "tomorrow", "timeDate 'tomorrow' is not an ISO 8601 date-time"),
+        ("timeDate", "tomorrow 9am", "timeDate 'tomorrow 9am' is not an ISO 8601 date-time"),
         ("timeCycle", "PT10M", "timeCycle 'PT10M' is not an ISO 8601 repeating interval"),
         ("timeCycle", "R3/10min", "timeCycle 'R3/10min' is not an ISO 8601 repeating interval"),
         ("timeCycle", "", "timeCycle is empty"),
@@ -251,9 +251,10 @@ def test_a_call_to_a_non_executable_process_is_a_warning(tmp_path: Path) -> None
 
 
 def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path) -> None:
-    body = '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow sourceRef="A" targetRef="B"/>'
+    body = '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow id="f" sourceRef="A"/>'
     [finding] = executable_findings(write(tmp_path, body))
-    assert finding.message == "bpmn-engine cannot load this file: sequence flow has no id"
+    message = "bpmn-engine cannot load this file: sequence flow needs both sourceRef and targetRef"
+    assert finding.message == message
     assert finding.severity == Severity.ERROR
 
 
@@ -278,3 +279,21 @@ def test_a_timer_value_the_engine_cannot_schedule_is_an_error(
 )
 def test_quartz_cron_cycles_are_accepted(tmp_path: Path, value: str) -> None:
     assert executable_findings(write(tmp_path, timer("timeCycle", value))) == []
+
+
+@pytest.mark.parametrize("value", ['"PT0.25S"', "delay", "timedelta_text"])
+def test_a_spiff_python_timer_expression_is_no_finding(tmp_path: Path, value: str) -> None:
+    findings = executable_findings(write(tmp_path, timer("timeDuration", value)))
+    assert [f.message for f in findings] == []
+
+
+def test_an_xpath_condition_is_an_error(tmp_path: Path) -> None:
+    body = (
+        '<bpmn:startEvent id="S"/><bpmn:endEvent id="E"/>'
+        '<bpmn:sequenceFlow id="F" sourceRef="S" targetRef="E"><bpmn:conditionExpression'
+        ' language="http://www.w3.org/1999/XPath">count(/x) &gt; 1</bpmn:conditionExpression>'
+        "</bpmn:sequenceFlow>"
+    )
+    [finding] = executable_findings(write(tmp_path, body))
+    assert finding.element == "F" and "XPath" in finding.message
+    assert finding.severity == Severity.ERROR

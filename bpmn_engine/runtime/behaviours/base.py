@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bpmn_engine.model import Activity, SequenceFlow
 from bpmn_engine.records.rows import Subscription, Timer
+from bpmn_engine.runtime import data_associations
 from bpmn_engine.runtime.behaviours.multi_instance import instance_completed, start_body
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.kinds import KINDS
@@ -114,21 +115,30 @@ class ActivityBehaviour(FlowNodeBehaviour):
         return [w for w in waits if isinstance(w, Subscription)]
 
     def inputs(self, ctx: StepContext) -> dict:
+        """The activity's locals: its input mappings, then what its data associations,
+        data inputs and properties give it (`data_associations.py`)."""
         node = ctx.node
         assert isinstance(node, Activity)
-        if node.io is None or not node.io.inputs:
-            return {}
-        return ctx.mapped(node.io.inputs, {})
+        mapped = ctx.mapped(node.io.inputs, {}) if node.io is not None and node.io.inputs else {}
+        if node.data is None:
+            return mapped
+        return {**mapped, **data_associations.read(ctx, node, mapped)}
 
     def finish_with(self, ctx: StepContext, results: dict, inputs: dict) -> None:
         """Apply what the work produced: through output mappings if any, else directly.
 
-        With output mappings only the mapped values leave the activity (Zeebe semantics);
-        input-mapped locals never leak out.
+        With output mappings only the mapped values leave the activity (Zeebe semantics), with
+        data outputs only those; input-mapped locals never leak out, and data output
+        associations carry values to their targets.
         """
         node = ctx.node
         assert isinstance(node, Activity)
         if node.io is not None and node.io.outputs:
-            ctx.set_variables(ctx.mapped(node.io.outputs, {**inputs, **results}))
+            values = ctx.mapped(node.io.outputs, {**inputs, **results})
+        elif node.data is not None and node.data.outputs is not None:
+            values = {}  # only the data outputs come back
         else:
-            ctx.set_variables({k: v for k, v in results.items() if k not in inputs})
+            values = {k: v for k, v in results.items() if k not in inputs}
+        if node.data is not None:
+            values.update(data_associations.write(ctx, node, {**inputs, **results}))
+        ctx.set_variables(values)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
 from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.runtime import data_associations
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses as event_subprocesses
@@ -48,7 +49,7 @@ class SubProcessBehaviour(ActivityBehaviour):
         node = ctx.node
         assert isinstance(node, SubProcess)
         scope = ctx.step.new_scope(node.id, ctx.track.scope, ctx.track.id)
-        ctx.set_local(scope.id, self.inputs(ctx))
+        ctx.set_local(scope.id, {**dict.fromkeys(node.scope.variables), **self.inputs(ctx)})
         ctx.wait("subprocess", scope=scope.id)
         warn_unarmed_event_subprocesses(ctx, node.scope)
         event_subprocesses.listen(ctx, scope.id, node.scope)
@@ -65,8 +66,10 @@ class SubProcessBehaviour(ActivityBehaviour):
     def complete(self, ctx: StepContext) -> None:
         node = ctx.node
         assert isinstance(node, SubProcess)
-        if node.io is not None and node.io.outputs:
+        if (node.io is not None and node.io.outputs) or node.data is not None:
             inner = max(s.id for s in ctx.data.scopes.values() if s.track == ctx.track.id)
             locals_ = ctx.data.variables.visible(inner)
-            ctx.set_variables(ctx.mapped(node.io.outputs, locals_))
+            if node.io is not None and node.io.outputs:
+                ctx.set_variables(ctx.mapped(node.io.outputs, locals_))
+            ctx.set_variables(data_associations.write(ctx, node, locals_))
         super().complete(ctx)

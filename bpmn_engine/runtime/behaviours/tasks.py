@@ -95,6 +95,7 @@ class ServiceTaskBehaviour(ActivityBehaviour):
             instance_id=ctx.data.head.id,
             attempt=ctx.track.attempt,
             idempotency_key=f"{ctx.data.head.id}-{ctx.track.id}-{ctx.track.seq}",
+            headers=dict(node.headers),
         )
         ctx.emit("job.started", handler=name, attempt=ctx.track.attempt)
         ctx.external = lambda: handler(call)

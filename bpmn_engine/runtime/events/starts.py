@@ -28,8 +28,14 @@ from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
-from bpmn_engine.runtime.events.timer import EXPRESSION_PREFIXES
-from bpmn_engine.runtime.events.timers import TimerValueError, is_cron, later, next_time, schedule
+from bpmn_engine.runtime.events.timers import (
+    TimerValueError,
+    is_cron,
+    is_timer_expression,
+    later,
+    next_time,
+    schedule,
+)
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.precheck import check_process
 
@@ -143,6 +149,18 @@ def opening_step(
     step.set_state(InstanceState.ACTIVE)
     scope = step.new_scope(process.id, None, None)
     values = checked_variables(dict(variables or {}))
+    for name, line in process.inputs:
+        if name not in values:
+            raise LoadError(
+                f"the process requires data input {name!r}: start it with a value for "
+                f"{name!r} (bpmn run --var {name}=...)",
+                file=definitions.path,
+                line=line,
+                element_id=process.id,
+            )
+    for name in process.variables:  # its data objects and properties: declared, not given
+        if name not in values:
+            step.set_value(scope.id, name, None)
     for name, value in values.items():
         step.set_value(scope.id, name, value)
     step.emit(
@@ -175,7 +193,7 @@ def _triggers(
         if definition.kind == "timer" and definition.timer:
             kind, text = definition.timer
             try:
-                plan = schedule(kind, timer_text(text), now)
+                plan = schedule(kind, timer_text(text, definition.timer_language), now)
             except (TimerValueError, ExpressionError) as error:
                 raise LoadError(
                     f"timer start event: {error}",
@@ -244,11 +262,11 @@ def starts_instances(process: Process, element: str) -> bool:
     )
 
 
-def timer_text(text: str) -> str:
+def timer_text(text: str, language: str | None = None) -> str:
     """A start timer has no instance yet: an expression may use no variables."""
-    if not text.strip().startswith(EXPRESSION_PREFIXES):
+    if not is_timer_expression(text):
         return text
-    return str(compile_expression(text, None).evaluate({}))
+    return str(compile_expression(text.strip(), language).evaluate({}))
 
 
 def next_firing(

@@ -9,9 +9,13 @@ from bpmn_engine.model import EventDefinition, Expression, FlowNode
 from bpmn_engine.records.rows import Timer
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind
-from bpmn_engine.runtime.events.timers import TimerValueError, later, next_time, schedule
-
-EXPRESSION_PREFIXES = ("${", "#{", "=")
+from bpmn_engine.runtime.events.timers import (
+    TimerValueError,
+    is_timer_expression,
+    later,
+    next_time,
+    schedule,
+)
 
 
 class TimerKind(EventDefinitionKind):
@@ -69,10 +73,11 @@ class TimerKind(EventDefinitionKind):
 
 
 def _text(ctx: StepContext, definition: EventDefinition) -> str:
-    """The timer value, an expression evaluated now."""
+    """The timer value; an expression (in the diagram's language) evaluated now."""
     text = (definition.timer or ("", ""))[1]
-    if text.strip().startswith(EXPRESSION_PREFIXES):
-        text = str(ctx.evaluate(Expression(text, None, definition.line), what="the timer value"))
+    if is_timer_expression(text):
+        expression = Expression(text.strip(), definition.timer_language, definition.line)
+        text = str(ctx.evaluate(expression, what="the timer value"))
     return text
 
 

@@ -257,6 +257,25 @@ def _least(test: Callable[[int], bool]) -> int:
     return high
 
 
+# --- literal or expression ----------------------------------------------------------------
+
+EXPRESSION_PREFIXES = ("${", "#{", "=")
+# how a literal timer value starts: P1D, PT5M, R3/..., R/..., a date, a cron field
+_LITERAL_START = re.compile(r"(?:P[\dT]|R[\d/]|[\d*?])", re.IGNORECASE)
+
+
+def is_timer_expression(text: str) -> bool:
+    """Is this timer value an expression to evaluate rather than a literal to read?
+
+    `${...}`, `#{...}` and `=...` always are; so is any text that does not start the way an
+    ISO 8601 value or a cron expression does: SpiffWorkflow writes timers as Python
+    (`"PT0.25S"` with the quotes, a variable name). A value that starts like a literal stays
+    one, so a malformed `PT5X` is reported as a malformed duration, not as an unknown name.
+    """
+    value = text.strip()
+    return value.startswith(EXPRESSION_PREFIXES) or not _LITERAL_START.match(value)
+
+
 # --- cron ----------------------------------------------------------------------------------
 
 _DAY_NAMES = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]

@@ -1,0 +1,185 @@
+"""BPMN data: data objects, properties, `ioSpecification` and data associations.
+
+Item-aware elements become variable names here, once, so the runtime deals only in names:
+a `dataObject` is the variable of its id in the (sub)process that declares it, a
+`dataObjectReference` names its data object's variable, and a `dataInput`, `dataOutput` or
+`property` is the variable of its id (SpiffWorkflow's convention: names such as "input 1"
+are labels). A `property` named `__targetRef_placeholder` is bpmn.io's stand-in target of a
+data input association: the value arrives under the data object's own name. Data stores
+live outside any instance: an association that reads or writes one is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lxml import etree
+
+from bpmn_engine.model.elements import ActivityData, DataAssociation, Expression
+from bpmn_engine.model.kinds import BPMN
+
+PLACEHOLDER = "__targetRef_placeholder"
+_STORES = frozenset({"dataStore", "dataStoreReference"})
+_ITEMS = frozenset({"dataObject", "dataInput", "dataOutput", "property"})
+
+Refuse = Callable[[etree._Element, str], None]
+ReadExpression = Callable[[etree._Element], Expression | None]
+
+
+def _local(element: etree._Element) -> str:
+    return etree.QName(element).localname if isinstance(element.tag, str) else ""
+
+
+def _bpmn_children(element: etree._Element, tag: str) -> list[etree._Element]:
+    return list(element.iterchildren(f"{{{BPMN}}}{tag}"))
+
+
+def _text(element: etree._Element) -> str:
+    return "".join(element.itertext()).strip()
+
+
+def _ref(text: str) -> str:
+    return text.split(":", 1)[1] if ":" in text and "://" not in text else text
+
+
+class DataItems:
+    """Every item-aware element of one document, by id: the variable it names."""
+
+    def __init__(self, root: etree._Element) -> None:
+        self.names: dict[str, str | None] = {}
+        self.stores: set[str] = set()
+        for element in root.iter(f"{{{BPMN}}}*"):
+            kind, item_id = _local(element), element.get("id")
+            if not item_id:
+                continue
+            if kind in _STORES:
+                self.stores.add(item_id)
+            elif kind == "dataObjectReference":
+                self.names[item_id] = _ref(element.get("dataObjectRef") or "") or item_id
+            elif kind == "property" and element.get("name") == PLACEHOLDER:
+                self.names[item_id] = None
+            elif kind in _ITEMS:
+                self.names[item_id] = item_id
+
+    def ends(self, association: etree._Element) -> tuple[list[str], str | None]:
+        """The ids an association reads from and the id it writes to, as written."""
+        sources = [_ref(_text(s)) for s in _bpmn_children(association, "sourceRef")]
+        targets = [_ref(_text(t)) for t in _bpmn_children(association, "targetRef")]
+        return [s for s in sources if s], (targets[0] if targets and targets[0] else None)
+
+
+def declared(container: etree._Element, *, process: bool = False) -> tuple[str, ...]:
+    """The variables a process or subprocess declares: its data objects (and, for a process,
+    its properties; a subprocess's properties are read with the activity)."""
+    kinds = ("dataObject", "property") if process else ("dataObject",)
+    return tuple(
+        e.get("id", "") for kind in kinds for e in _bpmn_children(container, kind) if e.get("id")
+    )
+
+
+def process_inputs(process: etree._Element) -> tuple[tuple[str, int], ...]:
+    """A process's data inputs: each must be given when an instance starts."""
+    return tuple(
+        (item.get("id", ""), item.sourceline or 0)
+        for spec in _bpmn_children(process, "ioSpecification")
+        for item in _bpmn_children(spec, "dataInput")
+        if item.get("id")
+    )
+
+
+def activity_data(
+    element: etree._Element, items: DataItems, expression: ReadExpression, refuse: Refuse
+) -> ActivityData | None:
+    inputs: list[str] = []
+    outputs: list[str] | None = None
+    for spec in _bpmn_children(element, "ioSpecification"):
+        inputs += [i.get("id", "") for i in _bpmn_children(spec, "dataInput") if i.get("id")]
+        found = [o.get("id", "") for o in _bpmn_children(spec, "dataOutput") if o.get("id")]
+        if found:
+            outputs = (outputs or []) + found
+    properties = [
+        p.get("id", "")
+        for p in _bpmn_children(element, "property")
+        if p.get("id") and items.names.get(p.get("id", "")) is not None
+    ]
+    reads = [
+        a
+        for e in _bpmn_children(element, "dataInputAssociation")
+        if (a := _association(e, items, expression, refuse, reading=True)) is not None
+    ]
+    writes = [
+        a
+        for e in _bpmn_children(element, "dataOutputAssociation")
+        if (a := _association(e, items, expression, refuse, reading=False)) is not None
+    ]
+    if not (inputs or outputs is not None or properties or reads or writes):
+        return None
+    return ActivityData(
+        tuple(inputs),
+        None if outputs is None else tuple(outputs),
+        tuple(properties),
+        tuple(reads),
+        tuple(writes),
+    )
+
+
+def _association(
+    element: etree._Element,
+    items: DataItems,
+    expression: ReadExpression,
+    refuse: Refuse,
+    *,
+    reading: bool,
+) -> DataAssociation | None:
+    kind = _local(element)
+    sources, target_id = items.ends(element)
+    stores = [ref for ref in (*sources, target_id) if ref in items.stores]
+    if stores:
+        refuse(
+            element,
+            f"{kind} with data store {stores[0]!r}: data stores are not supported (a store "
+            "outside the instance is not kept by bpmn-engine); use a data object",
+        )
+        return None
+    if len(sources) > 1:
+        refuse(element, f"{kind} reads {len(sources)} sources: only one is supported")
+        return None
+    unknown = [ref for ref in (*sources, target_id) if ref and ref not in items.names]
+    if unknown:
+        refuse(element, f"{kind} names {unknown[0]!r}, which is no data object, input or output")
+        return None
+    source = items.names[sources[0]] if sources else None
+    target = items.names[target_id] if target_id else None
+    if reading and target is None:  # bpmn.io's placeholder: under the data object's name
+        target = source
+    if not reading and source is None:  # bpmn.io writes no sourceRef: the same name
+        source = target
+    assignments: list[tuple[Expression, str]] = []
+    for assignment in _bpmn_children(element, "assignment"):
+        read = [expression(f) for f in _bpmn_children(assignment, "from")]
+        written = [_text(t) for t in _bpmn_children(assignment, "to")]
+        name = items.names.get(_ref(written[0]), _ref(written[0])) if written else None
+        if not read or read[0] is None or not name or not name.isidentifier():
+            refuse(
+                assignment,
+                f"assignment of {kind} needs a `from` expression and a `to` naming a variable",
+            )
+            return None
+        assignments.append((read[0], name))
+    transformation = None
+    for child in _bpmn_children(element, "transformation"):
+        transformation = expression(child)
+    if target is None and not assignments:
+        refuse(element, f"{kind} has no target")
+        return None
+    if source is None and transformation is None and not assignments:
+        refuse(element, f"{kind} has no source")
+        return None
+    return DataAssociation(
+        element.get("id", ""),
+        element.sourceline or 0,
+        source,
+        target or "",
+        transformation,
+        tuple(assignments),
+    )

@@ -1,0 +1,135 @@
+"""Nothing silently ignored: what would change how a diagram runs and that the engine does
+not run is refused before the first step by `bpmn run` and by `bpmn validate`'s executable
+rule, with the file, line and element (docs/coverage.md lists every decision)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpmn_engine import Engine, LoadError, ServiceTaskContext
+from bpmn_engine.validate import validate
+from bpmn_engine.validate.findings import Severity
+from tests.runtime.conftest import Bpmn, flow
+
+SPIFF_NS = "http://spiffworkflow.org/bpmn/schema/1.0/core"
+
+
+def around(element: str, element_id: str = "T") -> str:
+    return (
+        '<startEvent id="S"/>'
+        + element
+        + '<endEvent id="E"/>'
+        + flow("S", element_id)
+        + flow(element_id, "E")
+    )
+
+
+REFUSED = {
+    "execution listener": (
+        '<task id="T"><extensionElements><camunda:executionListener event="start"'
+        ' class="org.example.Audit"/></extensionElements></task>',
+        "executionListener",
+    ),
+    "task listener": (
+        '<userTask id="T"><extensionElements><camunda:taskListener event="create"'
+        ' class="org.example.Assign"/></extensionElements></userTask>',
+        "taskListener",
+    ),
+    "zeebe execution listeners": (
+        '<task id="T"><extensionElements><zeebe:executionListeners><zeebe:executionListener'
+        ' eventType="start" type="audit"/></zeebe:executionListeners></extensionElements></task>',
+        "executionListeners",
+    ),
+    "spiff pre-script": (
+        f'<task id="T"><extensionElements><spiffworkflow:preScript xmlns:spiffworkflow="{SPIFF_NS}"'
+        ">x = 1</spiffworkflow:preScript></extensionElements></task>",
+        "preScript",
+    ),
+    "script resource": (
+        '<scriptTask id="T" scriptFormat="python" camunda:resource="classpath://calc.py"/>',
+        "script resource 'classpath://calc.py'",
+    ),
+    "start quantity": ('<task id="T" startQuantity="2"/>', "startQuantity='2'"),
+    "completion quantity": ('<task id="T" completionQuantity="3"/>', "completionQuantity='3'"),
+    "camunda mapping on an event": (
+        '<intermediateThrowEvent id="T"><extensionElements><camunda:inputOutput>'
+        '<camunda:inputParameter name="a">1</camunda:inputParameter></camunda:inputOutput>'
+        "</extensionElements></intermediateThrowEvent>",
+        "input/output mappings on events",
+    ),
+    "zeebe mapping on an event": (
+        '<intermediateThrowEvent id="T"><extensionElements><zeebe:ioMapping>'
+        '<zeebe:output source="=a" target="b"/></zeebe:ioMapping>'
+        "</extensionElements></intermediateThrowEvent>",
+        "input/output mappings on events",
+    ),
+    "data association on an event": (
+        '<dataObject id="doc"/><dataObjectReference id="D" dataObjectRef="doc"/>'
+        '<intermediateThrowEvent id="T"><dataInputAssociation id="A"><sourceRef>D</sourceRef>'
+        "<targetRef>D</targetRef></dataInputAssociation></intermediateThrowEvent>",
+        "dataInputAssociation on intermediateThrowEvent",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_bpmn_run_refuses_it_before_the_first_step(bpmn: Bpmn, case: str) -> None:
+    element, reason = REFUSED[case]
+    path = bpmn(around(element))
+    with Engine(":memory:") as engine:
+        with pytest.raises(LoadError) as error:
+            engine.start(path)
+        assert engine.instances() == []
+    assert reason in error.value.message
+    assert error.value.file == str(path) and error.value.line and error.value.element_id
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_bpmn_validate_refuses_it_too(bpmn: Bpmn, case: str) -> None:
+    element, reason = REFUSED[case]
+    findings = [f for f in validate([bpmn(around(element))]).findings if f.rule == "executable"]
+    errors = [f for f in findings if f.severity == Severity.ERROR]
+    assert [f for f in errors if reason in f.message], findings
+    assert all(f.line for f in errors)
+
+
+def test_a_retry_cycle_is_a_warning_at_start_and_in_validate(bpmn: Bpmn) -> None:
+    task = (
+        '<serviceTask id="T" camunda:type="external" camunda:topic="pay"><extensionElements>'
+        "<camunda:failedJobRetryTimeCycle>R3/PT5M</camunda:failedJobRetryTimeCycle>"
+        "</extensionElements></serviceTask>"
+    )
+    path = bpmn(around(task))
+    with Engine(":memory:") as engine:
+        instance = engine.start(path)
+        warnings = [e.data["message"] for e in instance.history() if e.event == "warning"]
+    assert any("failedJobRetryTimeCycle" in w for w in warnings)
+    findings = [f for f in validate([path]).findings if f.rule == "executable"]
+    assert [f.severity for f in findings if "failedJobRetryTimeCycle" in f.message] == [
+        Severity.WARNING
+    ]
+
+
+def test_a_handler_receives_the_zeebe_task_headers(bpmn: Bpmn) -> None:
+    task = (
+        '<serviceTask id="T"><extensionElements><zeebe:taskDefinition type="mail"/>'
+        '<zeebe:taskHeaders><zeebe:header key="template" value="welcome"/>'
+        "</zeebe:taskHeaders></extensionElements></serviceTask>"
+    )
+    seen: list[dict[str, str]] = []
+
+    def mail(job: ServiceTaskContext) -> dict:
+        seen.append(job.headers)
+        return {}
+
+    with Engine(":memory:", handlers={"mail": mail}) as engine:
+        assert engine.start(bpmn(around(task))).run().state == "completed"
+    assert seen == [{"template": "welcome"}]
+
+
+def test_a_bpmn_io_quantity_of_one_runs(bpmn: Bpmn, tmp_path: Path) -> None:
+    path = bpmn(around('<task id="T" startQuantity="1" completionQuantity="1"/>'))
+    with Engine(":memory:") as engine:
+        assert engine.start(path).run().state == "completed"
