@@ -149,7 +149,10 @@ class CompiledExpression:
     program: Program = field(repr=False, compare=False)
     defaults: tuple[tuple[str, Any], ...] = field(default=(), repr=False, compare=False)
 
-    def evaluate(self, variables: Mapping[str, Any]) -> Any:
+    def evaluate(
+        self, variables: Mapping[str, Any], warn: Callable[[str], None] | None = None
+    ) -> Any:
+        """The value; `warn` is for FEEL's warnings, which this sandbox never has."""
         program = self.program
         if self.defaults:
             variables = {**dict(self.defaults), **variables}

@@ -153,9 +153,22 @@ def test_python_scripts(text: str) -> None:
 # --- FEEL and JUEL ---------------------------------------------------------------------------
 FEEL_ATOMS = st.sampled_from(
     ["0", "1", "2", "1000", "0.5", "n", "s", "items", "d", "d.b", "\"x\"", "true", "null",
-     "big", "[1, 2]", "[]", "items[1]", "nested[2][2]", "big * big", "1" + "0" * 5000]
+     "big", "[1, 2]", "[]", "items[1]", "nested[2][2]", "big * big", "1" + "0" * 5000,
+     "[1..5]", "(0..n)", "@\"2026-12-01\"", "@\"P1DT2H\"", "@\"P1Y\"",
+     "@\"10:00:00@Europe/Berlin\"",
+     "{a: 1, \"b c\": s}", "date(\"2026-01-31\")", "now()", "?", "partial", "item",
+     "function(x) x * x", "\"(a+)+$\""]
 )  # fmt: skip
-FEEL_BINARY = st.sampled_from(["+", "-", "*", "/", "**", "=", "!=", "<", ">=", "and", "or"])
+FEEL_BINARY = st.sampled_from(
+    ["+", "-", "*", "/", "**", "=", "!=", "<", ">=", "and", "or", "between 1 and", "in"]
+)
+FEEL_CALLS = st.sampled_from(
+    ["string", "number", "count", "sum", "sort", "flatten", "distinct values", "string join",
+     "substring", "replace", "matches", "split", "concatenate", "append", "product", "median",
+     "date and time", "duration", "before", "overlaps", "includes", "context merge",
+     "get entries", "mode", "stddev", "modulo", "decimal", "round half up", "string length",
+     "years and months duration", "insert before", "index of", "union", "sublist", "reverse"]
+)  # fmt: skip
 
 
 def _feel(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -166,6 +179,18 @@ def _feel(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.tuples(inner, inner).map(lambda p: f"[{p[0]}, {p[1]}]"),
         st.tuples(inner, inner).map(lambda p: f"{p[0]}[{p[1]}]"),
         st.tuples(inner, inner, inner).map(lambda t: f"if {t[0]} then {t[1]} else {t[2]}"),
+        st.tuples(inner, inner).map(lambda p: f"for x in {p[0]} return {p[1]}"),
+        st.tuples(inner, inner).map(lambda p: f"for i in 1..{p[0]} return [{p[1]}, i]"),
+        st.tuples(inner, inner).map(lambda p: f"some x in {p[0]} satisfies {p[1]}"),
+        st.tuples(inner, inner).map(lambda p: f"every x in {p[0]} satisfies {p[1]}"),
+        st.tuples(inner, inner).map(lambda p: f"{p[0]}[item > {p[1]}]"),
+        st.tuples(inner, inner).map(lambda p: f"{{a: {p[0]}, b: [a, a, {p[1]}]}}.b"),
+        st.tuples(inner, inner).map(lambda p: f"[{p[0]}..{p[1]}]"),
+        st.tuples(inner, inner).map(lambda p: f"(function(a, b) {p[0]})({p[1]}, 2)"),
+        inner.map(lambda a: f"{a} instance of number"),
+        inner.map(lambda a: f"{a}.a"),
+        st.builds(lambda f, a, b: f"{f}({a}, {b})", FEEL_CALLS, inner, inner),
+        st.builds(lambda f, a: f"{f}({a})", FEEL_CALLS, inner),
     )
 
 
