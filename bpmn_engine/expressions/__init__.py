@@ -68,9 +68,10 @@ def _compile_expression(text: str, language: str | None) -> CompiledExpression |
 
 def _translate(text: str, chosen: str) -> CompiledExpression | FeelExpression:
     if chosen == "juel":
-        tree, defaults = juel.translate(text)
+        tree, defaults, uses_variables = juel.translate(text)
         program = compile_tree(tree, "expression", juel.HELPERS)
-        return CompiledExpression(text, "juel", program, tuple(sorted(defaults.items())))
+        scope = juel.VARIABLES if uses_variables else ""
+        return CompiledExpression(text, "juel", program, tuple(sorted(defaults.items())), scope)
     if chosen == "feel":
         return compile_feel(text)
     return CompiledExpression(
