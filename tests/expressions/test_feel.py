@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import compile_expression
+from bpmn_engine.expressions.feel import FeelExpression
 
 VARIABLES: dict[str, Any] = {
     "x": 7,
@@ -149,3 +151,36 @@ def test_bounds_are_still_errors() -> None:
         compile_expression("=for i in 1..2000000 return i").evaluate({})
     with pytest.raises(ExpressionError, match="work limit"):
         compile_expression("=for a in 1..1000, b in 1..1000, c in 1..1000 return 1").evaluate({})
+
+
+FAST_TEXTS = [
+    "=v > 100", "=v <= 0", "=v < -3", "=v >= 2", '=v = "ok"', '=v != "ok"', "=v = 1",
+    "=v != 1", "=v = null", "=v != null", "=v = true", "=v", "=not(v)", "=v.k > 1",
+    '=v.k = "ok"', "=v = w", "=v < w", "=v > 1 and w < 5", "=v > 1 or w", "=v and w",
+    "=v or not(w)", "=v = 0.1", "=v > 9007199254740993",
+]  # fmt: skip
+FAST_VALUES = [
+    0, 1, 2, 101, -5, 1.5, 0.1, 100.0, "ok", "no", True, False, None, [1], {"k": 2},
+    {"k": "ok"}, 9007199254740993, "missing",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", FAST_TEXTS)
+def test_the_fast_path_answers_as_the_general_evaluator(text: str) -> None:
+    compiled = compile_expression(text)
+    assert isinstance(compiled, FeelExpression)
+    general = dataclasses.replace(compiled, fast=None)
+    for v in FAST_VALUES:
+        for w in (3, True, None, "ok"):
+            variables = {"w": w} if v == "missing" else {"v": v, "w": w}
+            fast_warnings: list[str] = []
+            slow_warnings: list[str] = []
+            got = compiled.evaluate(variables, fast_warnings.append)
+            want = general.evaluate(variables, slow_warnings.append)
+            assert (got, fast_warnings) == (want, slow_warnings), (text, variables)
+
+
+def test_simple_conditions_take_the_fast_path() -> None:
+    for text in ("=amount > 100", '=status = "ok"', "=order.paid and total <= 500"):
+        compiled = compile_expression(text)
+        assert isinstance(compiled, FeelExpression) and compiled.fast is not None

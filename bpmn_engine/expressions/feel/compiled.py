@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.feel import fast
 from bpmn_engine.expressions.feel.evaluator import INPUT, Closure, Compiler, Env
+from bpmn_engine.expressions.feel.fast import SLOW, Fast
+from bpmn_engine.expressions.feel.functions import BUILTINS
 from bpmn_engine.expressions.feel.grammar import parse
 from bpmn_engine.expressions.feel.values import to_engine, to_feel
 
@@ -42,8 +45,14 @@ class FeelExpression:
     language: str
     run: Closure = field(repr=False, compare=False)
     budgeted: bool = field(default=True, repr=False, compare=False)
+    fast: Fast | None = field(default=None, repr=False, compare=False)
 
     def evaluate(self, variables: Mapping[str, Any], warn: Warn | None = None) -> Any:
+        fast = self.fast
+        if fast is not None:
+            result = fast(variables)
+            if result is not SLOW:
+                return result
         env = Env({}, None, variables)
         try:
             return _run(self.run, env, self.budgeted)
@@ -76,8 +85,9 @@ def _body(text: str) -> str:
 def compile_feel(text: str) -> FeelExpression:
     """`=...` (or FEEL text without the `=`) compiled; ExpressionError if it is not FEEL."""
     compiler = Compiler()
-    run = compiler.build(parse(_body(text)))
-    return FeelExpression(text, "feel", run, compiler.budgeted)
+    tree = parse(_body(text))
+    run = compiler.build(tree)
+    return FeelExpression(text, "feel", run, compiler.budgeted, fast.build(tree, BUILTINS))
 
 
 def compile_unary_tests(text: str) -> UnaryTests:
