@@ -38,6 +38,11 @@ _LANGUAGES = {
     "juel": "juel",
     "feel": "feel",
     "http://www.omg.org/spec/feel/20140401": "feel",
+    # DMN 1.2 to 1.5 name FEEL by the DMN namespace (modelers write it on conditions)
+    "http://www.omg.org/spec/dmn/20180521/feel/": "feel",
+    "https://www.omg.org/spec/dmn/20191111/feel/": "feel",
+    "https://www.omg.org/spec/dmn/20211108/feel/": "feel",
+    "https://www.omg.org/spec/dmn/20230324/feel/": "feel",
 }
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.compiled import explain
 from bpmn_engine.expressions.feel import fast
 from bpmn_engine.expressions.feel.evaluator import INPUT, Closure, Compiler, Env
 from bpmn_engine.expressions.feel.fast import SLOW, Fast
@@ -18,8 +19,6 @@ Warn = Callable[[str], None]
 
 
 def _run(run: Closure, env: Env, budgeted: bool) -> Any:
-    from bpmn_engine.expressions.compiled import explain
-
     token = guards.CURRENT.set(guards.Budget()) if budgeted else None
     try:
         return to_engine(run(env))
