@@ -265,3 +265,22 @@ def test_feel_numbers_are_bounded_by_decimal128() -> None:
     with pytest.raises(ExpressionError, match="too large to store"):
         compile_expression("=2 ** 20000").evaluate({})
     assert compile_expression("=2 ** 1000000").evaluate({}) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # shared structure: 2**40 paths through 41 small lists
+        "=string({a0: [1], "
+        + ", ".join(f"a{i}: [a{i - 1}, a{i - 1}]" for i in range(1, 41))
+        + "})",
+        "={a0: [1], " + ", ".join(f"a{i}: [a{i - 1}, a{i - 1}]" for i in range(1, 41)) + "}",
+        # one long string many times over
+        "=string(for i in 1..1000 return s)",
+        "=count(for i in 1..1000 return s + s)",
+        "=sort(for i in 1..1000000 return -i)",
+    ],
+)
+def test_feel_cannot_build_or_walk_past_the_bounds(text: str) -> None:
+    with pytest.raises(ExpressionError, match="work limit"):
+        compile_expression(text).evaluate({"s": "x" * 1_000_000})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -234,14 +234,29 @@ def text(value: Any) -> str:
     if isinstance(value, (dt.timedelta, YearsMonths)):
         return duration_text(value)
     if isinstance(value, list):
-        return "[" + ", ".join(_literal(item) for item in value) + "]"
+        return "[" + _joined(_literal(item) for item in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_literal(v)}" for k, v in value.items()) + "}"
+        return "{" + _joined(f"{k}: {_literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Range):
         low = "[" if value.start_included else "("
         high = "]" if value.end_included else ")"
         return f"{low}{_literal(value.start)}..{_literal(value.end)}{high}"
     return f"function {value.name}" if isinstance(value, Function) else repr(value)
+
+
+def _joined(parts: Iterator[str]) -> str:
+    """Items' texts joined with ", ": charged as they come, refused past the size cap before
+    they are built (a list holding one long string many times would be gigabytes)."""
+    kept: list[str] = []
+    total = 0
+    for part in parts:
+        total += len(part) + 2
+        if total > guards.MAX_SIZE:
+            raise guards.too_big(f"a string of more than {guards.MAX_SIZE:,} characters")
+        if guards.CURRENT.get(None) is not None:
+            guards.charge(1 + len(part) // guards.ITEMS_PER_STEP)
+        kept.append(part)
+    return ", ".join(kept)
 
 
 def _literal(value: Any) -> str:

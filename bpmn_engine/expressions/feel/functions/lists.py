@@ -244,6 +244,7 @@ def sort(list: Any, precedes: Any = None) -> list[Any]:
     if precedes is None:
 
         def order(a: Any, b: Any) -> int:
+            guards.charge(1)
             found = compare(a, b)
             if found is None:
                 raise FeelError("sort() needs values of one ordered kind, or a function")

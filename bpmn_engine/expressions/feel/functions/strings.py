@@ -117,6 +117,7 @@ def matches(input: Any, pattern: Any, flags: Any = None) -> bool:
 def split(string: Any, delimiter: Any) -> list[str]:
     text = need(string, str, "string")
     compiled = _pattern(delimiter, None)
+    guards.charge(1 + len(text) // guards.ITEMS_PER_STEP)
     parts = _timed(lambda: compiled.split(text, timeout=REGEX_SECONDS))
     if len(parts) > guards.MAX_ITEMS:
         raise guards.too_many_items()
