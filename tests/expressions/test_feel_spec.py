@@ -49,6 +49,11 @@ SPEC_EXAMPLES = [
     ('date and time("2026-12-01T10:00:00@Europe/Berlin").timezone', "Europe/Berlin"),
     ('@"2026-12-01T10:00:00+01:00" = @"2026-12-01T09:00:00Z"', True),
     ('@"2026-01-31" + @"P1M"', "2026-02-28"),
+    # across the daylight saving change in Berlin (2026-03-29, 02:00 -> 03:00)
+    ('@"2026-03-29T03:30:00@Europe/Berlin" - @"2026-03-29T01:30:00@Europe/Berlin"', "PT1H"),
+    ('@"2026-03-29T01:30:00@Europe/Berlin" + @"PT1H"', "2026-03-29T03:30:00@Europe/Berlin"),
+    ('@"2026-03-29T03:00:00@Europe/Berlin" = @"2026-03-29T01:00:00Z"', True),
+    ('@"2026-10-25T02:30:00@Europe/Berlin" < @"2026-10-25T02:00:00Z"', True),
     ('@"2026-03-01" - @"2026-02-01"', "P28D"),
     ('@"P1DT2H" * 2', "P2DT4H"),
     ('@"P1Y" / @"P1M"', 12),

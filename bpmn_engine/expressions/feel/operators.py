@@ -10,6 +10,7 @@ import calendar
 import datetime as dt
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.feel.values import D128, FeelError, YearsMonths, kind
@@ -62,6 +63,8 @@ def add(a: Any, b: Any) -> Any:
             if isinstance(a, dt.timedelta):
                 return a + b
             if isinstance(a, dt.datetime):
+                if isinstance(a.tzinfo, ZoneInfo):  # on the timeline, as java.time does
+                    return (a.astimezone(dt.UTC) + b).astimezone(a.tzinfo)
                 return a + b
             if isinstance(a, dt.date):
                 return a + dt.timedelta(days=b.days)
@@ -94,6 +97,8 @@ def subtract(a: Any, b: Any) -> Any:
     if isinstance(a, dt.datetime) and isinstance(b, dt.datetime):
         if (a.tzinfo is None) != (b.tzinfo is None):
             raise FeelError("cannot subtract a date and time with a zone from one without")
+        if a.tzinfo is not None:  # the real time between, across a daylight saving change
+            return a.astimezone(dt.UTC) - b.astimezone(dt.UTC)
         return a - b
     if type(a) is dt.date and type(b) is dt.date:
         return a - b

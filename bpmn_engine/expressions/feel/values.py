@@ -131,8 +131,11 @@ def equal(a: Any, b: Any) -> bool | None:
             if not same:
                 return same
         return True
-    if isinstance(a, dt.datetime) and (a.tzinfo is None) != (b.tzinfo is None):
-        return False
+    if isinstance(a, dt.datetime):
+        if (a.tzinfo is None) != (b.tzinfo is None):
+            return False
+        if a.tzinfo is not None:
+            return a.astimezone(dt.UTC) == b.astimezone(dt.UTC)
     if isinstance(a, dt.time):
         return _time_key(a) == _time_key(b)
     return bool(a == b)
@@ -149,8 +152,11 @@ def compare(a: Any, b: Any) -> int | None:
     if a is None or b is None or not _comparable(a, b):
         return None
     if isinstance(a, (Decimal, str, dt.date, dt.timedelta)) and not isinstance(a, bool):
-        if isinstance(a, dt.datetime) and (a.tzinfo is None) != (b.tzinfo is None):
-            return None
+        if isinstance(a, dt.datetime):
+            if (a.tzinfo is None) != (b.tzinfo is None):
+                return None
+            if a.tzinfo is not None:  # instants: Python compares same-zone times by wall clock
+                a, b = a.astimezone(dt.UTC), b.astimezone(dt.UTC)
         return (a > b) - (a < b)
     if isinstance(a, YearsMonths):
         return (a.months > b.months) - (a.months < b.months)
