@@ -355,6 +355,15 @@ class Compiler:
 
     def n_filter(self, target: Tree, condition: Tree) -> Closure:
         get = self.build(target)
+        literal = condition.children[0] if condition.data == "neg" else condition
+        if literal.data == "number":  # xs[2], xs[-1]: an index, even into an empty list
+            position = self.build(condition)
+
+            def index(env: Env) -> Any:
+                items = get(env)
+                return None if items is None else _index(env, iterate(items), position(env))
+
+            return index
         self.local.append({"item"})
         test = self.build(condition)
         self.local.pop()
