@@ -103,6 +103,9 @@ def kind(value: Any) -> str:
     return type(value).__name__
 
 
+_SIMPLE = frozenset({Decimal, str, bool})
+
+
 def _comparable(a: Any, b: Any) -> bool:
     ka, kb = kind(a), kind(b)
     return ka == kb
@@ -112,6 +115,9 @@ def equal(a: Any, b: Any) -> bool | None:
     """FEEL `=`: null equals only null; different kinds are not comparable (null)."""
     if a is None or b is None:
         return a is None and b is None
+    kind_a = type(a)
+    if kind_a is type(b) and kind_a in _SIMPLE:  # the common case, without kind()
+        return a == b
     if not _comparable(a, b):
         return None
     guards.charge(1) if guards.CURRENT.get(None) is not None else None
@@ -149,6 +155,9 @@ def _time_key(value: dt.time) -> Any:
 
 def compare(a: Any, b: Any) -> int | None:
     """-1, 0 or 1 for ordered values of one kind; None when FEEL has no order for them."""
+    kind_a = type(a)
+    if kind_a is type(b) and (kind_a is Decimal or kind_a is str):
+        return (a > b) - (a < b)
     if a is None or b is None or not _comparable(a, b):
         return None
     if isinstance(a, (Decimal, str, dt.date, dt.timedelta)) and not isinstance(a, bool):
