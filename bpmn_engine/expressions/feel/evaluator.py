@@ -111,11 +111,16 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
 def unquote(literal: str) -> str:
     def escape(match: re.Match[str]) -> str:
         code = match.group(1)
-        if code.startswith("u"):
-            return chr(int(code[1:], 16))
+        if code[0] in "uU" and len(code) > 1:  # \u0041, and \U01F40E beyond the BMP
+            point = int(code[1:], 16)
+            return chr(point) if point <= 0x10FFFF else match.group(0)
         return _ESCAPES.get(code, "\\" + code)  # "\s": kept for regex patterns, as the spec
 
-    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", escape, literal[1:-1], flags=re.DOTALL)
+    text = re.sub(r"\\(U[0-9a-fA-F]{6}|u[0-9a-fA-F]{4}|.)", escape, literal[1:-1], flags=re.DOTALL)
+    try:  # "\ud83d\ude00" (a Java-style surrogate pair) is one character
+        return text.encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:  # a lone surrogate stays as written
+        return text
 
 
 def _truth(value: Any) -> bool | None:
