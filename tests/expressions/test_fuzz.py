@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import compile_expression, compile_script, guards
+from bpmn_engine.expressions.feel import compile_unary_tests
 
 VARIABLES: dict[str, Any] = {
     "n": 5,
@@ -211,7 +212,19 @@ def _juel(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         inner.map(lambda a: f"-{a}"),
         st.tuples(inner, inner).map(lambda p: f"{p[0]}[{p[1]}]"),
         st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} ? {t[1]} : {t[2]})"),
+        st.builds(lambda a, m: f"{a}.{m}()", inner, JUEL_METHODS),
+        st.builds(lambda a, m, b: f"{a}.{m}({b})", inner, JUEL_METHODS, inner),
+        st.builds(lambda a, m, b, c: f"{a}.{m}({b}, {c})", inner, JUEL_METHODS, inner, inner),
+        inner.map(lambda a: f"execution.getVariable({a})"),
+        inner.map(lambda a: f"execution.getVariables().get({a})"),
     )
+
+
+JUEL_METHODS = st.sampled_from(
+    ["size", "isEmpty", "contains", "equals", "startsWith", "endsWith", "get", "toUpperCase",
+     "toLowerCase", "length", "substring", "trim", "containsKey", "containsValue", "indexOf",
+     "concat", "replace", "charAt", "intValue", "toString", "getOrDefault", "__class__", "exec"]
+)  # fmt: skip
 
 
 @FUZZ
@@ -224,6 +237,20 @@ def test_feel_expressions(text: str) -> None:
 @given(st.recursive(JUEL_ATOMS, _juel, max_leaves=12))
 def test_juel_expressions(text: str) -> None:
     check(lambda: compile_expression(f"${{{text}}}").evaluate(VARIABLES))
+
+
+@FUZZ
+@given(
+    st.lists(st.recursive(FEEL_ATOMS, _feel, max_leaves=6), min_size=1, max_size=3),
+    st.sampled_from(["", "< ", ">= ", "not(", "= "]),
+    st.sampled_from(list(VARIABLES)),
+)
+def test_feel_unary_tests(tests: list[str], prefix: str, name: str) -> None:
+    if prefix == "not(":
+        text = f"not({', '.join(tests)})"
+    else:
+        text = ", ".join(f"{prefix}{t}" for t in tests)
+    check(lambda: compile_unary_tests(text).matches(VARIABLES[name], VARIABLES))
 
 
 # --- garbage ---------------------------------------------------------------------------------
