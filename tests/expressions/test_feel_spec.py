@@ -140,6 +140,9 @@ SPEC_EXAMPLES = [
     ("mode([])", []),
     ("sort(list: [3,1,4,5,2], precedes: function(x,y) x < y)", [1, 2, 3, 4, 5]),
     ("sort([3,1,2])", [1, 2, 3]),
+    ("list replace([2, 4, 7, 8], 3, 6)", [2, 4, 6, 8]),
+    ("list replace([2, 4, 7, 8], -1, 6)", [2, 4, 7, 6]),
+    ("list replace([2, 4, 7, 8], function(item, newItem) item < newItem, 5)", [5, 5, 7, 8]),
     # numeric functions
     ("decimal(1/3, 2)", 0.33),
     ("decimal(1.5, 0)", 2),

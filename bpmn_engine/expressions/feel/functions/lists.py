@@ -259,3 +259,22 @@ def sort(list: Any, precedes: Any = None) -> list[Any]:
             return 1 if precedes.call(b, a) is True else 0
 
     return sorted(values, key=functools.cmp_to_key(order))
+
+
+@builtin("list replace", "list", "position", "newItem")
+def list_replace(list: Any, position: Any, new_item: Any) -> list[Any]:
+    """DMN 1.5: replace the item at a position, or every item a match function picks
+    (`function(item, newItem) ...`)."""
+    values = _charged([*need(list, type([]), "list")])
+    if isinstance(position, Function):
+        replaced: list[Any] = []
+        for item in values:
+            guards.charge(1)
+            replaced.append(new_item if position.call(item, new_item) is True else item)
+        return replaced
+    index = whole(position, "position")
+    at = index - 1 if index > 0 else len(values) + index
+    if index == 0 or not 0 <= at < len(values):
+        raise FeelError("position is out of the list")
+    values[at] = new_item
+    return values
