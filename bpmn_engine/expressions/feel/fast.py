@@ -92,6 +92,9 @@ def _compare(left: Tree, op: str, right: Tree, builtins: Mapping[str, Any]) -> F
             return _VERSUS_NUMBER[op](a[1], b[1])
         if type(b[1]) is str and op in ("=", "!="):
             return _versus_text(a[1], b[1], op == "!=")
+    path_versus_number = a[0] == "path" and b[0] == "lit" and type(b[1]) is int
+    if path_versus_number and op in _ORDER and a[1][0] not in builtins:
+        return _path_versus_number(a[1], _ORDER[op], b[1])
     first, second = _reader(a, builtins), _reader(b, builtins)
     if first is None or second is None:
         return None
@@ -162,6 +165,22 @@ def _at_least(name: str, limit: int) -> Fast:
 
 _VERSUS_NUMBER = {"<": _less, "<=": _at_most, ">": _more, ">=": _at_least}
 """`name op number`, one closure each: the commonest condition, without an operator call."""
+
+
+def _path_versus_number(path: tuple[str, str], order: Any, limit: int) -> Fast:
+    """`order.amount > 100`: one closure, reading the entry of a dict variable."""
+    name, key = path
+
+    def entry_versus_number(variables: Mapping[str, Any]) -> Any:
+        holder = variables.get(name)
+        if type(holder) is dict:
+            value = holder.get(key)
+            kind = type(value)
+            if kind is int or kind is float:
+                return order(value, limit)
+        return SLOW
+
+    return entry_versus_number
 
 
 def _versus_text(name: str, text: str, negate: bool) -> Fast:
