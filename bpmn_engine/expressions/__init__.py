@@ -11,16 +11,23 @@ from __future__ import annotations
 import functools
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions import feel, juel
+from bpmn_engine.expressions import juel
 from bpmn_engine.expressions.compiled import (
     MAX_SOURCE_LENGTH,
     CompiledExpression,
     compile_tree,
     parse_python,
 )
+from bpmn_engine.expressions.feel import FeelExpression, compile_feel
 from bpmn_engine.expressions.scripts import CompiledScript, compile_python_script
 
-__all__ = ["CompiledExpression", "CompiledScript", "compile_expression", "compile_script"]
+__all__ = [
+    "CompiledExpression",
+    "CompiledScript",
+    "FeelExpression",
+    "compile_expression",
+    "compile_script",
+]
 
 _PYTHON = frozenset({"", "python", "python3", "py", "http://www.python.org", "text/x-python"})
 XPATH = frozenset({"xpath", "http://www.w3.org/1999/xpath"})
@@ -29,6 +36,11 @@ _LANGUAGES = {
     "juel": "juel",
     "feel": "feel",
     "http://www.omg.org/spec/feel/20140401": "feel",
+    # DMN 1.2 to 1.5 name FEEL by the DMN namespace (modelers write it on conditions)
+    "http://www.omg.org/spec/dmn/20180521/feel/": "feel",
+    "https://www.omg.org/spec/dmn/20191111/feel/": "feel",
+    "https://www.omg.org/spec/dmn/20211108/feel/": "feel",
+    "https://www.omg.org/spec/dmn/20230324/feel/": "feel",
 }
 
 
@@ -52,7 +64,7 @@ def _language(text: str, language: str | None) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _compile_expression(text: str, language: str | None) -> CompiledExpression:
+def _compile_expression(text: str, language: str | None) -> CompiledExpression | FeelExpression:
     chosen = _language(text, language)
     if len(text) > MAX_SOURCE_LENGTH:
         raise ExpressionError(f"the expression is longer than {MAX_SOURCE_LENGTH:,} characters")
@@ -62,21 +74,22 @@ def _compile_expression(text: str, language: str | None) -> CompiledExpression:
         raise ExpressionError("the expression is too deeply nested") from None
 
 
-def _translate(text: str, chosen: str) -> CompiledExpression:
+def _translate(text: str, chosen: str) -> CompiledExpression | FeelExpression:
     if chosen == "juel":
-        tree, defaults = juel.translate(text)
+        tree, defaults, uses_variables = juel.translate(text)
         program = compile_tree(tree, "expression", juel.HELPERS)
-        return CompiledExpression(text, "juel", program, tuple(sorted(defaults.items())))
+        scope = juel.VARIABLES if uses_variables else ""
+        return CompiledExpression(text, "juel", program, tuple(sorted(defaults.items())), scope)
     if chosen == "feel":
-        tree, defaults = feel.translate(text)
-        program = compile_tree(tree, "expression", feel.HELPERS)
-        return CompiledExpression(text, "feel", program, tuple(sorted(defaults.items())))
+        return compile_feel(text)
     return CompiledExpression(
         text, "python", compile_tree(parse_python(text, "expression"), "expression")
     )
 
 
-def compile_expression(text: str, language: str | None = None) -> CompiledExpression:
+def compile_expression(
+    text: str, language: str | None = None
+) -> CompiledExpression | FeelExpression:
     """Compile a condition or mapping expression; cached, since the runtime asks repeatedly."""
     if not isinstance(text, str):
         raise ExpressionError(f"an expression must be text, not {type(text).__name__}")

@@ -148,11 +148,18 @@ class CompiledExpression:
     language: str
     program: Program = field(repr=False, compare=False)
     defaults: tuple[tuple[str, Any], ...] = field(default=(), repr=False, compare=False)
+    all_variables: str = field(default="", repr=False, compare=False)
+    """A name to bind to a copy of all variables (JUEL's `execution.getVariables()`)."""
 
-    def evaluate(self, variables: Mapping[str, Any]) -> Any:
+    def evaluate(
+        self, variables: Mapping[str, Any], warn: Callable[[str], None] | None = None
+    ) -> Any:
+        """The value; `warn` is for FEEL's warnings, which this sandbox never has."""
         program = self.program
         if self.defaults:
             variables = {**dict(self.defaults), **variables}
+        if self.all_variables:
+            variables = {**variables, self.all_variables: dict(variables)}
         if not program.budgeted:  # never scoped: comprehensions are budgeted
             try:
                 return eval(program.code, program.globals, variables)

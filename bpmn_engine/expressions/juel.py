@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions.juel_methods import juel_call
 from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser
 
 
@@ -25,7 +26,9 @@ def juel_empty(value: Any) -> bool:
     return False
 
 
-HELPERS = {"_juel_empty": juel_empty}
+VARIABLES = "_juel_variables"
+"""The name `execution.getVariables()` reads: all variables, bound at evaluation."""
+HELPERS: dict[str, Any] = {"_juel_empty": juel_empty, "_juel_call": juel_call, VARIABLES: None}
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -55,6 +58,7 @@ class _Parser(TokenParser):
 
     dialect = "JUEL"
     pattern = _TOKEN
+    uses_variables = False
 
     @staticmethod
     def unquote(literal: str) -> str:
@@ -138,21 +142,36 @@ class _Parser(TokenParser):
                 return node
 
     def method(self, target: ast.expr, name: str) -> ast.expr:
-        """Only `execution.getVariable('x')`: the variable x, or null if it is not set."""
-        is_execution = isinstance(target, ast.Name) and target.id == "execution"
-        if not (is_execution and name == "getVariable"):
-            self.unexpected(f"method call {name!r} is not supported in JUEL")
+        """`execution.getVariable(...)` / `getVariables()`, or a Java method on a value."""
         self.take()
-        kind, literal, _ = self.peek()
-        if kind != "str":
-            self.unexpected("expected a variable name in quotes")
+        args: list[ast.expr] = []
+        while not self.at(")"):
+            args.append(self.conditional())
+            if not self.at(")"):
+                self.expect(",")
         self.take()
-        self.expect(")")
-        variable = _unquote(literal)
-        if not variable or variable.startswith("_"):
-            raise ExpressionError(f"JUEL: variable name {variable!r} is not allowed")
-        self.defaults[variable] = None
-        return ast.Name(id=variable, ctx=ast.Load())
+        if isinstance(target, ast.Name) and target.id == "execution":
+            return self.execution(name, args)
+        func = ast.Name(id="_juel_call", ctx=ast.Load())
+        return ast.Call(func=func, args=[target, ast.Constant(name), *args], keywords=[])
+
+    def execution(self, name: str, args: list[ast.expr]) -> ast.expr:
+        if name == "getVariables" and not args:
+            self.uses_variables = True
+            return ast.Name(id=VARIABLES, ctx=ast.Load())
+        if name not in ("getVariable", "getVariableLocal") or len(args) != 1:
+            self.unexpected(f"execution.{name}() with {len(args)} argument(s) is not supported")
+        literal = args[0]
+        if isinstance(literal, ast.Constant) and isinstance(literal.value, str):
+            variable = literal.value
+            if not variable or variable.startswith("_"):
+                raise ExpressionError(f"JUEL: variable name {variable!r} is not allowed")
+            self.defaults[variable] = None
+            return ast.Name(id=variable, ctx=ast.Load())
+        self.uses_variables = True  # a computed name: look it up among all variables
+        func = ast.Name(id="_juel_call", ctx=ast.Load())
+        all_variables = ast.Name(id=VARIABLES, ctx=ast.Load())
+        return ast.Call(func=func, args=[all_variables, ast.Constant("get"), literal], keywords=[])
 
     def primary(self) -> ast.expr:
         found = self.literal()
@@ -177,10 +196,11 @@ def _unquote(literal: str) -> str:
     return re.sub(r"\\(.)", r"\1", literal[1:-1], flags=re.DOTALL)
 
 
-def translate(text: str) -> tuple[ast.Expression, dict[str, Any]]:
-    """`${...}` to a Python expression tree, plus defaults for `execution.getVariable` names."""
+def translate(text: str) -> tuple[ast.Expression, dict[str, Any], bool]:
+    """`${...}` to a Python expression tree, plus defaults for `execution.getVariable` names,
+    and whether it reads all variables (`execution.getVariables()`)."""
     stripped = text.strip()
     wrapped = stripped[:2] in ("${", "#{") and stripped.endswith("}")
     parser = _Parser(stripped[2:-1] if wrapped else stripped)  # language="juel" without ${}
     tree = ast.Expression(body=parser.parse())
-    return tree, parser.defaults
+    return tree, parser.defaults, parser.uses_variables

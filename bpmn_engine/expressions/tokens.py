@@ -1,4 +1,5 @@
-"""What the JUEL and FEEL translators share: a cursor over tokens with error positions."""
+"""What the JUEL translator builds on: a cursor over tokens with error positions (FEEL has its
+own lark grammar, see `feel/`)."""
 
 from __future__ import annotations
 

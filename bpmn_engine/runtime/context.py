@@ -138,7 +138,7 @@ class StepContext:
     ) -> Any:
         try:
             compiled = compile_expression(expression.text, expression.language)
-            return compiled.evaluate(self.variables(extra))
+            return compiled.evaluate(self.variables(extra), self.warn)
         except ExpressionError as error:
             where = f" in {what}" if what else ""
             raise Incident(
@@ -169,7 +169,18 @@ class StepContext:
     def condition_holds(self, flow: Flow) -> bool:
         if flow.condition is None:
             return True
-        return bool(self.evaluate(flow.condition, what=f"the condition of flow {flow.id!r}"))
+        what = f"the condition of flow {flow.id!r}"
+        value = self.evaluate(flow.condition, what=what)
+        if value is None:  # FEEL's null (an error, already warned about) is false
+            return False
+        feel = compile_expression(flow.condition.text, flow.condition.language).language == "feel"
+        if feel and not isinstance(value, bool):  # as Zeebe: a non-boolean is an incident
+            raise Incident(
+                f"expression {flow.condition.text!r} in {what}: a condition must be a boolean, "
+                f"not {value!r}",
+                self.node.id,
+            )
+        return bool(value)
 
     def chosen_flows(self) -> list[Flow]:
         """Flows a person chose for this node's next decision (`bpmn step`'s `choose`)."""

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import compile_expression, compile_script, guards
+from bpmn_engine.expressions.feel import compile_unary_tests
 
 VARIABLES: dict[str, Any] = {
     "n": 5,
@@ -153,9 +154,22 @@ def test_python_scripts(text: str) -> None:
 # --- FEEL and JUEL ---------------------------------------------------------------------------
 FEEL_ATOMS = st.sampled_from(
     ["0", "1", "2", "1000", "0.5", "n", "s", "items", "d", "d.b", "\"x\"", "true", "null",
-     "big", "[1, 2]", "[]", "items[1]", "nested[2][2]", "big * big", "1" + "0" * 5000]
+     "big", "[1, 2]", "[]", "items[1]", "nested[2][2]", "big * big", "1" + "0" * 5000,
+     "[1..5]", "(0..n)", "@\"2026-12-01\"", "@\"P1DT2H\"", "@\"P1Y\"",
+     "@\"10:00:00@Europe/Berlin\"",
+     "{a: 1, \"b c\": s}", "date(\"2026-01-31\")", "now()", "?", "partial", "item",
+     "function(x) x * x", "\"(a+)+$\""]
 )  # fmt: skip
-FEEL_BINARY = st.sampled_from(["+", "-", "*", "/", "**", "=", "!=", "<", ">=", "and", "or"])
+FEEL_BINARY = st.sampled_from(
+    ["+", "-", "*", "/", "**", "=", "!=", "<", ">=", "and", "or", "between 1 and", "in"]
+)
+FEEL_CALLS = st.sampled_from(
+    ["string", "number", "count", "sum", "sort", "flatten", "distinct values", "string join",
+     "substring", "replace", "matches", "split", "concatenate", "append", "product", "median",
+     "date and time", "duration", "before", "overlaps", "includes", "context merge",
+     "get entries", "mode", "stddev", "modulo", "decimal", "round half up", "string length",
+     "years and months duration", "insert before", "index of", "union", "sublist", "reverse"]
+)  # fmt: skip
 
 
 def _feel(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -166,6 +180,18 @@ def _feel(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.tuples(inner, inner).map(lambda p: f"[{p[0]}, {p[1]}]"),
         st.tuples(inner, inner).map(lambda p: f"{p[0]}[{p[1]}]"),
         st.tuples(inner, inner, inner).map(lambda t: f"if {t[0]} then {t[1]} else {t[2]}"),
+        st.tuples(inner, inner).map(lambda p: f"for x in {p[0]} return {p[1]}"),
+        st.tuples(inner, inner).map(lambda p: f"for i in 1..{p[0]} return [{p[1]}, i]"),
+        st.tuples(inner, inner).map(lambda p: f"some x in {p[0]} satisfies {p[1]}"),
+        st.tuples(inner, inner).map(lambda p: f"every x in {p[0]} satisfies {p[1]}"),
+        st.tuples(inner, inner).map(lambda p: f"{p[0]}[item > {p[1]}]"),
+        st.tuples(inner, inner).map(lambda p: f"{{a: {p[0]}, b: [a, a, {p[1]}]}}.b"),
+        st.tuples(inner, inner).map(lambda p: f"[{p[0]}..{p[1]}]"),
+        st.tuples(inner, inner).map(lambda p: f"(function(a, b) {p[0]})({p[1]}, 2)"),
+        inner.map(lambda a: f"{a} instance of number"),
+        inner.map(lambda a: f"{a}.a"),
+        st.builds(lambda f, a, b: f"{f}({a}, {b})", FEEL_CALLS, inner, inner),
+        st.builds(lambda f, a: f"{f}({a})", FEEL_CALLS, inner),
     )
 
 
@@ -186,7 +212,19 @@ def _juel(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         inner.map(lambda a: f"-{a}"),
         st.tuples(inner, inner).map(lambda p: f"{p[0]}[{p[1]}]"),
         st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} ? {t[1]} : {t[2]})"),
+        st.builds(lambda a, m: f"{a}.{m}()", inner, JUEL_METHODS),
+        st.builds(lambda a, m, b: f"{a}.{m}({b})", inner, JUEL_METHODS, inner),
+        st.builds(lambda a, m, b, c: f"{a}.{m}({b}, {c})", inner, JUEL_METHODS, inner, inner),
+        inner.map(lambda a: f"execution.getVariable({a})"),
+        inner.map(lambda a: f"execution.getVariables().get({a})"),
     )
+
+
+JUEL_METHODS = st.sampled_from(
+    ["size", "isEmpty", "contains", "equals", "startsWith", "endsWith", "get", "toUpperCase",
+     "toLowerCase", "length", "substring", "trim", "containsKey", "containsValue", "indexOf",
+     "concat", "replace", "charAt", "intValue", "toString", "getOrDefault", "__class__", "exec"]
+)  # fmt: skip
 
 
 @FUZZ
@@ -199,6 +237,20 @@ def test_feel_expressions(text: str) -> None:
 @given(st.recursive(JUEL_ATOMS, _juel, max_leaves=12))
 def test_juel_expressions(text: str) -> None:
     check(lambda: compile_expression(f"${{{text}}}").evaluate(VARIABLES))
+
+
+@FUZZ
+@given(
+    st.lists(st.recursive(FEEL_ATOMS, _feel, max_leaves=6), min_size=1, max_size=3),
+    st.sampled_from(["", "< ", ">= ", "not(", "= "]),
+    st.sampled_from(list(VARIABLES)),
+)
+def test_feel_unary_tests(tests: list[str], prefix: str, name: str) -> None:
+    if prefix == "not(":
+        text = f"not({', '.join(tests)})"
+    else:
+        text = ", ".join(f"{prefix}{t}" for t in tests)
+    check(lambda: compile_unary_tests(text).matches(VARIABLES[name], VARIABLES))
 
 
 # --- garbage ---------------------------------------------------------------------------------

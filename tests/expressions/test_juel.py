@@ -89,9 +89,10 @@ def test_juel_language_without_braces() -> None:
         "${x > 5",  # not JUEL (no closing brace): sandboxed Python, which refuses it
         "${(x > 5}",
         "${foo()}",
-        "${list.size()}",
         "${execution.setVariable('x', 1)}",
-        "${execution.getVariable(x)}",
+        "${execution.getVariable()}",
+        "${_juel_variables}",
+        "${_juel_call(x, 'size')}",
         "${a instanceof b}",
         "${x} ${y}",
         "${x; y}",
@@ -112,8 +113,8 @@ def test_outside_the_subset_fails_at_compile_time(text: str) -> None:
 def test_compile_error_says_what_was_not_understood() -> None:
     with pytest.raises(ExpressionError, match="JUEL: unexpected 'x' at position 3"):
         compile_expression("${a x}")
-    with pytest.raises(ExpressionError, match="method call 'size' is not supported"):
-        compile_expression("${list.size()}")
+    with pytest.raises(ExpressionError, match=r"execution.setVariable\(\) with 2 argument"):
+        compile_expression("${execution.setVariable('x', 1)}")
 
 
 @pytest.mark.parametrize(
@@ -129,3 +130,90 @@ def test_juel_runtime_errors(text: str, message: str) -> None:
     with pytest.raises(ExpressionError) as caught:
         compile_expression(text).evaluate(VARIABLES)
     assert message in str(caught.value)
+
+
+CAMUNDA: dict[str, Any] = {
+    "customer": {"name": "Ann", "vip": True, "tags": ["gold", "eu"]},
+    "totalPrice": 1200,
+    "orderStatus": "shipped",
+    "items": ["a", "b"],
+    "empty_list": [],
+    "comment": "  Needs review  ",
+    "approver": "demo",
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # conditions as Camunda 7's user guide writes them (sequence flows, gateways)
+        ("${totalPrice > 1000 && customer.vip}", True),
+        ("${orderStatus == 'shipped'}", True),
+        ("${not empty customer.name}", True),
+        ('${execution.getVariable("orderStatus") == "shipped"}', True),
+        ("${execution.getVariable('nope') == null}", True),
+        ("${execution.getVariables().size() == 7}", True),
+        ("${execution.getVariables().containsKey('approver')}", True),
+        ("${execution.getVariable(approver == 'demo' ? 'totalPrice' : 'x')}", 1200),
+        ("#{approver.equals('demo')}", True),
+        # method calls on strings
+        ("${approver.length()}", 4),
+        ("${approver.isEmpty()}", False),
+        ("${approver.toUpperCase()}", "DEMO"),
+        ("${customer.name.toLowerCase()}", "ann"),
+        ("${comment.trim()}", "Needs review"),
+        ("${comment.trim().startsWith('Needs')}", True),
+        ("${comment.trim().endsWith('review')}", True),
+        ("${comment.contains('review')}", True),
+        ("${approver.substring(1)}", "emo"),
+        ("${approver.substring(0, 2)}", "de"),
+        ("${approver.equalsIgnoreCase('DEMO')}", True),
+        ("${approver.indexOf('m')}", 2),
+        ("${approver.concat('!')}", "demo!"),
+        ("${approver.replace('de', 'xy')}", "xymo"),
+        ("${approver.charAt(0)}", "d"),
+        # lists and maps
+        ("${items.size()}", 2),
+        ("${items.isEmpty()}", False),
+        ("${empty_list.isEmpty()}", True),
+        ("${items.contains('a')}", True),
+        ("${items.get(1)}", "b"),
+        ("${items.indexOf('b')}", 1),
+        ("${customer.tags.contains('gold')}", True),
+        ("${customer.containsKey('vip')}", True),
+        ("${customer.get('name')}", "Ann"),
+        ("${customer.size()}", 3),
+        ("${customer.containsValue('Ann')}", True),
+        ("${totalPrice.intValue() div 2}", 600),
+        ("${items.size() gt 1 ? items.get(0) : 'none'}", "a"),
+    ],
+)
+def test_camunda_examples(text: str, expected: Any) -> None:
+    assert compile_expression(text).evaluate(CAMUNDA) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("${approver.exec()}", "a string has no method exec()"),
+        ("${items.get(9)}", "out of range"),
+        ("${approver.substring(3, 1)}", "out of range"),
+        ("${approver.length(1)}", "does not take 1 argument"),
+        ("${customer.__class__()}", "no method"),
+        ("${approver.replace('d', approver.concat(approver))}", None),
+    ],
+)
+def test_method_errors(text: str, message: str | None) -> None:
+    if message is None:  # bounded, not an error
+        assert compile_expression(text).evaluate(CAMUNDA) == "demodemoemo"
+        return
+    with pytest.raises(ExpressionError, match=message):
+        compile_expression(text).evaluate(CAMUNDA)
+
+
+def test_string_methods_stay_within_the_size_limit() -> None:
+    big = {"s": "a" * 5_000_000}
+    with pytest.raises(ExpressionError, match="limit"):
+        compile_expression("${s.replace('a', 'aaa')}").evaluate(big)
+    with pytest.raises(ExpressionError, match="limit"):
+        compile_expression("${s.concat(s).concat(s)}").evaluate(big)

@@ -1,0 +1,94 @@
+"""A FEEL expression or unary test compiled once; evaluation reports warnings to the caller."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.compiled import explain
+from bpmn_engine.expressions.feel import fast
+from bpmn_engine.expressions.feel.evaluator import INPUT, Closure, Compiler, Env
+from bpmn_engine.expressions.feel.fast import SLOW, Fast
+from bpmn_engine.expressions.feel.functions import BUILTINS
+from bpmn_engine.expressions.feel.grammar import parse
+from bpmn_engine.expressions.feel.values import to_engine, to_feel
+
+Warn = Callable[[str], None]
+
+
+def _run(run: Closure, env: Env, budgeted: bool) -> Any:
+    token = guards.CURRENT.set(guards.Budget()) if budgeted else None
+    try:
+        return to_engine(run(env))
+    except Exception as error:
+        raise explain(error) from None
+    finally:
+        if token is not None:
+            guards.CURRENT.reset(token)
+
+
+def _report(env: Env, source: str, warn: Warn | None) -> None:
+    if warn is not None:
+        for message in env.warnings:
+            warn(f"FEEL {source!r}: {message}; the result is null")
+
+
+@dataclass(frozen=True)
+class FeelExpression:
+    """`=...` compiled to closures. Errors the spec defines give null and a warning;
+    exceeding the sandbox's bounds raises ExpressionError."""
+
+    source: str
+    language: str
+    run: Closure = field(repr=False, compare=False)
+    budgeted: bool = field(default=True, repr=False, compare=False)
+    fast: Fast | None = field(default=None, repr=False, compare=False)
+
+    def evaluate(self, variables: Mapping[str, Any], warn: Warn | None = None) -> Any:
+        fast = self.fast
+        if fast is not None:
+            result = fast(variables)
+            if result is not SLOW:
+                return result
+        env = Env({}, None, variables)
+        try:
+            return _run(self.run, env, self.budgeted)
+        finally:
+            _report(env, self.source, warn)
+
+
+@dataclass(frozen=True)
+class UnaryTests:
+    """A decision table cell (`< 10`, `[1..5]`, `"a","b"`, `not(...)`, `-`) as a predicate."""
+
+    source: str
+    run: Closure = field(repr=False, compare=False)
+
+    def matches(
+        self, value: Any, variables: Mapping[str, Any] | None = None, warn: Warn | None = None
+    ) -> bool:
+        env = Env({INPUT: to_feel(value)}, Env({}, None, variables or {}))
+        try:
+            return _run(self.run, env, True) is True
+        finally:
+            _report(env, self.source, warn)
+
+
+def _body(text: str) -> str:
+    body = text.strip()
+    return body[1:] if body.startswith("=") else body
+
+
+def compile_feel(text: str) -> FeelExpression:
+    """`=...` (or FEEL text without the `=`) compiled; ExpressionError if it is not FEEL."""
+    compiler = Compiler()
+    tree = parse(_body(text))
+    run = compiler.build(tree)
+    return FeelExpression(text, "feel", run, compiler.budgeted, fast.build(tree, BUILTINS))
+
+
+def compile_unary_tests(text: str) -> UnaryTests:
+    compiler = Compiler()
+    return UnaryTests(text, compiler.build(parse(text, "unary_tests")))

@@ -1,0 +1,191 @@
+"""Range functions (DMN 1.4 10.3.4.9): how points and intervals lie relative to each other.
+
+A point is any ordered value; a range is `[a..b]` and the like, with both ends given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bpmn_engine.expressions.feel.functions.registry import builtin
+from bpmn_engine.expressions.feel.values import FeelError, Range, compare
+
+
+def _c(a: Any, b: Any) -> int:
+    found = compare(a, b)
+    if found is None:
+        raise FeelError("range functions need values of one ordered kind, and closed ranges")
+    return found
+
+
+def _range(value: Any) -> Range:
+    if value.start is None or value.end is None:
+        raise FeelError("range functions need ranges with both ends")
+    return value
+
+
+def _point_or_range(function: Any) -> Any:
+    """Dispatch on which arguments are ranges: (p, p), (p, r), (r, p), (r, r)."""
+
+    def dispatch(a: Any, b: Any) -> bool:
+        if a is None or b is None:
+            raise FeelError("range functions need two values")
+        shape = (isinstance(a, Range), isinstance(b, Range))
+        a = _range(a) if shape[0] else a
+        b = _range(b) if shape[1] else b
+        return function(shape, a, b)
+
+    return dispatch
+
+
+@_point_or_range
+def _before(shape: tuple[bool, bool], a: Any, b: Any) -> bool:
+    if shape == (False, False):
+        return _c(a, b) < 0
+    if shape == (False, True):
+        return _c(a, b.start) < 0 or (_c(a, b.start) == 0 and not b.start_included)
+    if shape == (True, False):
+        return _c(a.end, b) < 0 or (_c(a.end, b) == 0 and not a.end_included)
+    order = _c(a.end, b.start)
+    return order < 0 or (order == 0 and not (a.end_included and b.start_included))
+
+
+@builtin("before", "point1", "point2")
+def before(a: Any, b: Any) -> bool:
+    return _before(a, b)
+
+
+@builtin("after", "point1", "point2")
+def after(a: Any, b: Any) -> bool:
+    return _before(b, a)
+
+
+def _ranges(a: Any, b: Any) -> tuple[Range, Range]:
+    if not isinstance(a, Range) or not isinstance(b, Range):
+        raise FeelError("this range function needs two ranges")
+    return _range(a), _range(b)
+
+
+@builtin("meets", "range1", "range2")
+def meets(a: Any, b: Any) -> bool:
+    r, s = _ranges(a, b)
+    return r.end_included and s.start_included and _c(r.end, s.start) == 0
+
+
+@builtin("met by", "range1", "range2")
+def met_by(a: Any, b: Any) -> bool:
+    return meets(b, a)
+
+
+@builtin("overlaps", "range1", "range2")
+def overlaps(a: Any, b: Any) -> bool:
+    r, s = _ranges(a, b)
+    end_start, start_end = _c(r.end, s.start), _c(r.start, s.end)
+    return (end_start > 0 or (end_start == 0 and r.end_included and s.start_included)) and (
+        start_end < 0 or (start_end == 0 and r.start_included and s.end_included)
+    )
+
+
+@builtin("overlaps before", "range1", "range2")
+def overlaps_before(a: Any, b: Any) -> bool:
+    r, s = _ranges(a, b)
+    starts, end_start, ends = _c(r.start, s.start), _c(r.end, s.start), _c(r.end, s.end)
+    return (
+        (starts < 0 or (starts == 0 and r.start_included and not s.start_included))
+        and (end_start > 0 or (end_start == 0 and r.end_included and s.start_included))
+        and (ends < 0 or (ends == 0 and (not r.end_included or s.end_included)))
+    )
+
+
+@builtin("overlaps after", "range1", "range2")
+def overlaps_after(a: Any, b: Any) -> bool:
+    return overlaps_before(b, a)
+
+
+@_point_or_range
+def _finishes(shape: tuple[bool, bool], a: Any, b: Any) -> bool:
+    if shape == (False, True):
+        return b.end_included and _c(b.end, a) == 0
+    if shape != (True, True):
+        raise FeelError("finishes needs a point or range, then a range")
+    starts = _c(a.start, b.start)
+    return (
+        a.end_included == b.end_included
+        and _c(a.end, b.end) == 0
+        and (starts > 0 or (starts == 0 and (not a.start_included or b.start_included)))
+    )
+
+
+@builtin("finishes", "point", "range")
+def finishes(a: Any, b: Any) -> bool:
+    return _finishes(a, b)
+
+
+@builtin("finished by", "range", "point")
+def finished_by(a: Any, b: Any) -> bool:
+    return _finishes(b, a)
+
+
+@_point_or_range
+def _includes(shape: tuple[bool, bool], a: Any, b: Any) -> bool:
+    if shape == (True, False):
+        return a.holds(b) is True
+    if shape != (True, True):
+        raise FeelError("includes needs a range, then a point or range")
+    starts, ends = _c(a.start, b.start), _c(a.end, b.end)
+    return (starts < 0 or (starts == 0 and (a.start_included or not b.start_included))) and (
+        ends > 0 or (ends == 0 and (a.end_included or not b.end_included))
+    )
+
+
+@builtin("includes", "range", "point")
+def includes(a: Any, b: Any) -> bool:
+    return _includes(a, b)
+
+
+@builtin("during", "point", "range")
+def during(a: Any, b: Any) -> bool:
+    return _includes(b, a)
+
+
+@_point_or_range
+def _starts(shape: tuple[bool, bool], a: Any, b: Any) -> bool:
+    if shape == (False, True):
+        return b.start_included and _c(b.start, a) == 0
+    if shape != (True, True):
+        raise FeelError("starts needs a point or range, then a range")
+    ends = _c(a.end, b.end)
+    return (
+        _c(a.start, b.start) == 0
+        and a.start_included == b.start_included
+        and (ends < 0 or (ends == 0 and (not a.end_included or b.end_included)))
+    )
+
+
+@builtin("starts", "point", "range")
+def starts(a: Any, b: Any) -> bool:
+    return _starts(a, b)
+
+
+@builtin("started by", "range", "point")
+def started_by(a: Any, b: Any) -> bool:
+    return _starts(b, a)
+
+
+@_point_or_range
+def _coincides(shape: tuple[bool, bool], a: Any, b: Any) -> bool:
+    if shape == (False, False):
+        return _c(a, b) == 0
+    if shape != (True, True):
+        raise FeelError("coincides needs two points or two ranges")
+    return (
+        _c(a.start, b.start) == 0
+        and _c(a.end, b.end) == 0
+        and a.start_included == b.start_included
+        and a.end_included == b.end_included
+    )
+
+
+@builtin("coincides", "point1", "point2")
+def coincides(a: Any, b: Any) -> bool:
+    return _coincides(a, b)

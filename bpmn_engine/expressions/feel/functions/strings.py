@@ -1,0 +1,136 @@
+"""String functions. Patterns are XML Schema-like regexes run by `regex` with a timeout, since a
+diagram's pattern could otherwise backtrack for hours inside one C call."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import regex
+
+from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.feel.functions.registry import builtin, need, whole
+from bpmn_engine.expressions.feel.operators import checked_text
+from bpmn_engine.expressions.feel.values import FeelError
+
+REGEX_SECONDS = 0.5
+"""Longest one regex call may run."""
+_FLAGS = {"i": regex.IGNORECASE, "s": regex.DOTALL, "m": regex.MULTILINE, "x": regex.VERBOSE}
+
+
+def _pattern(pattern: Any, flags: Any) -> regex.Pattern[str]:
+    need(pattern, str, "the pattern")
+    bits = 0
+    for flag in need(flags, str, "the flags") if flags is not None else "":
+        if flag not in _FLAGS:
+            raise FeelError(f"unknown regex flag {flag!r}")
+        bits |= _FLAGS[flag]
+    try:
+        return regex.compile(pattern, bits | regex.V0)
+    except (regex.error, ValueError, OverflowError) as error:
+        raise FeelError(f"invalid pattern {pattern!r}: {error}") from None
+
+
+def _timed(call: Any) -> Any:
+    try:
+        return call()
+    except TimeoutError:
+        raise guards.too_big(f"a regular expression ran longer than {REGEX_SECONDS}s") from None
+
+
+@builtin("substring", "string", "start position", "length")
+def substring(string: Any, start: Any, length: Any = None) -> str:
+    text = need(string, str, "string")
+    begin = whole(start, "start position")
+    points = list(text) if not text.isascii() else text
+    index = begin - 1 if begin > 0 else len(points) + begin
+    index = max(index, 0)
+    if length is None:
+        return "".join(points[index:])
+    return "".join(points[index : index + whole(length, "length")])
+
+
+@builtin("string length", "string")
+def string_length(string: Any) -> Decimal:
+    return Decimal(len(need(string, str, "string")))
+
+
+@builtin("upper case", "string")
+def upper_case(string: Any) -> str:
+    return checked_text(need(string, str, "string").upper())
+
+
+@builtin("lower case", "string")
+def lower_case(string: Any) -> str:
+    return checked_text(need(string, str, "string").lower())
+
+
+@builtin("substring before", "string", "match")
+def substring_before(string: Any, match: Any) -> str:
+    text, part = need(string, str, "string"), need(match, str, "match")
+    head, found, _ = text.partition(part)
+    return head if found else ""
+
+
+@builtin("substring after", "string", "match")
+def substring_after(string: Any, match: Any) -> str:
+    text, part = need(string, str, "string"), need(match, str, "match")
+    _, found, tail = text.partition(part)
+    return tail if found else ""
+
+
+@builtin("replace", "input", "pattern", "replacement", "flags")
+def replace(input: Any, pattern: Any, replacement: Any, flags: Any = None) -> str:
+    text = need(input, str, "input")
+    compiled = _pattern(pattern, flags)
+    template = regex.sub(r"\$(\d)", r"\\\1", need(replacement, str, "replacement"))
+    try:
+        result = _timed(lambda: compiled.sub(template, text, timeout=REGEX_SECONDS))
+    except (regex.error, IndexError) as error:
+        raise FeelError(f"invalid replacement: {error}") from None
+    return checked_text(result)
+
+
+@builtin("contains", "string", "match")
+def contains(string: Any, match: Any) -> bool:
+    return need(match, str, "match") in need(string, str, "string")
+
+
+@builtin("starts with", "string", "match")
+def starts_with(string: Any, match: Any) -> bool:
+    return need(string, str, "string").startswith(need(match, str, "match"))
+
+
+@builtin("ends with", "string", "match")
+def ends_with(string: Any, match: Any) -> bool:
+    return need(string, str, "string").endswith(need(match, str, "match"))
+
+
+@builtin("matches", "input", "pattern", "flags")
+def matches(input: Any, pattern: Any, flags: Any = None) -> bool:
+    text = need(input, str, "input")
+    compiled = _pattern(pattern, flags)
+    return _timed(lambda: compiled.search(text, timeout=REGEX_SECONDS)) is not None
+
+
+@builtin("split", "string", "delimiter")
+def split(string: Any, delimiter: Any) -> list[str]:
+    text = need(string, str, "string")
+    compiled = _pattern(delimiter, None)
+    guards.charge(1 + len(text) // guards.ITEMS_PER_STEP)
+    parts = _timed(lambda: compiled.split(text, timeout=REGEX_SECONDS))
+    if len(parts) > guards.MAX_ITEMS:
+        raise guards.too_many_items()
+    return parts
+
+
+@builtin("string join", "list", "delimiter", "prefix", "suffix")
+def string_join(list: Any, delimiter: Any = None, prefix: Any = None, suffix: Any = None) -> str:
+    parts = need(list, type([]), "list")
+    for part in parts:
+        if part is not None and not isinstance(part, str):
+            raise FeelError("string join needs a list of strings")
+    glue = "" if delimiter is None else need(delimiter, str, "delimiter")
+    guards.charge(1 + len(parts) // guards.ITEMS_PER_STEP)
+    body = glue.join(p for p in parts if p is not None)
+    return checked_text(f"{prefix or ''}{body}{suffix or ''}")
