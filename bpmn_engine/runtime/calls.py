@@ -31,6 +31,12 @@ UPWARD = frozenset({COMPLETION, ERROR, ESCALATION})
 MAX_DEPTH = 100  # a process calling itself must not start children without end
 
 
+def is_expression(text: str) -> bool:
+    """A `calledElement` computed per call (`${...}`, `#{...}`, FEEL `=...`), not an id."""
+    text = text.strip()
+    return text.startswith("=") or "${" in text or "#{" in text
+
+
 def child_id(parent: str, track: Track) -> str:
     """The id of the child a track's activation of a call activity starts: the same on
     every retry of the delivery, new for each activation (each entry has a new `seq`)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
-from bpmn_engine.model import Definitions, FlowNode, Process, Task
+from bpmn_engine.model import CallActivity, Definitions, FlowNode, Process, Task
 from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
@@ -16,7 +16,7 @@ from bpmn_engine.records.rows import Receipt, Scope, UserTask
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
-from bpmn_engine.runtime.calls import CallRow
+from bpmn_engine.runtime.calls import CallRow, is_expression
 from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -136,6 +136,7 @@ class Engine:
         warnings = self._checked_process(definitions, process)
         self.deploy(definitions)
         _check_startable(definitions, process)
+        self._check_calls(definitions, process)
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
         return self._open(definitions, process, data, step, scope, on_event)
 
@@ -180,6 +181,22 @@ class Engine:
         self._checked_process(found, process)
         _check_startable(found, process)
         return found
+
+    def _check_calls(self, definitions: Definitions, process: Process) -> None:
+        """Refuse to start a process whose call activities name a process nowhere to be
+        found (a computed `calledElement` is looked for when the call comes)."""
+        for _, node in process.walk():
+            called = node.called_element if isinstance(node, CallActivity) else None
+            if not called or is_expression(called):
+                continue
+            if self._find_callable(called, definitions) is None:
+                raise LoadError(
+                    f"calls process {called!r}, which is in none of the files given and "
+                    f"not in the store {self.store.path}",
+                    file=definitions.path,
+                    line=node.line,
+                    element_id=node.id,
+                )
 
     def _find_callable(self, process_id: str, caller: Definitions) -> Definitions | None:
         if process_id in caller.processes:

@@ -139,6 +139,16 @@ class Instance:
         return self.data.head.version
 
     @property
+    def parent(self) -> str | None:
+        """The instance whose call activity started this one (None for a root instance)."""
+        return self.data.head.parent_instance
+
+    @property
+    def call_depth(self) -> int:
+        """How many call activities deep this instance runs (a root instance: 0)."""
+        return self.data.head.call_depth
+
+    @property
     def process_id(self) -> str:
         return self.data.head.process
 

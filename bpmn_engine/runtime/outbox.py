@@ -207,7 +207,12 @@ class Postman:
         receipt = Receipt(delivery=(row.id, row.receiver))
         for _ in range(ATTEMPTS):
             if row.receiver in store.delivered_to(row.id):
-                return []
+                # received before a crash, maybe not run on: run it on (nothing, if it did)
+                if row.kind == calls.CANCEL:
+                    return []
+                instance = known.get(row.receiver) or self.engine.instance(row.receiver)
+                known[instance.id] = instance
+                return [instance]
             try:
                 if row.kind == calls.CALL:
                     child = self._start_child(row, known, on_event)

@@ -6,11 +6,13 @@ parent's step, and its end, uncaught error or escalation comes back as a step of
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from bpmn_engine import Engine, Instance
+from bpmn_engine import Engine, Instance, LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
 
 from .conftest import HEADER
@@ -154,9 +156,17 @@ def test_called_element_may_be_an_expression(tmp_path: Path) -> None:
     assert Engine(tmp_path / "f.db").start(feel, "parent", {"x": 2}).run().variables["y"] == 4
 
 
-def test_a_missing_called_process_is_an_incident_at_the_call_activity(tmp_path: Path) -> None:
+def test_a_missing_called_process_is_refused_at_the_start(tmp_path: Path) -> None:
     path = diagram(tmp_path, parent('<callActivity id="call" calledElement="nowhere"/>'))
-    outcome = Engine(tmp_path / "e.db").start(path, "parent").run()
+    with pytest.raises(LoadError) as refused:
+        Engine(tmp_path / "e.db").start(path, "parent")
+    assert str(refused.value).startswith(f"{path}:")
+    assert "call: calls process 'nowhere', which is in none of the files" in str(refused.value)
+
+
+def test_a_computed_missing_called_process_is_an_incident_at_the_call(tmp_path: Path) -> None:
+    path = diagram(tmp_path, parent('<callActivity id="call" calledElement="${which}"/>'))
+    outcome = Engine(tmp_path / "e.db").start(path, "parent", {"which": "nowhere"}).run()
     assert outcome.state == "failed"
     assert outcome.incident is not None and outcome.incident.startswith(
         "call: no process 'nowhere'"
@@ -374,3 +384,68 @@ def test_both_checkpoint_policies_run_the_tree(tmp_path: Path, policy: str) -> N
     )
     engine = Engine(tmp_path / "e.db", checkpoint=policy)
     assert engine.start(path, "parent", {"x": 5}).run().variables["y"] == 10
+
+
+CRASHING = """
+import os, sys
+from bpmn_engine import Engine
+from bpmn_engine.runtime import outbox
+db, path, crash = sys.argv[1], sys.argv[2], sys.argv[3]
+engine = Engine(db)
+if crash == "before-the-child-starts":
+    outbox.Postman.flush = lambda *args, **kwargs: os._exit(0)
+elif crash == "after-the-child-started":
+    engine.store.finish_outbox = lambda outbox_id: os._exit(0)
+elif crash == "before-the-parent-hears":
+    real = outbox.Postman.call
+    def die_on_completion(self, row, *args, **kwargs):
+        if row.kind == "completion":
+            os._exit(0)
+        return real(self, row, *args, **kwargs)
+    outbox.Postman.call = die_on_completion
+engine.start(path, "parent", {"x": 3}).run()
+"""
+
+
+@pytest.mark.parametrize(
+    "crash", ["before-the-child-starts", "after-the-child-started", "before-the-parent-hears"]
+)
+def test_a_crash_between_parent_and_child_loses_and_doubles_nothing(
+    tmp_path: Path, crash: str
+) -> None:
+    path = diagram(
+        tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_DOUBLES
+    )
+    script, db = tmp_path / "crash.py", tmp_path / "crash.db"
+    script.write_text(CRASHING)
+    done = subprocess.run(
+        [sys.executable, str(script), str(db), str(path), crash],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    engine = Engine(db)
+    assert engine.store.pending_outbox(), "the crash left a row undelivered"
+    [root_id] = [r["id"] for r in engine.instances() if r["parent_instance"] is None]
+    outcome = engine.instance(root_id).run()  # what `bpmn resume` does
+    assert outcome.state == "completed" and outcome.variables["y"] == 6
+    assert Engine(db).deliver_outbox() == 0
+    family = engine.family(root_id)
+    assert len(family) == 2  # one child, started once
+    assert [r["process"] for r in engine.instances()] == ["parent", "child"]
+    assert engine.instance(family[1]).state == "completed"
+    completed = [e for e in engine.instance(root_id).history() if e.event == "call.completed"]
+    assert len(completed) == 1
+
+
+def test_rewinding_past_the_call_a_child_received_is_refused(tmp_path: Path) -> None:
+    path = diagram(
+        tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_WAITS
+    )
+    engine = Engine(tmp_path / "e.db", undo=True)
+    root = engine.start(path, "parent")
+    root.run()
+    assert len(engine.family(root.id)) == 2
+    with pytest.raises(UsageError):
+        engine.rewind(root.id, 1)

@@ -23,11 +23,6 @@ from bpmn_engine.runtime.context import Incident, StepContext
 WAIT = "call activity"
 
 
-def _expression(text: str) -> bool:
-    text = text.strip()
-    return text.startswith("=") or "${" in text or "#{" in text
-
-
 class CallActivityBehaviour(ActivityBehaviour):
     def execute(self, ctx: StepContext) -> None:
         node = ctx.node
@@ -54,7 +49,7 @@ class CallActivityBehaviour(ActivityBehaviour):
         text = node.called_element
         if not text:
             raise Incident("the call activity names no process to call (calledElement)", node.id)
-        if not _expression(text):
+        if not calls.is_expression(text):
             return text
         value = ctx.evaluate(Expression(text, None, node.line), what="calledElement")
         if not isinstance(value, str) or not value.strip():
