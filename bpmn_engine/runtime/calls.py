@@ -39,8 +39,10 @@ def is_expression(text: str) -> bool:
 
 def child_id(parent: str, track: Track) -> str:
     """The id of the child a track's activation of a call activity starts: the same on
-    every retry of the delivery, new for each activation (each entry has a new `seq`)."""
-    digest = hashlib.sha256(f"{parent}/{track.id}/{track.seq}".encode()).hexdigest()
+    every repeat of the delivery, new for each activation (each entry has a new `seq`, each
+    retry after an incident a new `attempt`)."""
+    key = f"{parent}/{track.id}/{track.seq}/{track.attempt}"
+    digest = hashlib.sha256(key.encode()).hexdigest()
     return digest[:10]
 
 

@@ -541,8 +541,8 @@ class Instance:
 
     def _caller_track(self, row: CallRow) -> Track | None:
         track = self.data.tracks.get(row.track)
-        if (
-            self.state is not InstanceState.ACTIVE
+        if (  # a failed parent takes it too: its resume goes on from there
+            self.state not in (InstanceState.ACTIVE, InstanceState.FAILED)
             or track is None
             or track.status is not TrackState.WAITING
             or track.wait != CALL_WAIT

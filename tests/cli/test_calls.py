@@ -70,3 +70,12 @@ def test_process_picks_one_pool(bpmn: Bpmn) -> None:
     code, lines = bpmn.json_lines("run", PING_PONG, "--process", "player_b")
     assert code == 3  # waits for the ping nobody sends
     assert {e["instance"] for e in lines} == {lines[-1]["instance"]}
+
+
+def test_validate_reports_a_called_process_missing_from_the_files_given(bpmn: Bpmn) -> None:
+    alone = bpmn("validate", CALLER)
+    assert alone.returncode == 1
+    assert "error references calledElement 'child' is not defined" in alone.stdout
+    assert "[call]" in alone.stdout
+    together = bpmn("validate", CALLER, APPROVAL).stdout
+    assert "calledElement" not in together

@@ -449,3 +449,96 @@ def test_rewinding_past_the_call_a_child_received_is_refused(tmp_path: Path) -> 
     assert len(engine.family(root.id)) == 2
     with pytest.raises(UsageError):
         engine.rewind(root.id, 1)
+
+
+def test_the_parents_event_subprocess_catches_a_child_error(tmp_path: Path) -> None:
+    handler = """<subProcess id="on_error" triggeredByEvent="true">
+      <startEvent id="es"><errorEventDefinition errorRef="E"/></startEvent>
+      <sequenceFlow id="e1" sourceRef="es" targetRef="ee"/>
+      <endEvent id="ee"/>
+    </subProcess>"""
+    call = '<callActivity id="call" calledElement="child"/>'
+    path = diagram(tmp_path, parent(call, after=handler) + CHILD_FAILS)
+    outcome = Engine(tmp_path / "e.db").start(path, "parent", {"mode": "fail"}).run()
+    assert outcome.state == "completed" and "seen" not in outcome.variables
+
+
+def test_a_grandchild_error_climbs_to_the_first_catcher(tmp_path: Path) -> None:
+    middle = """
+  <process id="middle" isExecutable="true">
+    <startEvent id="ms"/>
+    <sequenceFlow id="m1" sourceRef="ms" targetRef="inner"/>
+    <callActivity id="inner" calledElement="child"/>
+    <sequenceFlow id="m2" sourceRef="inner" targetRef="me"/>
+    <endEvent id="me"/>
+  </process>"""
+    boundary = """<boundaryEvent id="caught" attachedToRef="call">
+      <errorEventDefinition/>
+    </boundaryEvent>
+    <sequenceFlow id="p4" sourceRef="caught" targetRef="handled"/>
+    <endEvent id="handled"/>"""
+    call = '<callActivity id="call" calledElement="middle"/>'
+    path = diagram(tmp_path, parent(call, boundaries=boundary) + middle + CHILD_FAILS)
+    engine = Engine(tmp_path / "e.db")
+    root = engine.start(path, "parent", {"mode": "fail"})
+    assert root.run().end_event == "handled"
+    states = [engine.instance(i).state for i in engine.family(root.id)]
+    assert states == ["completed", "terminated", "terminated"]
+
+
+def test_resuming_an_uncaught_child_error_calls_again(tmp_path: Path) -> None:
+    path = diagram(
+        tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_FAILS
+    )
+    engine = Engine(tmp_path / "e.db")
+    root = engine.start(path, "parent", {"mode": "fail"})
+    assert root.run().state == "failed"
+    root.retry(variables={"mode": "escalate"})
+    assert root.run().state == "completed"
+    assert [engine.instance(i).state for i in engine.family(root.id)] == [
+        "completed",
+        "terminated",
+        "completed",
+    ]
+
+
+def test_a_child_completing_while_its_parent_failed_elsewhere_is_kept(tmp_path: Path) -> None:
+    body = """
+  <process id="parent" isExecutable="true">
+    <startEvent id="ps"/>
+    <sequenceFlow id="p1" sourceRef="ps" targetRef="fork"/>
+    <parallelGateway id="fork"/>
+    <sequenceFlow id="p2" sourceRef="fork" targetRef="call"/>
+    <sequenceFlow id="p3" sourceRef="fork" targetRef="broken"/>
+    <callActivity id="call" calledElement="child"/>
+    <scriptTask id="broken" scriptFormat="python"><script>x = missing</script></scriptTask>
+    <sequenceFlow id="p4" sourceRef="call" targetRef="join"/>
+    <sequenceFlow id="p5" sourceRef="broken" targetRef="join"/>
+    <parallelGateway id="join"/>
+    <sequenceFlow id="p6" sourceRef="join" targetRef="pe"/>
+    <endEvent id="pe"/>
+  </process>"""
+    path = diagram(tmp_path, body + CHILD_WAITS)
+    engine = Engine(tmp_path / "e.db")
+    root = engine.start(path, "parent")
+    assert root.run().state == "failed"
+    [child] = children(engine, root)
+    child.complete_task("approve")
+    child.run()
+    again = engine.instance(root.id)
+    again.retry(variables={"missing": 1})
+    assert again.run().state == "completed"
+
+
+def test_a_worker_delivers_a_call_a_crash_left_pending(tmp_path: Path) -> None:
+    path = diagram(
+        tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_DOUBLES
+    )
+    script, db = tmp_path / "crash.py", tmp_path / "crash.db"
+    script.write_text(CRASHING)
+    args = [sys.executable, str(script), str(db), str(path), "before-the-child-starts"]
+    assert subprocess.run(args, capture_output=True, timeout=120).returncode == 0
+    engine = Engine(db)
+    assert engine.deliver_outbox() >= 2  # the call, then the completion it led to
+    [root] = [r["id"] for r in engine.instances() if r["parent_instance"] is None]
+    assert engine.instance(root).outcome().state == "completed"

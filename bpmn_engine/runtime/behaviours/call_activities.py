@@ -39,6 +39,7 @@ class CallActivityBehaviour(ActivityBehaviour):
             definitions = ctx.engine.callable_definitions(process_id, ctx.definitions)
         except BpmnEngineError as error:
             raise Incident(str(error), node.id) from None
+        ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
         locals_ = self.inputs(ctx)
         variables = self.child_variables(ctx, node, locals_)
         sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables)
