@@ -494,6 +494,11 @@ class Instance:
         call activities started) and end the instance. `receipt`: the cancel its caller sent."""
         if self.data.head.state in (InstanceState.COMPLETED, InstanceState.TERMINATED):
             return self.outcome()
+        if self.parent is not None and receipt is None:  # as Zeebe: its caller would wait on
+            raise UsageError(
+                f"instance {self.id} was started by a call activity of instance "
+                f"{self.parent}: cancel that one (the cancellation reaches this one)"
+            )
         step = Step(self.data)
         step.receive(receipt)
         step.set_state(InstanceState.TERMINATING)

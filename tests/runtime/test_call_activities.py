@@ -263,6 +263,8 @@ def test_cancelling_the_parent_cancels_the_child(tmp_path: Path) -> None:
     assert root.run().state == "waiting"
     [child] = children(engine, root)
     assert [t.element for t in child.user_tasks()] == ["approve"]
+    with pytest.raises(UsageError, match="cancel that one"):
+        child.cancel()  # its caller would wait for it for ever
     root.cancel()
     [child] = children(engine, root)
     assert child.state == "terminated" and child.user_tasks() == []
@@ -542,3 +544,38 @@ def test_a_worker_delivers_a_call_a_crash_left_pending(tmp_path: Path) -> None:
     assert engine.deliver_outbox() >= 2  # the call, then the completion it led to
     [root] = [r["id"] for r in engine.instances() if r["parent_instance"] is None]
     assert engine.instance(root).outcome().state == "completed"
+
+
+def test_camunda_local_passes_only_the_call_activitys_own_variables(tmp_path: Path) -> None:
+    call = """<callActivity id="call" calledElement="child"><extensionElements>
+      <camunda:inputOutput><camunda:inputParameter name="x">${base + 1}</camunda:inputParameter>
+      </camunda:inputOutput>
+      <camunda:in variables="all" local="true"/>
+      <camunda:out source="y" target="y"/>
+    </extensionElements></callActivity>"""
+    path = diagram(tmp_path, parent(call) + CHILD_DOUBLES)
+    engine = Engine(tmp_path / "e.db")
+    root = engine.start(path, "parent", {"base": 1, "private": "p"})
+    assert root.run().variables == {"base": 1, "private": "p", "y": 4, "seen": 1}
+    [child] = children(engine, root)
+    assert child.variables == {"x": 2, "y": 4, "z": "child"}
+
+
+def test_a_terminate_end_in_the_parent_cancels_the_child(tmp_path: Path) -> None:
+    body = """
+  <process id="parent" isExecutable="true">
+    <startEvent id="ps"/>
+    <sequenceFlow id="p1" sourceRef="ps" targetRef="fork"/>
+    <parallelGateway id="fork"/>
+    <sequenceFlow id="p2" sourceRef="fork" targetRef="call"/>
+    <sequenceFlow id="p3" sourceRef="fork" targetRef="stop"/>
+    <callActivity id="call" calledElement="child"/>
+    <endEvent id="stop"><terminateEventDefinition/></endEvent>
+  </process>"""
+    path = diagram(tmp_path, body + CHILD_WAITS)
+    engine = Engine(tmp_path / "e.db")
+    root = engine.start(path, "parent")
+    outcome = root.run()
+    assert (outcome.state, outcome.end_event) == ("completed", "stop")
+    [child] = children(engine, root)
+    assert child.state == "terminated" and child.user_tasks() == []
