@@ -65,6 +65,9 @@ class Trace:
             line = f"  [green]✓[/] {self.name(event)} [dim]{safe(data.get('type'))}[/] {track}"
         elif kind == "element.waiting" and data.get("reason") == "user task":
             line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for a person[/] {track}"
+        elif kind == "element.waiting" and data.get("reason") == "call activity":
+            called = f"{safe(str(data.get('process')))} as instance {safe(str(data.get('child')))}"
+            line = f"  [magenta]↘[/] {self.name(event)} [magenta]calls[/] {called} {track}"
         elif kind == "element.waiting" and data.get("reason") == "join":
             line = f"  [dim]… {self.name(event)} waits for the other branches {track}[/]"
         elif kind == "track.created":

@@ -579,3 +579,41 @@ def test_a_terminate_end_in_the_parent_cancels_the_child(tmp_path: Path) -> None
     assert (outcome.state, outcome.end_event) == ("completed", "stop")
     [child] = children(engine, root)
     assert child.state == "terminated" and child.user_tasks() == []
+
+
+def test_miwg_c50_calls_the_process_next_to_it(miwg_dir: Path) -> None:
+    """MIWG C.5.0: the bank process calls "Check for connected clients", a process of the
+    same file. Its gateways have no conditions: a person picks each way (`choose`)."""
+    path = miwg_dir / "C.5.0.bpmn"
+    engine = Engine(":memory:", on_user_task=lambda instance, task: {})
+    root = engine.start(path)  # the called process is not what `start` picks
+    assert root.process_id.startswith("_3d1ef204")
+    ways = {  # gateway -> flow, by id prefix: individual person, yes, no (to the call)
+        "_138f9ebc": "_fcb09e30",
+        "_a4936291": "_eec53048",
+        "_000a0565": "_1887adee",
+    }
+    for gateway, flow in ways.items():
+        root.choose(full_id(root, gateway), [full_flow(root, full_id(root, gateway), flow)])
+    assert root.run().waiting_for[0]["reason"] == "call activity"
+    [called] = children(engine, root)
+    assert called.process_id.startswith("_774bc005")
+    assert called.state == "failed"  # its own gateway: a person picks there too
+    gateway = full_id(called, "_080399c9")
+    called.choose(gateway, [full_flow(called, gateway, "_e25b9c2d")])
+    called.retry()
+    assert called.run().state == "completed"
+    after = engine.instance(root.id)  # went on past the call, to what the diagram lacks
+    assert "call.completed" in [e.event for e in after.history()]
+    assert after.outcome().incident is not None
+    assert "signal throw (line 290) names no signal" in after.outcome().incident
+
+
+def full_id(instance: Instance, prefix: str) -> str:
+    return next(n for n in instance.definitions.node_ids if n.startswith(prefix))
+
+
+def full_flow(instance: Instance, gateway: str, prefix: str) -> str:
+    node = instance.definitions.node(gateway)
+    assert node is not None
+    return next(f for f in node.outgoing if f.startswith(prefix))
