@@ -84,7 +84,9 @@ class Engine:
         self.on_user_task = on_user_task
         self.clock: Clock = clock or RealClock()
         self._definitions: dict[str, Definitions] = {}
-        self._deployed: set[str] = set()  # versions saved in this store by this engine
+        # versions saved in this store by this engine, in order: the files it was given,
+        # where a call activity looks for a process before the store's deployments
+        self._deployed: dict[str, None] = {}
         self.postman = Postman(self)
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
 
@@ -105,7 +107,7 @@ class Engine:
             definitions = load_file(definitions)
         if definitions.version not in self._deployed:
             self.store.save_definition(definitions.version, definitions.path, definitions.source)
-            self._deployed.add(definitions.version)
+            self._deployed[definitions.version] = None
         self._definitions.setdefault(definitions.version, definitions)
         return definitions
 
@@ -201,7 +203,8 @@ class Engine:
     def _find_callable(self, process_id: str, caller: Definitions) -> Definitions | None:
         if process_id in caller.processes:
             return caller
-        for given in list(self._definitions.values()):
+        for version in list(self._deployed):
+            given = self.definitions(version)
             if process_id in given.processes:
                 return given
         for deployment in self.store.deployments():
