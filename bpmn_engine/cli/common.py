@@ -364,10 +364,12 @@ class JsonLines:
 
     def __init__(self) -> None:
         self.ended = False
+        self.ended_instance: str | None = None  # whose outcome the last line was
 
     def __call__(self, event: Event) -> None:
         click.echo(json_line(event.to_json()))
         self.ended = event.event in OUTCOME_EVENTS
+        self.ended_instance = event.instance if self.ended else None
 
 
 def event_listener(
@@ -381,7 +383,7 @@ def event_listener(
 def finish(outcome: Outcome, db: str, listener: Callable[[Event], None], options: str = "") -> None:
     """Print the outcome (as the last JSON line, or a summary) and exit with its code."""
     if isinstance(listener, JsonLines):
-        if not listener.ended:
+        if listener.ended_instance != outcome.instance:  # a called instance's end is not it
             click.echo(json_line(outcome.to_json()))
     else:
         outcome_summary(console, outcome, db, options)

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import click
 
-from bpmn_engine import Event, Worker, stop_on_signals
+from bpmn_engine import Event, Worker, load, stop_on_signals
 from bpmn_engine.cli.common import (
     OUTCOME_EVENTS,
     checkpoint_option,
@@ -23,18 +23,21 @@ from bpmn_engine.terminal import safe
 
 
 @click.command()
-@click.argument("file")
+@click.argument("files", nargs=-1, required=True, metavar="FILE [FILE...]")
 @click.option("--trust-scripts", is_flag=True, help="Scripts will run as full Python.")
 @db_option
 @json_option
-def deploy(file: str, trust_scripts: bool, db: str, as_json: bool) -> None:
+def deploy(files: tuple[str, ...], trust_scripts: bool, db: str, as_json: bool) -> None:
     """Deploy a BPMN file: `bpmn worker` fires its timer start events, and `bpmn message`
-    starts it at a message start event. A new version replaces the active one.
+    starts it at a message start event. A new version replaces the active one. Call
+    activities of later runs find the deployed processes by id.
 
     Example: bpmn deploy models/subscription-renewal.bpmn && bpmn worker
     """
     engine = new_engine(db, trust_scripts=trust_scripts)
-    for deployment in engine.deploy_processes(file):
+    loaded = [load(file) for file in files]  # every file read before any is deployed
+    deployments = [d for definitions in loaded for d in engine.deploy_processes(definitions)]
+    for deployment in deployments:
         payload = deployment.to_json()
         if as_json:
             click.echo(json_line(payload))

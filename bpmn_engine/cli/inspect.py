@@ -19,10 +19,23 @@ def show_command(instance_id: str, db: str, as_json: bool) -> None:
     """Show an instance: state, tokens, variables and history."""
     engine = new_engine(db, read_only=True)
     instance = engine.instance(instance_id)
+    called = engine.family(instance.id)[1:]
     if as_json:
-        click.echo(json_line(show_json(instance)))
-    else:
-        show(console, instance)
+        payload = show_json(instance)
+        payload["parent_instance"] = instance.parent
+        payload["called_instances"] = called
+        click.echo(json_line(payload))
+        return
+    show(console, instance)
+    if instance.parent is not None:
+        console.print(f"called by instance [bold]{safe(instance.parent)}[/]", highlight=False)
+    for member in called:
+        child = engine.instance(member)
+        console.print(
+            f"{'  ' * (child.call_depth - instance.call_depth - 1)}↳ called instance "
+            f"[bold]{safe(child.id)}[/] ({safe(child.process_id)}) {child.outcome().state}",
+            highlight=False,
+        )
 
 
 @click.command()
@@ -36,9 +49,8 @@ def instances(db: str, as_json: bool) -> None:
         for row in rows:
             click.echo(json_line(row))
         return
-    table = Table("instance", "process", "state", "waiting tasks", "updated", box=None)
+    table = Table("instance", "process", "state", "waiting tasks", "updated", "called by", box=None)
     for row in rows:
-        table.add_row(
-            *(safe(row[k]) for k in ("id", "process", "state", "waiting_tasks", "updated_at"))
-        )
+        keys = ("id", "process", "state", "waiting_tasks", "updated_at", "parent_instance")
+        table.add_row(*(safe(row[k] or "") for k in keys))
     console.print(table)

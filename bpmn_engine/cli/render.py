@@ -65,6 +65,9 @@ class Trace:
             line = f"  [green]✓[/] {self.name(event)} [dim]{safe(data.get('type'))}[/] {track}"
         elif kind == "element.waiting" and data.get("reason") == "user task":
             line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for a person[/] {track}"
+        elif kind == "element.waiting" and data.get("reason") == "call activity":
+            called = f"{safe(str(data.get('process')))} as instance {safe(str(data.get('child')))}"
+            line = f"  [magenta]↘[/] {self.name(event)} [magenta]calls[/] {called} {track}"
         elif kind == "element.waiting" and data.get("reason") == "join":
             line = f"  [dim]… {self.name(event)} waits for the other branches {track}[/]"
         elif kind == "track.created":
@@ -94,6 +97,39 @@ def variables_table(variables: dict[str, Any]) -> Table:
     for name in sorted(variables):
         table.add_row(safe(name), safe(short(variables[name], 80)))
     return table
+
+
+def family_summary(console: Console, engine: Engine, root: str, db: str, options: str = "") -> None:
+    """The instances `root` called (call activities) that have not ended, and what each
+    waits for; the commands name the root, which finds a task anywhere in its tree."""
+    db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(db)}") + options)
+    ended = 0
+    for member in engine.family(root)[1:]:
+        called = engine.instance(member)
+        outcome = called.outcome()
+        if outcome.state in ("completed", "terminated"):
+            ended += 1
+            continue
+        style = STATE_STYLE.get(outcome.state, "bold")
+        console.print(
+            f"{'  ' * (called.call_depth - 1)}↳ called instance [bold]{safe(called.id)}[/] "
+            f"({safe(called.process_id)}) [{style}]{outcome.state}[/]",
+            highlight=False,
+        )
+        if outcome.state == "failed":
+            console.print(f"  [red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
+            console.print(f"  fix the cause, then: [bold]bpmn resume {safe(called.id)}{db_opt}[/]")
+        for wait in outcome.waiting_for:
+            if "task" in wait:
+                element = safe(shlex.quote(wait["element"]))
+                console.print(
+                    f"  waiting for user task [bold]{safe(wait['element'])}[/]: "
+                    f"[bold]bpmn complete {safe(root)} {element} --var NAME=VALUE{db_opt}[/]",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+    if ended:
+        console.print(f"[dim]{ended} called instance(s) ended[/]", highlight=False)
 
 
 def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = "") -> None:

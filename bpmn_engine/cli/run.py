@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
+from bpmn_engine import Definitions, Engine, Event, Instance, Outcome, UsageError, load
 from bpmn_engine.cli.common import (
     RUNNING,
+    JsonLines,
     RunSettings,
+    console,
     db_option,
     event_listener,
     finish,
@@ -16,18 +22,25 @@ from bpmn_engine.cli.common import (
     run_options,
     var_options,
 )
-from bpmn_engine.cli.render import Trace
+from bpmn_engine.cli.render import Trace, family_summary, json_line, outcome_summary
+from bpmn_engine.exit_codes import ExitCode
+from bpmn_engine.terminal import safe
 
 
 @click.command()
-@click.argument("file")
-@click.option("--process", "process_id", help="Id of the process to run (default: the first).")
+@click.argument("files", nargs=-1, required=True, metavar="FILE [FILE...]")
+@click.option(
+    "--process",
+    "process_id",
+    help="Id of the process to run, in any FILE (default: every process of the first FILE "
+    "that starts by itself: one, or each pool of a collaboration).",
+)
 @var_options
 @db_option
 @run_options
 @json_option
 def run(
-    file: str,
+    files: tuple[str, ...],
     process_id: str | None,
     var_pairs: tuple[str, ...],
     vars_file: str | None,
@@ -37,16 +50,91 @@ def run(
 ) -> None:
     """Run a process until it completes, fails or waits.
 
+    The other FILEs hold the processes its call activities call. Each process a call
+    activity calls runs as a child instance; the run goes on until the whole tree waits
+    or ends, and reports the first file's instance.
+
     Example: bpmn run models/loan-approval.bpmn --var income=4200 --var amount=15000
     """
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
+    loaded = [load(file) for file in files]
+    for definitions in loaded:  # where called processes are found
+        engine.deploy(definitions)
+    main, targets, skipped = chosen_processes(loaded, process_id)
     listener = event_listener(as_json, None, engine)
-    instance = engine.start(file, process_id, variables, on_event=listener)
+    if len(targets) > 1:  # a collaboration: every pool that starts by itself
+        run_pools(engine, main, targets, skipped, variables, listener, db, settings)
+    instance = engine.start(main, targets[0], variables, on_event=listener)
     RUNNING.append((instance.id, db))
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
-    finish(instance.run(listener, settings.wait), db, listener, settings.options)
+    finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
+
+
+def finish_tree(
+    engine: Engine, outcome: Outcome, db: str, listener: Callable[[Event], None], options: str
+) -> None:
+    """The root's outcome, then (for people) what the instances it called wait for."""
+    if isinstance(listener, Trace):
+        outcome_summary(console, outcome, db, options)
+        family_summary(console, engine, outcome.instance, db, options)
+        raise SystemExit(int(ExitCode.for_state(outcome.state)))
+    finish(outcome, db, listener, options)
+
+
+def chosen_processes(
+    loaded: list[Definitions], process_id: str | None
+) -> tuple[Definitions, list[str], list[tuple[str, str]]]:
+    """(the file, the processes to start, (process, why not) for the others)."""
+    if process_id is not None:
+        holder = next((d for d in loaded if process_id in d.processes), loaded[0])
+        return holder, [holder.process(process_id).id], []
+    main = loaded[0]
+    started, skipped = main.startable()
+    if not started:  # say why the file's first process cannot start
+        return main, [main.process(None).id], []
+    return main, [p.id for p in started], skipped
+
+
+def run_pools(
+    engine: Engine,
+    definitions: Definitions,
+    processes: list[str],
+    skipped: list[tuple[str, str]],
+    variables: dict[str, Any],
+    listener: Callable[[Event], None],
+    db: str,
+    settings: RunSettings,
+) -> None:
+    """Start every pool, then run each: message flows between them go through the outbox
+    (a message sent before its receiver waits is buffered for it)."""
+    ids = [engine.start(definitions, p, variables, on_event=listener).id for p in processes]
+    RUNNING.extend((i, db) for i in ids)
+    for instance_id in ids:  # reloaded: a delivery may have moved it meanwhile
+        engine.instance(instance_id).run(listener, settings.wait)
+    for instance_id in ids:  # each pool until nothing moves any more
+        engine.instance(instance_id).run(listener, settings.wait)
+    outcomes = [engine.instance(i).outcome() for i in ids]
+    if isinstance(listener, JsonLines):
+        for outcome in outcomes:
+            click.echo(json_line(outcome.to_json()))
+        for process, why in skipped:
+            not_started = {"event": "process.not_started", "process": process, "reason": why}
+            click.echo(json_line(not_started))
+    else:
+        for outcome in outcomes:
+            outcome_summary(console, outcome, db, settings.options)
+            family_summary(console, engine, outcome.instance, db, settings.options)
+        ran = ", ".join(safe(p) for p in processes)
+        console.print(f"started {len(processes)} processes: {ran}", highlight=False)
+        for process, why in skipped:
+            console.print(f"not started: [bold]{safe(process)}[/]: {safe(why)}", highlight=False)
+    worst = max(
+        (ExitCode.for_state(o.state) for o in outcomes),
+        key=lambda c: {ExitCode.FAILED: 3, ExitCode.WAITING: 2}.get(c, 1),
+    )
+    raise SystemExit(int(worst))
 
 
 @click.command()
@@ -67,6 +155,9 @@ def complete(
 ) -> None:
     """Complete a waiting user task (its element id or name) and run on.
 
+    The task may wait in any instance INSTANCE called (call activities): the whole tree
+    runs on.
+
     Example: bpmn complete 3f9a2c Task_ApproveOrder --var approved=true
     """
     variables = parse_variables(var_pairs, vars_file)
@@ -74,8 +165,26 @@ def complete(
     instance = engine.instance(instance_id)
     RUNNING.append((instance.id, db))
     listener = event_listener(as_json, instance, engine)
-    instance.complete_task(task, variables, listener)
-    finish(instance.run(listener, settings.wait), db, listener, settings.options)
+    holder = task_holder(engine, instance, task)
+    holder.complete_task(task, variables, listener)
+    if holder is not instance:  # a called instance's task: it runs on, then the tree
+        holder.run(listener, settings.wait)
+        instance = engine.instance(instance.id)
+    finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
+
+
+def task_holder(engine: Engine, instance: Instance, task: str) -> Instance:
+    """The instance of the tree that waits for `task`: this one, else the first instance
+    it called (directly or not) that does; the instance's own refusal if none does."""
+    try:
+        instance.find_task(task)
+        return instance
+    except UsageError:
+        for member in engine.family(instance.id)[1:]:
+            called = engine.instance(member)
+            if any(task in (str(t.id), t.element, t.name) for t in called.user_tasks()):
+                return called
+        raise
 
 
 @click.command()
@@ -103,7 +212,7 @@ def resume(
     RUNNING.append((instance.id, db))
     listener = event_listener(as_json, instance, engine)
     instance.retry(listener, variables)
-    finish(instance.run(listener, settings.wait), db, listener, settings.options)
+    finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
 
 
 @click.command()

@@ -28,6 +28,7 @@ from bpmn_engine import (
     TimerValueError,
     UsageError,
     VirtualClock,
+    load,
     parse_duration,
 )
 from bpmn_engine.cli.common import (
@@ -372,8 +373,10 @@ class Stepper:
 
 
 @click.command()
-@click.argument("file", required=False)
-@click.option("--process", "process_id", help="Id of the process to run (default: the first).")
+@click.argument("files", nargs=-1, metavar="[FILE...]")
+@click.option(
+    "--process", "process_id", help="Id of the process to run, in any FILE (default: the first)."
+)
 @click.option("--instance", "instance_id", help="Step an existing instance instead.")
 @var_options
 @db_option
@@ -388,7 +391,7 @@ class Stepper:
 )
 @json_option
 def step(
-    file: str | None,
+    files: tuple[str, ...],
     process_id: str | None,
     instance_id: str | None,
     var_pairs: tuple[str, ...],
@@ -401,16 +404,25 @@ def step(
 ) -> None:
     """Walk through the token flow one step at a time (type help at the prompt).
 
+    The steps are the first FILE's instance's; the instances its call activities start run
+    on by themselves (through the outbox) as soon as the step that calls them commits.
+
     Commands are read from the terminal, or line by line from a pipe:
     echo -e "next\\ncontinue" | bpmn step models/loan-approval.bpmn --var amount=5000
     """
-    if (file is None) == (instance_id is None):
+    if bool(files) == (instance_id is not None):
         raise click.UsageError("give a FILE to start, or --instance ID to go on with")
     engine = new_engine(db, clock=clock, handlers=handlers, trust_scripts=trust_scripts)
     if instance_id is not None:
         instance = engine.instance(instance_id)
     else:
-        instance = engine.start(file, process_id, parse_variables(var_pairs, vars_file))
+        loaded = [load(file) for file in files]
+        for definitions in loaded:  # the other files: where called processes are found
+            engine.deploy(definitions)
+        main = loaded[0]
+        if process_id is not None:
+            main = next((d for d in loaded if process_id in d.processes), main)
+        instance = engine.start(main, process_id, parse_variables(var_pairs, vars_file))
     stepper = Stepper(engine, instance)
     interactive = sys.stdin.isatty() and not as_json
 

@@ -189,8 +189,29 @@ class SubProcess(Activity):
 
 
 @dataclass(frozen=True, slots=True)
+class CallMapping:
+    """A Camunda 7 `camunda:in` or `camunda:out`: one variable (`source`, or the value of
+    `expression`) copied as `target`, or every variable (`all`); `local` reads (in) or
+    writes (out) only the call activity's own local variables."""
+
+    source: str | None = None
+    target: str | None = None
+    expression: Expression | None = None
+    all: bool = False
+    local: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CallActivity(Activity):
+    """Calls another process as a child instance. `called_element` is a process id or an
+    expression (`${...}`, `=...`). Camunda 7 `camunda:in`/`out` are `ins`/`outs`; Zeebe's
+    `propagateAll...` flags say whether every variable goes in and comes back."""
+
     called_element: str | None = None
+    ins: tuple[CallMapping, ...] = ()
+    outs: tuple[CallMapping, ...] = ()
+    propagate_parent: bool = True
+    propagate_child: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from bpmn_engine.errors import UsageError
 from bpmn_engine.model.elements import (
     Activity,
     BoundaryEvent,
+    CallActivity,
     FlowNode,
     Refusal,
     SequenceFlow,
@@ -163,6 +164,41 @@ class Definitions:
         if not candidates:
             raise UsageError(f"{self.path}: the file has no process with flow nodes")
         return candidates[0]
+
+    def startable(self) -> tuple[list[Process], list[tuple[str, str]]]:
+        """What `bpmn run` starts of a file: every executable process a token can start in
+        by itself (a collaboration's pools), and (id, why not) for each other process.
+
+        A process some call activity of the file calls runs as that call's child, and one
+        whose start events all wait for a trigger runs when the trigger comes.
+        """
+        called = {
+            node.called_element: node.id
+            for process in self.processes.values()
+            for _, node in process.walk()
+            if isinstance(node, CallActivity) and node.called_element
+        }
+        started: list[Process] = []
+        skipped: list[tuple[str, str]] = []
+        for process in self.processes.values():
+            triggered = {
+                d.kind
+                for n in process.nodes.values()
+                if isinstance(n, StartEvent) and not process.is_event_subprocess(n)
+                for d in n.definitions
+            }
+            if not process.nodes:
+                skipped.append((process.id, "it has no flow nodes"))
+            elif not process.is_executable:
+                skipped.append((process.id, 'it is marked isExecutable="false"'))
+            elif process.id in called:
+                skipped.append((process.id, f"call activity {called[process.id]!r} calls it"))
+            elif not process.start_nodes:
+                kinds = ", ".join(sorted(triggered))
+                skipped.append((process.id, f"its start events wait for a trigger ({kinds})"))
+            else:
+                started.append(process)
+        return started, skipped
 
     @cached_property
     def scopes(self) -> Mapping[str, FlowScope]:

@@ -12,7 +12,13 @@ import re
 
 from lxml import etree
 
-from bpmn_engine.model.elements import Expression, FormField, IoMapping, IoParameter
+from bpmn_engine.model.elements import (
+    CallMapping,
+    Expression,
+    FormField,
+    IoMapping,
+    IoParameter,
+)
 
 CAMUNDA = "http://camunda.org/schema/1.0/bpmn"
 ZEEBE = "http://camunda.org/schema/zeebe/1.0"
@@ -186,6 +192,35 @@ def io_mapping(element: etree._Element) -> IoMapping | None:
     if not inputs and not outputs:
         return None
     return IoMapping(tuple(inputs), tuple(outputs))
+
+
+def is_expression(text: str) -> bool:
+    """A JUEL `${...}`/`#{...}` or FEEL `=...` expression rather than a plain name."""
+    text = text.strip()
+    return text.startswith("=") or "${" in text or "#{" in text
+
+
+def call_mappings(element: etree._Element, direction: str) -> tuple[CallMapping, ...]:
+    """A call activity's `camunda:in` (direction "in") or `camunda:out` elements, in order;
+    a `businessKey` mapping is not a variable and is left out."""
+    found: list[CallMapping] = []
+    for ns in CAMUNDA_LIKE:
+        for mapping in extension_children(element, ns, direction):
+            if mapping.get("businessKey") is not None:
+                continue
+            expression = mapping.get("sourceExpression")
+            found.append(
+                CallMapping(
+                    source=mapping.get("source"),
+                    target=mapping.get("target"),
+                    expression=Expression(expression, None, mapping.sourceline)
+                    if expression
+                    else None,
+                    all=mapping.get("variables") == "all",
+                    local=mapping.get("local") == "true",
+                )
+            )
+    return tuple(found)
 
 
 def zeebe_script(element: etree._Element) -> tuple[str, str | None] | None:

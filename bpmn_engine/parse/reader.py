@@ -528,10 +528,22 @@ def _read_subprocess(c: _Compiler, element: etree._Element, flows: _Links) -> Su
 
 
 def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) -> CallActivity:
-    called = _ref(element.get("calledElement"))
+    called = element.get("calledElement")
+    if called is not None and not extensions.is_expression(called):
+        called = _ref(called)
+    parent_all = child_all = True
     for definition in extensions.extension_children(element, extensions.ZEEBE, "calledElement"):
         called = called or definition.get("processId")
-    return CallActivity(**c.activity(element, flows), called_element=called)
+        parent_all = definition.get("propagateAllParentVariables", "true") != "false"
+        child_all = definition.get("propagateAllChildVariables", "true") != "false"
+    return CallActivity(
+        **c.activity(element, flows),
+        called_element=(called or "").strip() or None,
+        ins=extensions.call_mappings(element, "in"),
+        outs=extensions.call_mappings(element, "out"),
+        propagate_parent=parent_all,
+        propagate_child=child_all,
+    )
 
 
 def _read_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> Gateway:

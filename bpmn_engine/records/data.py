@@ -47,6 +47,11 @@ class InstanceHead:
     end_event: str | None = None
     incident: str | None = None
     version: int = 0
+    # a called instance: the calling instance, its track waiting at the call activity, and
+    # how deep in the call tree it is (the root is 0); never changed after the start
+    parent_instance: str | None = None
+    parent_track: int | None = None
+    call_depth: int = 0
 
     def snapshot(self) -> InstanceHead:
         """A copy for a step's undo record (by constructor: every step takes one)."""
@@ -65,6 +70,9 @@ class InstanceHead:
             self.end_event,
             self.incident,
             self.version,
+            self.parent_instance,
+            self.parent_track,
+            self.call_depth,
         )
 
 

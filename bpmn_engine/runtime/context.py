@@ -17,6 +17,7 @@ from bpmn_engine.model import SequenceFlow as Flow
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Track
+from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.handlers import Handler
 from bpmn_engine.runtime.storage import Store
@@ -51,6 +52,7 @@ class Services(Protocol):
 
     def handler_for(self, node: Task) -> tuple[Handler | None, str | None]: ...
     def behaviour_for(self, node: FlowNode) -> Behaviour: ...
+    def callable_definitions(self, process_id: str, caller: Definitions) -> Definitions: ...
 
 
 class StepContext:
@@ -254,12 +256,23 @@ class StepContext:
         self.step.set_state(InstanceState.COMPLETED)
         head.end_event = self.node.id
         root = self.data.root_scope
+        variables = dict(sorted(self.data.values.get(root, {}).items()))
         self.step.emit(
-            "instance.completed",
-            self.node.id,
-            end_event=self.node.id,
-            variables=dict(sorted(self.data.values.get(root, {}).items())),
+            "instance.completed", self.node.id, end_event=self.node.id, variables=variables
         )
+        if head.parent_instance is not None:  # a called instance: its caller goes on
+            self.step.sent.append(calls.upward(head, calls.COMPLETION, head.process, variables))
+
+    def end_instance(self, event: str, **data: Any) -> None:
+        """Terminate the whole instance from inside a step (its error went to its caller)."""
+        root = self.data.root_scope
+        self.step.set_state(InstanceState.TERMINATING)
+        self.terminate_scope(root)
+        self.step.touch_scope(self.data.scopes[root]).status = "terminated"
+        self.step.set_state(InstanceState.TERMINATED)
+        variables = dict(sorted(self.data.values.get(root, {}).items()))
+        self.step.emit(event, self.node.id, self.track.id, **data)
+        self.step.emit("instance.terminated", variables=variables)
 
     def terminate_scope(self, scope_id: int, *, keep: Track | None = None) -> None:
         """End every live track of a scope and its subscopes (the cancellation cascade)."""

@@ -7,14 +7,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bpmn_engine.errors import LoadError, UsageError
-from bpmn_engine.model import Definitions, FlowNode, Process, StartEvent, Task
+from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
+from bpmn_engine.model import CallActivity, Definitions, FlowNode, Process, StartEvent, Task
 from bpmn_engine.parse import compile_definitions, load_file
+from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.records.rows import Receipt, UserTask
+from bpmn_engine.records.rows import Receipt, Scope, UserTask
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
+from bpmn_engine.runtime.calls import CallRow, is_expression
 from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -29,6 +31,19 @@ from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.storage import Store
 
 UserTaskAnswer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
+
+
+def _check_startable(definitions: Definitions, process: Process) -> None:
+    if process.start_nodes:
+        return
+    kinds = sorted(  # of its start events only: a boundary timer starts nothing
+        {d.kind for n in process.nodes.values() if isinstance(n, StartEvent) for d in n.definitions}
+    )
+    raise UsageError(
+        f"{definitions.path}:{process.line}: {process.id}: the process has no none "
+        "start event to start from"
+        + (f" (its start events are triggered: {', '.join(kinds)})" if kinds else "")
+    )
 
 
 class Engine:
@@ -71,7 +86,9 @@ class Engine:
         self.on_user_task = on_user_task
         self.clock: Clock = clock or RealClock()
         self._definitions: dict[str, Definitions] = {}
-        self._deployed: set[str] = set()  # versions saved in this store by this engine
+        # versions saved in this store by this engine, in order: the files it was given,
+        # where a call activity looks for a process before the store's deployments
+        self._deployed: dict[str, None] = {}
         self.postman = Postman(self)
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
 
@@ -92,7 +109,7 @@ class Engine:
             definitions = load_file(definitions)
         if definitions.version not in self._deployed:
             self.store.save_definition(definitions.version, definitions.path, definitions.source)
-            self._deployed.add(definitions.version)
+            self._deployed[definitions.version] = None
         self._definitions.setdefault(definitions.version, definitions)
         return definitions
 
@@ -122,22 +139,22 @@ class Engine:
         process = definitions.process(process_id)
         warnings = self._checked_process(definitions, process)
         self.deploy(definitions)
-        starts = process.start_nodes
-        if not starts:
-            kinds = sorted(  # of its start events only: a boundary timer starts nothing
-                {
-                    d.kind
-                    for n in process.nodes.values()
-                    if isinstance(n, StartEvent)
-                    for d in n.definitions
-                }
-            )
-            raise UsageError(
-                f"{definitions.path}:{process.line}: {process.id}: the process has no none "
-                "start event to start from"
-                + (f" (its start events are triggered: {', '.join(kinds)})" if kinds else "")
-            )
+        _check_startable(definitions, process)
+        self._check_calls(definitions, process)
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
+        return self._open(definitions, process, data, step, scope, on_event)
+
+    def _open(
+        self,
+        definitions: Definitions,
+        process: Process,
+        data: InstanceData,
+        step: Step,
+        scope: Scope,
+        on_event: Listener | None,
+    ) -> Instance:
+        """Place a token on each none start event, arm the event subprocesses, commit."""
+        starts = process.start_nodes
         tracks = [
             step.new_track(element=start, scope=scope.id, status=TrackState.READY)
             for start in starts
@@ -151,6 +168,82 @@ class Engine:
         instance = Instance(self, data, definitions)
         instance._commit(step, on_event, new=True)
         return instance
+
+    # --- call activities (runtime/calls.py) --------------------------------------------------
+    def callable_definitions(self, process_id: str, caller: Definitions) -> Definitions:
+        """The definitions a call activity finds `process_id` in: the caller's own file, the
+        files this engine was given (`bpmn run a.bpmn b.bpmn`), the active deployments
+        (`bpmn deploy`), then any definitions saved in the store, newest first. The process
+        is checked to be startable (a none start event, expressions that compile)."""
+        found = self._find_callable(process_id, caller)
+        if found is None:
+            raise UsageError(
+                f"no process {process_id!r} to call: not in {caller.path}, in the files "
+                f"given, or in the store {self.store.path}"
+            )
+        process = found.processes[process_id]
+        self._checked_process(found, process)
+        _check_startable(found, process)
+        return found
+
+    def _check_calls(self, definitions: Definitions, process: Process) -> None:
+        """Refuse to start a process whose call activities name a process nowhere to be
+        found (a computed `calledElement` is looked for when the call comes)."""
+        for _, node in process.walk():
+            called = node.called_element if isinstance(node, CallActivity) else None
+            if not called or is_expression(called):
+                continue
+            if self._find_callable(called, definitions) is None:
+                raise LoadError(
+                    f"calls process {called!r}, which is in none of the files given and "
+                    f"not in the store {self.store.path}",
+                    file=definitions.path,
+                    line=node.line,
+                    element_id=node.id,
+                )
+
+    def _find_callable(self, process_id: str, caller: Definitions) -> Definitions | None:
+        if process_id in caller.processes:
+            return caller
+        for version in list(self._deployed):
+            given = self.definitions(version)
+            if process_id in given.processes:
+                return given
+        for deployment in self.store.deployments():
+            if deployment["process"] == process_id:
+                return self.definitions(deployment["definition"])
+        for version in self.store.definition_versions():
+            stored = self.definitions(version)
+            if process_id in stored.processes:
+                return stored
+        return None
+
+    def start_child(self, call: CallRow, on_event: Listener | None = None) -> Instance | None:
+        """The child a `call` row asks for, started by one step that records the row as
+        received; None when it exists already (a delivery repeated after a crash)."""
+        if self.store.instance_exists(call.child):
+            return None
+        definitions = self.definitions(call.definition or "")
+        process = definitions.processes[call.name]
+        warnings = self._checked_process(definitions, process)
+        data, step, scope = opening_step(
+            definitions, process, call.child, call.variables, warnings, parent=call.source
+        )
+        head = data.head
+        head.parent_instance, head.parent_track = call.source, call.track
+        head.call_depth = call.depth
+        step.receive(Receipt(delivery=(call.id, call.child)))
+        try:
+            return self._open(definitions, process, data, step, scope, on_event)
+        except ConcurrentModification:  # another process started it first
+            return None
+
+    def family(self, instance_id: str) -> list[str]:
+        """The instance and every instance it called, directly or not (parents first)."""
+        tree = [self.store.resolve(instance_id)]
+        for parent in tree:  # grows as it goes: breadth first
+            tree.extend(self.store.child_instances(parent))
+        return tree
 
     def _checked_process(self, definitions: Definitions, process: Process) -> list[tuple[str, str]]:
         """Compile-check a process once per version (starting must stay cheap on big models);

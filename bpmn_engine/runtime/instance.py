@@ -31,13 +31,17 @@ from bpmn_engine.records.rows import (
     Track,
     UserTask,
 )
+from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.behaviours import behaviour_for
+from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
+from bpmn_engine.runtime.behaviours.call_activities import CallActivityBehaviour
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
+from bpmn_engine.runtime.calls import CallRow
 from bpmn_engine.runtime.checkpoints import Checkpoints, UnstorableStep
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
-from bpmn_engine.runtime.events.errors import throw_error
+from bpmn_engine.runtime.events.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.events.trigger import (
     deliver,
     deliver_buffered,
@@ -136,6 +140,16 @@ class Instance:
         """How many times the instance row was committed: one more with every step (the
         compare-and-set version; a rewind moves it on too)."""
         return self.data.head.version
+
+    @property
+    def parent(self) -> str | None:
+        """The instance whose call activity started this one (None for a root instance)."""
+        return self.data.head.parent_instance
+
+    @property
+    def call_depth(self) -> int:
+        """How many call activities deep this instance runs (a root instance: 0)."""
+        return self.data.head.call_depth
 
     @property
     def process_id(self) -> str:
@@ -257,7 +271,7 @@ class Instance:
         With the real clock, a timer due within `wait_timers` seconds is waited for (the
         process sleeps); later timers leave the instance waiting, as rows, for a later resume.
         """
-        if self.engine.store.pending_outbox(self.id):  # a crash came before their delivery
+        if self.engine.store.pending_outbox():  # a crash came before their delivery
             self.engine.postman.flush(self, on_event)
         with self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
@@ -476,11 +490,20 @@ class Instance:
         self._commit(step, on_event)
         return len(failed)
 
-    def cancel(self, on_event: Listener | None = None) -> Outcome:
-        """Terminate every live track (the cancellation cascade) and end the instance."""
+    def cancel(
+        self, on_event: Listener | None = None, *, receipt: Receipt | None = None
+    ) -> Outcome:
+        """Terminate every live track (the cancellation cascade, down to the instances its
+        call activities started) and end the instance. `receipt`: the cancel its caller sent."""
         if self.data.head.state in (InstanceState.COMPLETED, InstanceState.TERMINATED):
             return self.outcome()
+        if self.parent is not None and receipt is None:  # as Zeebe: its caller would wait on
+            raise UsageError(
+                f"instance {self.id} was started by a call activity of instance "
+                f"{self.parent}: cancel that one (the cancellation reaches this one)"
+            )
         step = Step(self.data)
+        step.receive(receipt)
         step.set_state(InstanceState.TERMINATING)
         root = self.data.root_scope
         anchor = StepContext(self.engine, self.definitions, self.data, step, self._any_track())
@@ -490,6 +513,51 @@ class Instance:
         step.emit("instance.terminated", variables=self.variables)
         self._commit(step, on_event)
         return self.outcome()
+
+    def receive_call(self, row: CallRow, receipt: Receipt, on_event: Listener | None) -> bool:
+        """A called instance's completion, error or escalation: one step of this instance at
+        the call activity still waiting for exactly that child; False if none waits (it was
+        interrupted meanwhile: the reply changes nothing)."""
+        track = self._caller_track(row)
+        if track is None:
+            return False
+        node = self.definitions.node_scopes[track.element].nodes[track.element]
+        behaviour = behaviour_for(node)
+        assert isinstance(behaviour, CallActivityBehaviour)
+
+        def received(ctx: StepContext) -> None:
+            ctx.step.receive(receipt)
+            if row.kind == calls.COMPLETION:
+                ctx.emit("call.completed", child=row.child)
+                behaviour.finish(ctx, row.variables)
+            elif row.kind == calls.ERROR:
+                ctx.emit("call.error", child=row.child, code=row.name)
+                message = row.message or f"thrown in called instance {row.child}"
+                throw_error(ctx, row.name, message)
+            else:
+                ctx.emit("call.escalation", child=row.child, code=row.name)
+                throw_escalation(ctx, row.name)
+
+        self._step(track, received, on_event)
+        return True
+
+    def call_failed(self, row: CallRow, message: str, on_event: Listener | None) -> None:
+        """The called process could not start: an incident at the call activity."""
+        track = self._caller_track(row)
+        if track is not None:
+            self._fail(track.id, track.element, message, on_event)
+
+    def _caller_track(self, row: CallRow) -> Track | None:
+        track = self.data.tracks.get(row.track)
+        if (  # a failed parent takes it too: its resume goes on from there
+            self.state not in (InstanceState.ACTIVE, InstanceState.FAILED)
+            or track is None
+            or track.status is not TrackState.WAITING
+            or track.wait != CALL_WAIT
+            or calls.child_id(self.id, track) != row.child
+        ):
+            return None
+        return track
 
     def _any_track(self) -> Track:
         return min(self.data.tracks.values(), key=lambda t: (not t.live, t.id))

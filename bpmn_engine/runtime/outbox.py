@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
 from bpmn_engine.records.rows import Receipt
+from bpmn_engine.runtime import calls
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine import Engine
@@ -88,6 +89,8 @@ class Postman:
                 on_event=on_event,
             )
             return [got] if got is not None else []
+        if row["kind"] in calls.KINDS:
+            return self.call(calls.read(row), known, on_event)
         return self.signal(
             row["name"], row["variables"], known=known, on_event=on_event, outbox_id=row["id"]
         )
@@ -202,6 +205,53 @@ class Postman:
             )
             woken[started.id] = started
         return list(woken.values())
+
+    # --- call activities (runtime/calls.py) ------------------------------------------------------
+    def call(
+        self, row: calls.CallRow, known: dict[str, Instance], on_event: Listener | None
+    ) -> list[Instance]:
+        """Deliver one row of the parent/child protocol; returns who is to run on.
+
+        A call starts the child (unless it exists: a repeated delivery); a cancel cancels
+        it; a completion, error or escalation is a step of the parent. Each delivery step
+        records the row as received, so none commits twice.
+        """
+        store = self.engine.store
+        receipt = Receipt(delivery=(row.id, row.receiver))
+        for _ in range(ATTEMPTS):
+            if row.receiver in store.delivered_to(row.id):
+                # received before a crash, maybe not run on: run it on (nothing, if it did)
+                if row.kind == calls.CANCEL:
+                    return []
+                instance = known.get(row.receiver) or self.engine.instance(row.receiver)
+                known[instance.id] = instance
+                return [instance]
+            try:
+                if row.kind == calls.CALL:
+                    child = self._start_child(row, known, on_event)
+                    return [child] if child is not None else []
+                if not store.instance_exists(row.receiver):
+                    return []  # a cancel for a child never started (its call failed)
+                instance = known.get(row.receiver) or self.engine.instance(row.receiver)
+                known[instance.id] = instance
+                if row.kind == calls.CANCEL:
+                    instance.cancel(on_event, receipt=receipt)
+                    return []
+                return [instance] if instance.receive_call(row, receipt, on_event) else []
+            except ConcurrentModification:  # moved by someone else meanwhile: reload
+                known.pop(row.receiver, None)
+        return []
+
+    def _start_child(
+        self, row: calls.CallRow, known: dict[str, Instance], on_event: Listener | None
+    ) -> Instance | None:
+        try:
+            return self.engine.start_child(row, on_event)
+        except BpmnEngineError as error:  # the called process cannot start: the caller fails
+            parent = known.get(row.source) or self.engine.instance(row.source)
+            known[parent.id] = parent
+            parent.call_failed(row, str(error), on_event)
+            return None
 
     # --- one delivery ---------------------------------------------------------------------------
     def _deliver(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -242,6 +242,15 @@ def _v7(db: sqlite_utils.Database) -> None:
     db["undo"].create_index(["instance", "version_after"])
 
 
+def _v8(db: sqlite_utils.Database) -> None:
+    """Call activities: a called instance names its caller (instance and waiting track) and
+    its depth in the call tree; callers find their children by the index."""
+    db["instances"].add_column("parent_instance", str)
+    db["instances"].add_column("parent_track", int)
+    db["instances"].add_column("call_depth", int, not_null_default=0)
+    db["instances"].create_index(["parent_instance"])
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -250,6 +259,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (5, _v5),
     (6, _v6),
     (7, _v7),
+    (8, _v8),
 ]
 
 

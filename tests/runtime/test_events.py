@@ -229,7 +229,6 @@ UNSUPPORTED = {
         '<intermediateThrowEvent id="X"><compensateEventDefinition/></intermediateThrowEvent>'
     ),
     "cancel-end-outside-a-transaction": '<endEvent id="X"><cancelEventDefinition/></endEvent>',
-    "call-activity": '<callActivity id="X" calledElement="other"/>',
     "complex-gateway": '<complexGateway id="X"/>',
     "transaction": '<transaction id="X"/>',
     "ad-hoc-subprocess": '<adHocSubProcess id="X"/>',

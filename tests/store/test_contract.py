@@ -128,6 +128,27 @@ def test_instances_are_found_by_a_unique_prefix(store: Store) -> None:
     assert [r["id"] for r in store.list_instances()] == ["abc123", "abd456"]
 
 
+def test_a_called_instance_names_its_caller(store: Store) -> None:
+    new_instance(store, "parent")
+    data = InstanceData(InstanceHead("child", VERSION, "called"))
+    data.head.parent_instance, data.head.parent_track, data.head.call_depth = "parent", 1, 1
+    step = Step(data)
+    step.set_state(InstanceState.ACTIVE)
+    step.new_scope("called", None, None)
+    store.commit(step, new_instance=True)
+    assert store.load("child").head == data.head
+    assert store.child_instances("parent") == ["child"]
+    assert store.child_instances("child") == []
+    rows = {r["id"]: r for r in store.list_instances()}
+    assert (rows["child"]["parent_instance"], rows["child"]["parent_track"]) == ("parent", 1)
+    assert rows["parent"]["parent_instance"] is None
+
+
+def test_definitions_are_listed_newest_first(store: Store) -> None:
+    store.save_definition("w" * 64, "newer.bpmn", b"<definitions/>")
+    assert store.definition_versions() == ["w" * 64, VERSION]
+
+
 def test_what_a_step_sends_is_pending_until_finished(store: Store) -> None:
     data = new_instance(store)
     step = Step(data)

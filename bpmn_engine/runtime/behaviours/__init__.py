@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bpmn_engine.model import FlowNode
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
+from bpmn_engine.runtime.behaviours.call_activities import CallActivityBehaviour
 from bpmn_engine.runtime.behaviours.events import (
     BoundaryEventBehaviour,
     CatchEventBehaviour,
@@ -56,7 +57,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "subProcess": _subprocess,
     "transaction": _subprocess,
     "adHocSubProcess": _subprocess,
-    "callActivity": UnsupportedBehaviour("call activities are not supported yet"),
+    "callActivity": CallActivityBehaviour(),
 }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bpmn_engine.model import Activity, BoundaryEvent, StartEvent, SubProcess
 from bpmn_engine.records.rows import Track
+from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
@@ -86,6 +87,12 @@ def throw_error(ctx: StepContext, code: str, message: str = "") -> None:
     """Throw a BPMN error from the context's track; catch it or raise an incident."""
     ctx.emit("error.thrown", code=code, message=message)
     caught = find_catcher(ctx, code, "error")
+    head = ctx.data.head
+    if caught is None and head.parent_instance is not None:
+        # a called instance: the error goes to the call activity, and this instance ends
+        ctx.step.sent.append(calls.upward(head, calls.ERROR, code, {}, message))
+        ctx.end_instance("error.propagated", code=code, message=message, to=head.parent_instance)
+        return
     if caught is None:
         detail = f": {message}" if message else ""
         raise Incident(
@@ -102,6 +109,11 @@ def throw_escalation(ctx: StepContext, code: str) -> None:
     """
     ctx.emit("escalation.thrown", code=code)
     caught = find_catcher(ctx, code, "escalation")
+    head = ctx.data.head
+    if caught is None and head.parent_instance is not None:  # on to the call activity
+        ctx.step.sent.append(calls.upward(head, calls.ESCALATION, code, {}))
+        ctx.emit("escalation.propagated", code=code, to=head.parent_instance)
+        return
     if caught is None:
         ctx.warn(f"escalation {code!r} was not caught by any enclosing activity")
         return

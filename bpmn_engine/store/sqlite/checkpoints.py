@@ -53,7 +53,23 @@ class CheckpointRows(SqliteConnection):
             raise UsageError(f"definition version {version[:12]} is not in {self.path}")
         return row[0], row[1]
 
+    def definition_versions(self) -> list[str]:
+        """Every definitions version saved, newest first (where a called process is looked
+        for last)."""
+        rows = self.conn.execute(
+            "SELECT version FROM definitions ORDER BY created_at DESC, rowid DESC"
+        )
+        return [r[0] for r in rows]
+
     # --- instances ------------------------------------------------------------------------
+    def child_instances(self, instance_id: str) -> list[str]:
+        """The instances this one called (call activities), oldest first."""
+        rows = self.conn.execute(
+            "SELECT id FROM instances WHERE parent_instance = ? ORDER BY created_at, id",
+            (instance_id,),
+        )
+        return [r[0] for r in rows]
+
     def definition_of(self, instance_id: str) -> str:
         row = self.conn.execute(
             "SELECT definition FROM instances WHERE id = ?", (instance_id,)
@@ -89,6 +105,7 @@ class CheckpointRows(SqliteConnection):
         return list(
             self.db.query(
                 "SELECT id, process, state, end_event, incident, created_at, updated_at, "
+                "parent_instance, parent_track, "
                 "(SELECT count(*) FROM user_tasks u WHERE u.instance = i.id "
                 "AND u.status = 'waiting') AS waiting_tasks "
                 "FROM instances i ORDER BY created_at, id"

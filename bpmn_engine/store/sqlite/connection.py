@@ -74,6 +74,9 @@ HEAD_FIELDS = (  # the instance row's columns a step may change
     "next_subscription",
     "end_event",
     "incident",
+    "parent_instance",
+    "parent_track",
+    "call_depth",
 )
 TRACK_FIELDS = (  # a track row's columns a step may change (besides its version)
     "element",

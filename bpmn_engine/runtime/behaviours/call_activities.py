@@ -1,0 +1,117 @@
+"""Call activity: the track waits while another process runs as a child instance.
+
+Entering sends a `call` row (`runtime/calls.py`); the child's completion comes back as a
+step of this instance (`finish`), its uncaught errors and escalations are thrown at the call
+activity, and ending the call activity from outside sends `cancel` down.
+
+Variables (docs/call-activities.md): with Camunda 7 `camunda:in`/`camunda:out` only what they
+name goes in and comes back; without them every variable goes in (unless Zeebe's
+`propagateAllParentVariables="false"`) plus the input mappings, and every child variable comes
+back (unless `propagateAllChildVariables="false"`) or, with output mappings, only those.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bpmn_engine.errors import BpmnEngineError
+from bpmn_engine.model import CallActivity, Expression
+from bpmn_engine.runtime import calls
+from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
+from bpmn_engine.runtime.context import Incident, StepContext
+
+WAIT = "call activity"
+
+
+class CallActivityBehaviour(ActivityBehaviour):
+    def execute(self, ctx: StepContext) -> None:
+        node = ctx.node
+        assert isinstance(node, CallActivity)
+        process_id = self.called_process(ctx, node)
+        depth = ctx.data.head.call_depth + 1
+        if depth > calls.MAX_DEPTH:
+            raise Incident(
+                f"calling {process_id!r} would nest {depth} call activities deep (at most "
+                f"{calls.MAX_DEPTH}): does the process call itself without end?",
+                node.id,
+            )
+        try:
+            definitions = ctx.engine.callable_definitions(process_id, ctx.definitions)
+        except BpmnEngineError as error:
+            raise Incident(str(error), node.id) from None
+        ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
+        locals_ = self.inputs(ctx)
+        variables = self.child_variables(ctx, node, locals_)
+        sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables)
+        ctx.step.sent.append(sent)
+        ctx.wait(WAIT, process=process_id, child=sent.key)
+
+    def called_process(self, ctx: StepContext, node: CallActivity) -> str:
+        text = node.called_element
+        if not text:
+            raise Incident("the call activity names no process to call (calledElement)", node.id)
+        if not calls.is_expression(text):
+            return text
+        value = ctx.evaluate(Expression(text, None, node.line), what="calledElement")
+        if not isinstance(value, str) or not value.strip():
+            raise Incident(
+                f"calledElement {text!r} gave {value!r}, not the id of a process", node.id
+            )
+        return value.strip()
+
+    def child_variables(
+        self, ctx: StepContext, node: CallActivity, locals_: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What the child starts with."""
+        if not (node.ins or node.outs):  # Zeebe, SpiffWorkflow, plain BPMN
+            passed = ctx.variables() if node.propagate_parent else {}
+            return {**passed, **locals_}
+        visible = {**ctx.variables(), **locals_}
+        passed = {}
+        for mapping in node.ins:
+            source = locals_ if mapping.local else visible
+            if mapping.all:
+                passed.update(source)
+            elif mapping.expression is not None:
+                value = ctx.evaluate(mapping.expression, locals_, "camunda:in")
+                passed[mapping.target or ""] = value
+            elif mapping.source:
+                passed[mapping.target or mapping.source] = source.get(mapping.source)
+        return passed
+
+    def returned_variables(
+        self, ctx: StepContext, node: CallActivity, child: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What the parent gets back from the child's variables."""
+        outputs = node.io.outputs if node.io is not None else ()
+        if not (node.ins or node.outs):
+            if outputs:
+                return ctx.mapped(outputs, child)
+            return dict(child) if node.propagate_child else {}
+        returned: dict[str, Any] = {}
+        local: dict[str, Any] = {}
+        for mapping in node.outs:
+            into = local if mapping.local else returned
+            if mapping.all:
+                into.update(child)
+            elif mapping.expression is not None:
+                # over the child's variables (Camunda evaluates it in the child); a name the
+                # child lacks falls back to the parent's
+                into[mapping.target or ""] = ctx.evaluate(mapping.expression, child, "camunda:out")
+            elif mapping.source:
+                into[mapping.target or mapping.source] = child.get(mapping.source)
+        if outputs:
+            returned.update(ctx.mapped(outputs, {**returned, **local}))
+        return returned
+
+    def finish(self, ctx: StepContext, child: dict[str, Any]) -> None:
+        """The child completed: its variables come back and the track leaves."""
+        node = ctx.node
+        assert isinstance(node, CallActivity)
+        ctx.set_variables(self.returned_variables(ctx, node, child))
+        self.complete(ctx)
+
+    def terminate(self, ctx: StepContext) -> None:
+        if ctx.track.wait == WAIT:
+            ctx.step.sent.append(calls.cancel(ctx.data.head, ctx.track))
+        super().terminate(ctx)

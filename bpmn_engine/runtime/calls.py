@@ -1,0 +1,119 @@
+"""The parent/child protocol of call activities, as outbox rows.
+
+A call activity never starts its child inside its own step: the parent's step sends a
+`call` row, and the Postman delivers it as the child's opening step (recording the row as
+received, unique in the store). The child's id is derived from the parent's id, track and
+activation, so a call delivered twice after a crash finds the child already there. The
+child's end goes back the same way: `completion` (its variables), `error` or `escalation`
+(thrown at the call activity in the parent), and the parent's interruption goes down as
+`cancel`. Every row names the parent's track and the child, so a reply meant for an
+activation that ended meanwhile (the call activity was interrupted) changes nothing.
+
+The rows' `variables` column carries the payload: `{"variables": ..., "track": ...}`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, NamedTuple
+
+from bpmn_engine.records.data import InstanceHead
+from bpmn_engine.records.rows import Sent, Track
+
+CALL = "call"  # parent -> child: start the called process
+COMPLETION = "completion"  # child -> parent: the child completed, with its variables
+ERROR = "error"  # child -> parent: an error nobody in the child caught
+ESCALATION = "escalation"  # child -> parent: an escalation nobody in the child caught
+CANCEL = "cancel"  # parent -> child: the call activity was ended from outside
+KINDS = frozenset({CALL, COMPLETION, ERROR, ESCALATION, CANCEL})
+UPWARD = frozenset({COMPLETION, ERROR, ESCALATION})
+
+MAX_DEPTH = 100  # a process calling itself must not start children without end
+
+
+def is_expression(text: str) -> bool:
+    """A `calledElement` computed per call (`${...}`, `#{...}`, FEEL `=...`), not an id."""
+    text = text.strip()
+    return text.startswith("=") or "${" in text or "#{" in text
+
+
+def child_id(parent: str, track: Track) -> str:
+    """The id of the child a track's activation of a call activity starts: the same on
+    every repeat of the delivery, new for each activation (each entry has a new `seq`, each
+    retry after an incident a new `attempt`)."""
+    key = f"{parent}/{track.id}/{track.seq}/{track.attempt}"
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return digest[:10]
+
+
+class CallRow(NamedTuple):
+    """One protocol row as the Postman reads it."""
+
+    id: int  # the outbox row
+    source: str  # the instance that sent it
+    kind: str
+    name: str  # the called process (call), the error or escalation code, or the child
+    receiver: str  # the instance it goes to
+    child: str
+    track: int  # the parent's track waiting at the call activity
+    variables: dict[str, Any]
+    definition: str | None = None  # call: the definitions version holding the process
+    depth: int = 0  # call: the child's depth in the call tree
+    message: str = ""  # error: its message
+
+
+def call(
+    head: InstanceHead,
+    track: Track,
+    process: str,
+    definition: str,
+    variables: dict[str, Any],
+) -> Sent:
+    """The parent's request to start `process` (of `definition`) as its child."""
+    child = child_id(head.id, track)
+    payload = {
+        "variables": variables,
+        "track": track.id,
+        "child": child,
+        "definition": definition,
+        "depth": head.call_depth + 1,
+    }
+    return Sent(CALL, process, child, payload)
+
+
+def cancel(head: InstanceHead, track: Track) -> Sent:
+    """The parent ended the call activity: the child ends too (it may not exist yet: the
+    cancel row comes after the call row, so the child is started, then cancelled)."""
+    child = child_id(head.id, track)
+    return Sent(CANCEL, child, child, {"variables": {}, "track": track.id, "child": child})
+
+
+def upward(
+    head: InstanceHead, kind: str, name: str, variables: dict[str, Any], message: str = ""
+) -> Sent:
+    """A child's end, error or escalation, to its parent."""
+    assert head.parent_instance is not None and head.parent_track is not None
+    payload = {
+        "variables": variables,
+        "track": head.parent_track,
+        "child": head.id,
+        "message": message,
+    }
+    return Sent(kind, name, head.parent_instance, payload)
+
+
+def read(row: dict[str, Any]) -> CallRow:
+    payload = row["variables"]
+    return CallRow(
+        id=row["id"],
+        source=row["source"],
+        kind=row["kind"],
+        name=row["name"],
+        receiver=row["key"],
+        child=payload["child"],
+        track=payload["track"],
+        variables=payload.get("variables") or {},
+        definition=payload.get("definition"),
+        depth=payload.get("depth", 0),
+        message=payload.get("message", ""),
+    )

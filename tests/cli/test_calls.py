@@ -1,0 +1,81 @@
+"""`bpmn run` of several files (call activities) and of collaborations (several pools)."""
+
+from __future__ import annotations
+
+from .conftest import FIXTURES, Bpmn
+
+CALLS = FIXTURES / "calls"
+CALLER, APPROVAL, PING_PONG = (
+    str(CALLS / "caller.bpmn"),
+    str(CALLS / "approval.bpmn"),
+    str(CALLS / "ping-pong.bpmn"),
+)
+
+
+def test_a_call_into_another_file_runs_and_completes_through_the_root(bpmn: Bpmn) -> None:
+    code, lines = bpmn.json_lines("run", CALLER, APPROVAL)
+    assert code == 3  # the tree waits for a person
+    root = lines[-1]
+    assert (root["event"], root["waiting_for"][0]["reason"]) == (
+        "instance.waiting",
+        "call activity",
+    )
+    [child] = {e["instance"] for e in lines} - {root["instance"]}
+    # the root's id finds the task in the child it called
+    done = bpmn("complete", root["instance"], "approve", "--var", "ok=true")
+    assert done.returncode == 0, done.stderr
+    assert f"completed instance {root['instance']} at pe" in done.stdout
+    shown = bpmn("show", root["instance"])
+    assert f"called instance {child} (child) completed" in shown.stdout
+    listed = bpmn("instances").stdout
+    assert child in listed and listed.count(root["instance"]) == 2  # its row and "called by"
+
+
+def test_a_called_process_in_no_file_given_is_refused_before_the_run(bpmn: Bpmn) -> None:
+    done = bpmn("run", CALLER)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {CALLER}:5: call: calls process 'child'")
+    assert "Traceback" not in done.stderr
+
+
+def test_a_deployed_process_is_found_by_a_later_run(bpmn: Bpmn) -> None:
+    assert bpmn("deploy", APPROVAL).returncode == 0
+    code, lines = bpmn.json_lines("run", CALLER)
+    assert code == 3
+    assert {e["event"] for e in lines} >= {"instance.started", "element.waiting"}
+
+
+def test_step_takes_the_called_files_too(bpmn: Bpmn) -> None:
+    done = bpmn("step", CALLER, APPROVAL, input="continue\n")
+    assert done.returncode == 3, done.stderr
+    assert "call" in done.stdout
+
+
+def test_a_collaboration_runs_every_pool_that_starts_by_itself(bpmn: Bpmn) -> None:
+    code, lines = bpmn.json_lines("run", PING_PONG)
+    assert code == 0
+    outcomes = [e for e in lines if e["event"] == "instance.completed" and "end_event" in e]
+    assert sorted(e["end_event"] for e in outcomes[-2:]) == ["a_end", "b_end"]
+    assert lines[-1] == {
+        "event": "process.not_started",
+        "process": "on_demand",
+        "reason": "its start events wait for a trigger (message)",
+    }
+    people = bpmn("run", PING_PONG).stdout
+    assert "started 2 processes: player_a, player_b" in people
+    assert "not started: on_demand" in people
+
+
+def test_process_picks_one_pool(bpmn: Bpmn) -> None:
+    code, lines = bpmn.json_lines("run", PING_PONG, "--process", "player_b")
+    assert code == 3  # waits for the ping nobody sends
+    assert {e["instance"] for e in lines} == {lines[-1]["instance"]}
+
+
+def test_validate_reports_a_called_process_missing_from_the_files_given(bpmn: Bpmn) -> None:
+    alone = bpmn("validate", CALLER)
+    assert alone.returncode == 1
+    assert "error references calledElement 'child' is not defined" in alone.stdout
+    assert "[call]" in alone.stdout
+    together = bpmn("validate", CALLER, APPROVAL).stdout
+    assert "calledElement" not in together
