@@ -380,8 +380,11 @@ class Engine:
         name: str,
         variables: Mapping[str, Any] | None = None,
         on_event: Listener | None = None,
+        *,
+        receipt: Receipt | None = None,
     ) -> Instance | None:
-        """Start the deployed process whose message start event waits for `name`, if any."""
+        """Start the deployed process whose message start event waits for `name`, if any
+        (`receipt`: the message it was, so the start commits once)."""
         found = self.store.message_start(name)
         if found is None:
             return None
@@ -393,4 +396,5 @@ class Engine:
             variables,
             on_event,
             trigger=("message.received", {"name": name, "key": None}),
+            receipt=receipt,
         )

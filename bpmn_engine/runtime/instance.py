@@ -271,8 +271,7 @@ class Instance:
         With the real clock, a timer due within `wait_timers` seconds is waited for (the
         process sleeps); later timers leave the instance waiting, as rows, for a later resume.
         """
-        if self.engine.store.pending_outbox():  # a crash came before their delivery
-            self.engine.postman.flush(self, on_event)
+        self.engine.postman.flush(self, on_event)  # what a crash left before its delivery
         with self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):

@@ -144,18 +144,9 @@ class Postman:
                 f"message {name!r} ({message_id}): its receivers kept moving; not delivered"
             )
         if has_start and not store.message_seen(message_id):
-            found = store.message_start(name)
-            if found is not None:
-                process_id, version, element = found
-                return self.engine.start_at(
-                    self.engine.definitions(version),
-                    process_id,
-                    element,
-                    variables,
-                    on_event,
-                    trigger=("message.received", {"name": name, "key": None}),
-                    receipt=receipt,
-                )
+            started = self.engine.start_by_message(name, variables, on_event, receipt=receipt)
+            if started is not None:
+                return started
         if ttl <= 0:
             store.record_message(
                 message_id, name, key, variables, self.engine.clock.now().isoformat(), "expired"

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from copy import deepcopy
 from typing import Any
 
+# the one integer bound: sandboxed code may not build more, and the store cannot write more
+from bpmn_engine.expressions.guards import MAX_INT_BITS
+
 # values JSON gives back as themselves (a float only when finite): no round trip needed
 _SCALARS = frozenset({str, bool, type(None)})
-# an integer JSON can write in decimal (Python refuses to print one of more than 4 300
-# digits: sys.get_int_max_str_digits); 14 000 bits is a little over 4 200 digits
-MAX_INT_BITS = 14_000
 
 
 def storable(name: str, value: Any) -> Any:
