@@ -28,9 +28,7 @@ from bpmn_engine.store.sqlite.connection import (
 from bpmn_engine.store.sqlite.leases import claim
 from bpmn_engine.store.sqlite.undo import undo_record
 
-_TRACK_COLUMNS = (
-    "element, scope, status, seq, parent, fork_group, via, wait, attempt, version, claimed_by"
-)
+_TRACK_COLUMNS = ", ".join((*TRACK_FIELDS, "version", "claimed_by"))  # a track row, read
 
 
 class CheckpointRows(SqliteConnection):
