@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 MIWG = ROOT.parent / "shared" / "miwg" / "reference"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# Subprocesses the tests start (crash scripts, `bpmn` itself) import this checkout's package,
+# never whichever copy happens to be installed: a stale install must not pass or fail for us.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
+)
 
 
 @pytest.fixture
