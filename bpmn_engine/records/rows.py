@@ -11,6 +11,9 @@ from typing import Any, NamedTuple
 from bpmn_engine.records.lifecycle import TOKEN_STATE, TrackState, check_track
 
 LISTENING = "event subprocess"
+# a complex gateway's record that one incoming flow delivered since its last activation
+DELIVERED = "delivered"
+NOT_TOKENS = frozenset({LISTENING, DELIVERED})
 
 
 @dataclass(slots=True)
@@ -53,8 +56,9 @@ class Track:
     @property
     def listening(self) -> bool:
         """Not a token: the track that holds a scope's event subprocess waits (timer,
-        message, signal). It keeps no scope alive and shows in no token list."""
-        return self.wait == LISTENING
+        message, signal), or a complex gateway's record of a flow that delivered
+        (`DELIVERED`). It keeps no scope alive and shows in no token list."""
+        return self.wait in NOT_TOKENS
 
     @property
     def live(self) -> bool:

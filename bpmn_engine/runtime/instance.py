@@ -23,7 +23,7 @@ from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import (
-    LISTENING,
+    NOT_TOKENS,
     Event,
     Receipt,
     Sent,
@@ -238,7 +238,7 @@ class Instance:
         seen = {w["track"] for w in waits}
         for track in self.data.tracks.values():
             if track.status is TrackState.WAITING and track.id not in seen:
-                if track.wait in (*BODY_WAITS, "timer", "message", "signal", "event", LISTENING):
+                if track.wait in (*BODY_WAITS, "timer", "message", "signal", "event", *NOT_TOKENS):
                     continue  # listed below, with what they wait for
                 waits.append({"element": track.element, "reason": track.wait, "track": track.id})
         for subscription in self.data.subscriptions.values():

@@ -42,7 +42,6 @@ from bpmn_engine.validate.findings import Issue, Severity
 
 NOT_SUPPORTED = "not supported yet by bpmn-engine"
 UNSUPPORTED_KINDS = {
-    "complexGateway": "complex gateways",
     "transaction": "transactions",
     "adHocSubProcess": "ad-hoc subprocesses",
 }
