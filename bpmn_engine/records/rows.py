@@ -14,6 +14,11 @@ LISTENING = "event subprocess"
 # a complex gateway's record that one incoming flow delivered since its last activation
 DELIVERED = "delivered"
 NOT_TOKENS = frozenset({LISTENING, DELIVERED})
+# an ad-hoc subprocess waits for activations, then (its completion condition held and its
+# running activities go on) for them to end: its behaviour decides when its scope completes
+AD_HOC = "ad-hoc"
+AD_HOC_COMPLETING = "ad-hoc completing"
+SELF_COMPLETING = frozenset({AD_HOC, AD_HOC_COMPLETING})
 
 
 @dataclass(slots=True)

@@ -43,7 +43,6 @@ from bpmn_engine.validate.findings import Issue, Severity
 NOT_SUPPORTED = "not supported yet by bpmn-engine"
 UNSUPPORTED_KINDS = {
     "transaction": "transactions",
-    "adHocSubProcess": "ad-hoc subprocesses",
 }
 SUPPORTED_DEFINITIONS = frozenset(
     {"terminate", "error", "escalation", "signal", "message"}

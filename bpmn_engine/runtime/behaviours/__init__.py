@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bpmn_engine.model import FlowNode
+from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import CallActivityBehaviour
 from bpmn_engine.runtime.behaviours.complex_gateway import ComplexGatewayBehaviour
@@ -56,7 +57,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     # containers
     "subProcess": _subprocess,
     "transaction": _subprocess,
-    "adHocSubProcess": _subprocess,
+    "adHocSubProcess": AdHocSubProcessBehaviour(),
     "callActivity": CallActivityBehaviour(),
 }
 
