@@ -10,6 +10,7 @@ import sys
 import click
 
 from bpmn_engine import BpmnEngineError
+from bpmn_engine.cli.ad_hoc import activate
 from bpmn_engine.cli.common import OPENED, errors, interrupted
 from bpmn_engine.cli.deploy import deploy, worker
 from bpmn_engine.cli.events import message, signal
@@ -33,6 +34,7 @@ def cli() -> None:
 for command in (
     run,
     complete,
+    activate,
     resume,
     message,
     signal,

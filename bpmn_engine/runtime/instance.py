@@ -253,7 +253,9 @@ class Instance:
                     continue  # listed below, with what they wait for
                 wait = {"element": track.element, "reason": track.wait, "track": track.id}
                 if track.wait == AD_HOC:
-                    wait["activatable"] = ad_hoc.activatable(self.definitions, track)
+                    wait["activatable"] = ad_hoc.activatable(self.definitions, self.data, track)
+                    if not wait["activatable"]:
+                        continue  # a Sequential one that runs an activity: listed as such
                 waits.append(wait)
         for subscription in self.data.subscriptions.values():
             if subscription.status == "waiting":

@@ -182,7 +182,14 @@ def holder_for(definitions: Definitions, data: InstanceData, element: str) -> Tr
     return holder
 
 
-def activatable(definitions: Definitions, track: Track) -> list[str]:
-    """What a person may activate in the ad-hoc subprocess a waiting `track` holds."""
+def activatable(definitions: Definitions, data: InstanceData, track: Track) -> list[str]:
+    """What a person may activate now in the ad-hoc subprocess `track` waits at (nothing
+    while a Sequential one runs an activity)."""
     node: Any = definitions.node_scopes[track.element].nodes[track.element]
-    return list(node.activatable) if isinstance(node, AdHocSubProcess) else []
+    if not isinstance(node, AdHocSubProcess) or track.wait != AD_HOC:
+        return []
+    if node.sequential:
+        scope_id = max(s.id for s in data.scopes.values() if s.track == track.id)
+        if running(data, scope_id):
+            return []
+    return list(node.activatable)
