@@ -73,6 +73,8 @@ class Trace:
             line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for activations[/]: {activatable}"
         elif kind == "element.waiting" and data.get("reason") == "join":
             line = f"  [dim]… {self.name(event)} waits for the other branches {track}[/]"
+        elif kind == "ad-hoc.activated":
+            line = f"  [cyan]▶[/] {safe(str(data.get('activity')))} activated in {self.name(event)}"
         elif kind == "track.created":
             line = f"  [magenta]⑂[/] new track {track} → {self.name(event)}"
         elif kind == "track.merged":
