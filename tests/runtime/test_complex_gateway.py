@@ -216,3 +216,30 @@ def test_the_reset_state_survives_a_fresh_engine(
     # then: still waiting for reset there: consumed, not fired again
     assert outcome.state == "completed"
     assert outcome.variables["fired"] == 1
+
+
+def test_rewinding_the_consuming_step_puts_the_gateway_back_to_waiting_for_reset(
+    bpmn: Bpmn, make_engine: MakeEngine, tmp_path: Path
+):
+    # given: fired by A and B; C's token consumed and the gateway reset
+    engine = make_engine(tmp_path / "undo.db", undo=True)
+    instance = engine.start(bpmn(complex_join("activationCount >= 2")), variables={"fired": 0})
+    instance.run()
+    instance.complete_task("A")
+    instance.complete_task("B")
+    instance.run()
+    before_c = instance.version
+    instance.complete_task("C")
+    instance.run()
+    assert instance.outcome().state == "completed"
+    assert len(events_named(instance, "gateway.consumed")) == 1
+    # when: every step since C's completion is undone
+    instance = engine.rewind(instance.id, instance.version - before_c)
+    # then: C waits again, and the gateway still waits for reset (its records came back)
+    assert [t.element for t in instance.user_tasks()] == ["C"]
+    assert events_named(instance, "gateway.consumed") == []
+    instance.complete_task("C")
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.variables["fired"] == 1
+    assert len(events_named(instance, "gateway.consumed")) == 1
