@@ -8,6 +8,7 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.errors import LoadError, UsageError
+from bpmn_engine.runtime.clock import VirtualClock
 from tests.runtime.conftest import Bpmn, MakeEngine, activations, events_named, flow, script
 
 
@@ -272,3 +273,29 @@ def test_start_events_inside_are_refused_before_the_first_step(bpmn: Bpmn, engin
     with pytest.raises(LoadError, match="an ad-hoc subprocess has no start or end events") as err:
         engine.start(bpmn(body))
     assert err.value.element_id == "Inner"
+
+
+def test_an_interrupting_boundary_timer_ends_it_with_what_runs_inside(
+    bpmn: Bpmn, make_engine: MakeEngine
+):
+    # given: a timer on the ad-hoc subprocess, and a person working inside it
+    timer = (
+        '<boundaryEvent id="Late" attachedToRef="H"><timerEventDefinition>'
+        "<timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>"
+        '<endEvent id="TooLate"/>' + flow("Late", "TooLate")
+    )
+    engine = make_engine(clock=VirtualClock())
+    instance = engine.start(bpmn(ad_hoc(THREE_TASKS) + timer), variables={"done": []})
+    instance.step()  # S
+    instance.step()  # H opens and waits for activations
+    instance.activate("Review")
+    # when: nothing else can happen: the virtual clock reaches the timer
+    outcome = instance.run()
+    # then
+    assert outcome.state == "completed"
+    assert outcome.end_event == "TooLate"
+    assert instance.user_tasks() == []
+    terminated = [e.element for e in instance.history() if e.event == "element.terminated"]
+    assert terminated == ["Review", "H"]
+    with pytest.raises(UsageError, match="is completed: nothing to activate"):
+        instance.activate("A")
