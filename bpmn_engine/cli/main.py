@@ -44,6 +44,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "step",
         "Walk through the token flow one step at a time (type help at the prompt).",
     ),
+    "activate": (
+        "bpmn_engine.cli.ad_hoc",
+        "activate",
+        "Activate ELEMENT, an activity of an ad-hoc subprocess INSTANCE waits in, and run on.",
+    ),
     "cancel": (
         "bpmn_engine.cli.run",
         "cancel",
