@@ -14,7 +14,6 @@ from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import (
     Activity,
-    CallActivity,
     Definitions,
     Expression,
     FlowScope,
@@ -54,8 +53,6 @@ def unrunnable_loop(node: Activity) -> str | None:
     if node.loop is None:
         return None
     marker = "multi-instance" if node.loop == "multiInstance" else "standard loop"
-    if isinstance(node, CallActivity):
-        return f"{marker} call activities are not supported yet"
     if spec is None:
         return f"{marker} markers are not supported yet"
     if spec.refused:
