@@ -15,7 +15,8 @@ the loop's next round instead of growing the stack.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,17 @@ class Postman:
         self._busy = False
 
     # --- the outbox ---------------------------------------------------------------------------
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Commits inside the block leave their rows pending for the caller's next `flush`:
+        a child run on behalf of its root delivers its completion to the root's own object,
+        not to a copy that would leave the root stale."""
+        busy, self._busy = self._busy, True
+        try:
+            yield
+        finally:
+            self._busy = busy
+
     def flush(self, sender: Instance | None = None, on_event: Listener | None = None) -> int:
         """Deliver every pending outbox row, and run the instances woken to their next wait;
         the number of rows delivered."""

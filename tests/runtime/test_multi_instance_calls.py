@@ -345,3 +345,51 @@ def test_a_childs_error_is_caught_at_the_body_and_cancels_the_other_children(
     assert (outcome.state, outcome.end_event) == ("completed", "handled")
     states = [(c.variables["item"], str(c.state)) for c in children(engine, root)]
     assert states == [(1, "terminated"), (3, "terminated"), (2, "terminated")]
+
+
+CHILD_TIMER = """
+  <process id="child" isExecutable="true">
+    <startEvent id="cs"/>
+    <sequenceFlow id="c1" sourceRef="cs" targetRef="pause"/>
+    <intermediateCatchEvent id="pause">
+      <timerEventDefinition><timeDuration>PT0.05S</timeDuration></timerEventDefinition>
+    </intermediateCatchEvent>
+    <sequenceFlow id="c2" sourceRef="pause" targetRef="work"/>
+    <scriptTask id="work" scriptFormat="python"><script>result = item + 1</script></scriptTask>
+    <sequenceFlow id="c3" sourceRef="work" targetRef="ce"/>
+    <endEvent id="ce"/>
+  </process>
+"""
+
+
+@pytest.mark.parametrize("policy", ["step", "wait"])
+def test_waiting_for_timers_waits_for_the_childrens_timers_too(tmp_path: Path, policy: str) -> None:
+    # given: two children (and, through a nested call, a grandchild) that each wait on a timer
+    middle = """
+  <process id="middle" isExecutable="true">
+    <startEvent id="ms"/>
+    <sequenceFlow id="m1" sourceRef="ms" targetRef="inner"/>
+    <callActivity id="inner" calledElement="child"/>
+    <sequenceFlow id="m2" sourceRef="inner" targetRef="me"/>
+    <endEvent id="me"/>
+  </process>"""
+    path = diagram(tmp_path, parent(mi(), called="middle") + middle + CHILD_TIMER)
+    engine = Engine(tmp_path / "e.db", checkpoint=policy)
+    root = engine.start(path, "parent", {"items": [1, 2]})
+    # when: the run may wait for timers due within a minute
+    outcome = root.run(wait_timers=60)
+    # then: the real clock passed the grandchildren's timers, and the whole tree completed
+    assert outcome.state == "completed"
+    assert outcome.variables["results"] == [2, 3]
+    assert all(engine.instance(i).state == "completed" for i in engine.family(root.id))
+
+
+def test_without_waiting_for_timers_a_childs_timer_leaves_the_tree_waiting(
+    tmp_path: Path,
+) -> None:
+    path = diagram(tmp_path, parent(mi()) + CHILD_TIMER)
+    engine = Engine(tmp_path / "e.db")
+    root = engine.start(path, "parent", {"items": [1]})
+    assert root.run().state == "waiting"
+    [child] = children(engine, root)
+    assert [w["reason"] for w in child.outcome().waiting_for] == ["timer"]
