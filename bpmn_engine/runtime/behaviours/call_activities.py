@@ -37,7 +37,9 @@ class CallActivityBehaviour(ActivityBehaviour):
                 node.id,
             )
         try:
-            definitions = ctx.engine.callable_definitions(process_id, ctx.definitions)
+            definitions = ctx.engine.callable_definitions(
+                process_id, ctx.definitions, node.binding, node.version
+            )
         except BpmnEngineError as error:
             raise Incident(str(error), node.id) from None
         ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
