@@ -90,6 +90,7 @@ class Engine:
         # where a call activity looks for a process before the store's deployments
         self._deployed: dict[str, None] = {}
         self.postman = Postman(self)
+        self._held: dict[str, Instance] = {}  # instances `bpmn step` moves itself (`hold`)
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
 
     def close(self) -> None:
@@ -319,6 +320,33 @@ class Engine:
         instance_id = self.store.resolve(instance_id)
         self.store.rewind(instance_id, steps)
         return self.instance(instance_id)
+
+    def rewind_together(self, rewinds: list[tuple[str, int]]) -> None:
+        """Take several instances of a call tree back at once, in this order (the receiver of
+        a row before its sender), in one transaction: a child's completion and the parent's
+        step that received it go back together, or nothing changes. Refused past the step
+        that called a child (a called instance is not un-started)."""
+        self.store.rewind_together([(self.store.resolve(i), n) for i, n in rewinds])
+
+    def hold(self, instance: Instance) -> None:
+        """Deliveries to this instance and to the instances it calls are made (each one
+        step, through this very object) but do not run them on: `bpmn step` moves every
+        token of the tree itself."""
+        self._held[instance.id] = instance
+
+    def held(self, instance: Instance) -> bool:
+        """Whether a delivery leaves `instance` where it is (`hold`): it, or its caller, is
+        held; a child of a held instance is held from then on."""
+        if instance.id in self._held:
+            return True
+        if instance.parent is not None and instance.parent in self._held:
+            self._held[instance.id] = instance
+            return True
+        return False
+
+    def held_instance(self, instance_id: str) -> Instance | None:
+        """The object a held instance is moved through (`hold`), if it is held."""
+        return self._held.get(instance_id)
 
     def publish_message(
         self,
