@@ -149,7 +149,6 @@ class Stepper:
         # or the reason it cannot be undone (it started a called instance)
         self.undo_counts: list[list[tuple[str, int]] | str] = []
         self._versions: dict[str, int] | None = None  # the tree's versions before the command
-        self._order: list[str] = []  # instances in the order the command's events name them
         self.done = False
         self.help = HELP
         self._commands: dict[str, Callable[[list[str], Report], None]] = {
@@ -211,7 +210,6 @@ class Stepper:
     def execute(self, line: str) -> Report:
         """Run one command line; never raises for a user's mistake."""
         report = Report(line.strip(), before=self.instance.variables)
-        self._order = []
         try:
             words = shlex.split(line)
         except ValueError as error:
