@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.expressions import JavaScriptScript, compile_expression, compile_script
 from bpmn_engine.model import Definitions, Expression, FlowNode, FlowScope, IoParameter, Task
 from bpmn_engine.model import SequenceFlow as Flow
 from bpmn_engine.records.data import InstanceData, Step
@@ -151,9 +151,20 @@ class StepContext:
                 f"expression {expression.text!r}{where}: {error}", self.node.id
             ) from None
 
-    def run_script(self, text: str, script_format: str | None, extra: Mapping[str, Any]) -> dict:
+    def run_script(
+        self,
+        text: str,
+        script_format: str | None,
+        extra: Mapping[str, Any],
+        result_variable: str | None = None,
+    ) -> dict:
+        """The variables a script set; its completion value as `result_variable`, if named
+        (only a JavaScript script has one: others with a result variable are expressions)."""
         try:
             script = compile_script(text, script_format, trusted=self.engine.trust_scripts)
+            if result_variable and isinstance(script, JavaScriptScript):
+                result, changes = script.run_with_result(self.variables(extra))
+                return {**changes, result_variable: result}
             return script.run(self.variables(extra))
         except ExpressionError as error:
             raise Incident(f"script failed: {error}", self.node.id) from None

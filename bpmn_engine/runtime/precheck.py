@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from bpmn_engine.errors import ExpressionError, LoadError
-from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.expressions import compile_expression, compile_script, script_is_expression
 from bpmn_engine.model import (
     Activity,
     AdHocSubProcess,
@@ -129,7 +129,7 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
                 if flow.condition is not None:
                     yield flow.id, flow.condition.line or flow.line, _expression(flow.condition)
         if isinstance(node, Task) and node.script:
-            if node.result_variable or node.script_format == "feel":
+            if script_is_expression(node.script_format, node.result_variable):
                 expression = Expression(node.script, node.script_format, node.line)
                 yield node.id, node.line, _expression(expression)
             else:

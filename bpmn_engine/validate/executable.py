@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.expressions import compile_expression, compile_script, script_is_expression
 from bpmn_engine.model import (
     Activity,
     BoundaryEvent,
@@ -168,7 +168,7 @@ def _warning(node: FlowNode, message: str) -> Issue:
 
 def _node_expressions(node: FlowNode) -> Iterator[Issue]:
     if isinstance(node, Task) and node.script:
-        if node.result_variable or node.script_format == "feel":
+        if script_is_expression(node.script_format, node.result_variable):
             script = Expression(node.script, node.script_format, node.line)
             yield from _expression(node.id, script, node.line, "script")
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from bpmn_engine.expressions import script_is_expression
 from bpmn_engine.model import Expression, Task
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -55,11 +56,13 @@ class ScriptTaskBehaviour(ActivityBehaviour):
         if not node.script:
             ctx.warn("script task has no script: nothing to run")
             results: dict[str, Any] = {}
-        elif node.result_variable:
+        elif script_is_expression(node.script_format, node.result_variable):
             expression = Expression(node.script, node.script_format, node.line)
             results = {node.result_variable: ctx.evaluate(expression, inputs, "the script")}
         else:
-            results = ctx.run_script(node.script, node.script_format, inputs)
+            results = ctx.run_script(
+                node.script, node.script_format, inputs, result_variable=node.result_variable
+            )
         self.finish_with(ctx, results, inputs)
         self.complete(ctx)
 
