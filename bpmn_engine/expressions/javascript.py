@@ -45,7 +45,7 @@ class JavaScriptExpression:
         self, variables: Mapping[str, Any], warn: Callable[[str], None] | None = None
     ) -> Any:
         """The completion value; a condition cannot set variables."""
-        result, _ = v8.run(self.source, variables, script=False)
+        result, _ = v8.run(self.source, variables, "condition")
         return result
 
 
@@ -59,12 +59,12 @@ class JavaScriptScript:
 
     def run(self, variables: Mapping[str, Any]) -> dict[str, Any]:
         """The variables the script set with `execution.setVariable`."""
-        _, changes = v8.run(self.source, variables, script=True)
+        _, changes = v8.run(self.source, variables, "script")
         return changes
 
     def run_with_result(self, variables: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
         """(the completion value, for `camunda:resultVariable`; the variables it set)."""
-        return v8.run(self.source, variables, script=True)
+        return v8.run(self.source, variables, "result")
 
 
 def compile_javascript_expression(text: str) -> JavaScriptExpression:

@@ -181,13 +181,20 @@ def check_syntax(source: str, kind: str) -> None:
     _ask({"op": "check", "source": source, "kind": kind})
 
 
-def run(source: str, variables: Mapping[str, Any], *, script: bool) -> tuple[Any, dict[str, Any]]:
-    """Run `source` with the variables in scope: (its completion value, variables it set)."""
+MODES = ("condition", "script", "result")
+
+
+def run(source: str, variables: Mapping[str, Any], mode: str) -> tuple[Any, dict[str, Any]]:
+    """Run `source` with the variables in scope: (its completion value, variables it set).
+
+    `mode`: "condition" (the value; setting a variable is an error), "script" (only what it
+    set: its last value, which may be anything, is dropped), "result" (both)."""
+    assert mode in MODES
     try:
         payload = json.dumps(dict(variables), allow_nan=False)
     except (TypeError, ValueError, RecursionError) as error:
         raise ExpressionError(f"the variables cannot be passed to JavaScript: {error}") from None
-    reply = _ask({"op": "run", "source": source, "payload": payload, "script": script})
+    reply = _ask({"op": "run", "source": source, "payload": payload, "mode": mode})
     return _decode(reply["answer"])
 
 

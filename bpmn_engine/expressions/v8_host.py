@@ -86,9 +86,9 @@ class Host:
             return {"error": f"the {kind} does not compile: {first}"}
         return {"answer": None}
 
-    def run(self, source: str, payload: str, script: bool) -> dict[str, Any]:
+    def run(self, source: str, payload: str, mode: str) -> dict[str, Any]:
         """Run the source over the variables; the prelude's answer is JSON text."""
-        code = f"__bpmn.run({json.dumps(source)}, {json.dumps(payload)}, {json.dumps(script)})"
+        code = f"__bpmn.run({json.dumps(source)}, {json.dumps(payload)}, {json.dumps(mode)})"
         started = time.monotonic()
         try:
             racer = self._isolate()
@@ -107,7 +107,7 @@ class Host:
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "check":
             return self.check(request["source"], request["kind"])
-        return self.run(request["source"], request["payload"], bool(request["script"]))
+        return self.run(request["source"], request["payload"], str(request["mode"]))
 
 
 def main(argv: list[str]) -> int:

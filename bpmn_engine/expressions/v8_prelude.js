@@ -55,7 +55,8 @@
       const proto = getProto(value);
       const d = proto === null ? undefined : describeKey(proto, "constructor");
       const name = d && typeof d.value === "function" ? d.value.name : "";
-      return name ? "a " + name : "an object";
+      if (!name) return "an object";
+      return ("AEIOU".includes(name[0]) ? "an " : "a ") + name;
     }
     function crossing(what) {
       return function (key, value) {
@@ -114,7 +115,9 @@
       }
     }
 
-    function run(source, payload, isScript) {
+    // mode: "condition" (its value; no setVariable), "script" (what it set), "result" (both)
+    function run(source, payload, mode) {
+      const isScript = mode !== "condition";
       const variables = create(null), scope = create(null), changes = create(null);
       const input = parse(payload);
       for (const name of ownKeys(input)) {
@@ -143,7 +146,8 @@
         },
       });
       try {
-        const result = out(evaluate(source, scope), "the result");
+        const value = evaluate(source, scope);
+        const result = mode === "script" ? "null" : out(value, "the result");
         const parts = [];
         for (const name of ownKeys(changes)) {
           parts.push(stringify(name) + ":" + out(changes[name], "variable " + stringify(name)));
