@@ -188,10 +188,11 @@ class StepContext:
             return True
         what = f"the condition of flow {flow.id!r}"
         value = self.evaluate(flow.condition, what=what)
-        if value is None:  # FEEL's null (an error, already warned about) is false
+        language = compile_expression(flow.condition.text, flow.condition.language).language
+        if value is None and language != "javascript":  # FEEL's null (warned about) is false
             return False
-        feel = compile_expression(flow.condition.text, flow.condition.language).language == "feel"
-        if feel and not isinstance(value, bool):  # as Zeebe: a non-boolean is an incident
+        # as Zeebe and as Camunda 7's script conditions: a non-boolean is an incident
+        if language in ("feel", "javascript") and not isinstance(value, bool):
             raise Incident(
                 f"expression {flow.condition.text!r} in {what}: a condition must be a boolean, "
                 f"not {value!r}",

@@ -17,7 +17,7 @@ from bpmn_engine import Engine, LoadError
 from bpmn_engine.expressions import _compile_expression, _compile_script, v8
 from bpmn_engine.validate import validate
 from bpmn_engine.validate.findings import Severity
-from tests.runtime.conftest import Bpmn, events_named, flow
+from tests.runtime.conftest import HEADER, Bpmn, events_named, flow
 
 
 def js_flow(source: str, target: str, condition: str, language: str = "javascript") -> str:
@@ -245,3 +245,30 @@ def test_without_the_extra_validate_refuses_naming_it(bpmn: Bpmn, without_the_ex
     findings = [f for f in validate([path]).findings if f.rule == "executable"]
     errors = [f for f in findings if f.severity == Severity.ERROR]
     assert [f.element for f in errors if "bpmn-engine[js]" in f.message] == ["T"]
+
+
+@pytest.mark.parametrize("condition", ["1", "'yes'", "null", "[]", "execution.getVariable('no')"])
+def test_a_condition_must_be_a_boolean_as_in_camunda(
+    bpmn: Bpmn, engine: Engine, condition: str
+) -> None:
+    # Camunda 7's ScriptCondition: "condition script returns non-Boolean" (or null)
+    path = bpmn(gateway(js_flow("G", "Big", condition), js_flow("G", "Small", "true")))
+    outcome = engine.start(path).run()
+    assert outcome.state == "failed"
+    assert outcome.incident is not None
+    assert "a condition must be a boolean" in outcome.incident
+
+
+def test_javascript_as_the_definitions_expression_language(tmp_path: Path, engine: Engine) -> None:
+    body = gateway(
+        flow("G", "Big", "BigFlow", "typeof amount === 'number' && amount > 1"),
+        flow("G", "Small", "SmallFlow", "!(amount > 1)"),
+    )
+    path = tmp_path / "js-default.bpmn"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        + HEADER.replace('id="d"', 'id="d" expressionLanguage="javascript"')
+        + f'\n<process id="p" isExecutable="true">\n{body}\n</process>\n</definitions>\n'
+    )
+    outcome = engine.start(path, variables={"amount": 5}).run()
+    assert (outcome.state, outcome.variables["took"]) == ("completed", "Big")
