@@ -69,9 +69,10 @@ class _Host:
 
     def __init__(self) -> None:
         self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives as the host does
-        self.limits = _limits()
+        self.settings = _settings()
+        self.owner = os.getpid()  # a forked engine starts its own host, never shares pipes
         self.process = subprocess.Popen(
-            [sys.executable, str(_HOST), *self.limits],
+            [sys.executable, *self.settings],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
@@ -109,7 +110,16 @@ class _Host:
                     raise self.died()
                 self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
-        return json.loads(line)
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            self.close()
+            raise ExpressionError(
+                f"the JavaScript engine gave an answer it should not: {line[:200]!r}"
+            )
+        return answer
 
     def died(self) -> ExpressionError:
         if self.process.poll() is None:
@@ -132,8 +142,9 @@ class _Host:
         self.log.close()
 
 
-def _limits() -> list[str]:
-    return [str(TIME_LIMIT), str(MEMORY_LIMIT), str(MAX_JSON)]
+def _settings() -> list[str]:
+    """The host's script and limits: a host started with others is replaced."""
+    return [str(_HOST), str(TIME_LIMIT), str(MEMORY_LIMIT), str(MAX_JSON)]
 
 
 _lock = threading.Lock()
@@ -144,7 +155,11 @@ def _ask(request: dict[str, Any]) -> dict[str, Any]:
     global _host
     require()
     with _lock:
-        if _host is not None and (_host.process.poll() is not None or _host.limits != _limits()):
+        if _host is not None and _host.owner != os.getpid():
+            _host = None  # the parent's, inherited by a fork: leave it to the parent
+        if _host is not None and (
+            _host.process.poll() is not None or _host.settings != _settings()
+        ):
             _host.close()
             _host = None
         if _host is None:
@@ -168,7 +183,7 @@ def _ask(request: dict[str, Any]) -> dict[str, Any]:
 
 def _stop() -> None:
     global _host
-    if _host is not None:
+    if _host is not None and _host.owner == os.getpid():
         _host.close()
         _host = None
 

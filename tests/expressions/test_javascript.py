@@ -3,8 +3,10 @@ the value mapping, `execution`, the limits, no host access, and the refusal with
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -362,3 +364,48 @@ def test_without_the_extra_a_cached_compilation_is_refused_too(
     monkeypatch.setitem(__import__("sys").modules, "py_mini_racer", None)
     with pytest.raises(ExpressionError, match=r"bpmn-engine\[js\]"):
         compile_expression("b > 1", "javascript")
+
+
+def fake_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
+    """Replace the host by a script that says it is ready, then does `body` per request."""
+    script = tmp_path / "host.py"
+    script.write_text(
+        "import json, sys\n"
+        "print(json.dumps({'ready': True}), flush=True)\n"
+        "for line in sys.stdin:\n" + "".join(f"    {row}\n" for row in body.splitlines())
+    )
+    monkeypatch.setattr(v8, "_HOST", script)  # a host of another script is replaced
+
+
+def test_a_host_that_dies_mid_request_is_an_error_with_its_last_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_host(
+        tmp_path,
+        monkeypatch,
+        "print('#\\n# Fatal JavaScript out of memory: invalid table size\\n#', file=sys.stderr)\n"
+        "sys.stderr.flush()\n"
+        "sys.exit(134)",
+    )
+    with pytest.raises(ExpressionError, match="stopped during the evaluation: Fatal JavaScript"):
+        js("1")
+
+
+def test_a_host_that_answers_garbage_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_host(tmp_path, monkeypatch, "print('not json', flush=True)")
+    with pytest.raises(ExpressionError, match="gave an answer it should not: b'not json'"):
+        js("1")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_forked_engine_starts_its_own_host() -> None:
+    assert js("1") == 1  # the parent's host runs
+    pid = os.fork()
+    if pid == 0:  # the child: its own host, the parent's pipes untouched
+        code = 0 if js("2") == 2 and v8._host is not None and v8._host.owner == os.getpid() else 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert js("3") == 3  # and the parent's still answers
