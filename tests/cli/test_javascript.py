@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from tests.cli.conftest import ROOT, Bpmn
+from tests.cli.conftest import FIXTURES, ROOT, Bpmn
 
 HEADER = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -92,6 +92,41 @@ def test_a_camunda_7_javascript_process_runs(bpmn: Bpmn, tmp_path: Path) -> None
     assert last["variables"]["score"] == 2.5
     assert last["variables"]["scored"] is True
     assert any(line.get("element") == "approved" for line in lines)
+
+
+CAMUNDA7 = str(FIXTURES / "camunda7-javascript.bpmn")
+
+
+@pytest.mark.parametrize(
+    ("customer", "lines", "end", "due"),
+    [
+        (
+            '{"name": "Ada", "vip": true}',
+            '[{"price": 40, "quantity": 2}, {"price": 12.5, "quantity": 4}]',
+            "EndEvent_Discounted",
+            110.5,
+        ),
+        (
+            '{"name": "Bo", "vip": false}',
+            '[{"price": 40, "quantity": 2}]',
+            "EndEvent_FullPrice",
+            80,
+        ),
+    ],
+)
+def test_a_camunda_modeler_diagram_with_javascript_runs_and_validates(
+    bpmn: Bpmn, tmp_path: Path, customer: str, lines: str, end: str, due: float
+) -> None:
+    args = ["--var", f"customer={customer}", "--var", f"lines={lines}"]
+    code, events = bpmn.json_lines("run", CAMUNDA7, "--db", str(tmp_path / "c.db"), *args)
+    assert code == 0
+    assert events[-1]["event"] == "instance.completed"
+    assert events[-1]["end_event"] == end
+    assert events[-1]["variables"]["due"] == due
+    assert events[-1]["variables"]["lineCount"] == len(json.loads(lines))
+    checked = bpmn("validate", CAMUNDA7)
+    assert checked.returncode == 0, checked.stdout
+    assert "0 problems" in checked.stdout
 
 
 def test_a_syntax_error_is_bad_input_naming_file_line_and_element(
