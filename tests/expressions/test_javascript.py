@@ -306,7 +306,8 @@ def test_runaway_promise_jobs_are_stopped_by_the_time_limit(short_limit: None) -
     assert js("2 + 2") == 4
 
 
-def test_a_memory_bomb_is_stopped_by_the_memory_limit(short_limit: None) -> None:
+def test_a_memory_bomb_is_stopped_by_the_memory_limit() -> None:
+    # the full time budget: the heap fills long before it runs out, even on a loaded machine
     with pytest.raises(ExpressionError, match="evaluation exceeded the memory limit of 64 MiB"):
         run("var a = []; while (true) { a.push(new Array(100000).fill(1.5)); }")
     assert js("3") == 3

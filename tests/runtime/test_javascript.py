@@ -153,7 +153,7 @@ def test_a_runaway_condition_is_an_incident_on_its_gateway(
     assert "time limit" in outcome.incident
 
 
-def test_a_memory_bomb_is_an_incident(bpmn: Bpmn, engine: Engine, short_limit: None) -> None:
+def test_a_memory_bomb_is_an_incident(bpmn: Bpmn, engine: Engine) -> None:
     code = "var keep = []; for (;;) { keep.push(new Array(100000).fill(keep.length)); }"
     outcome = engine.start(bpmn(one_task(js_task("T", code)))).run()
     assert outcome.state == "failed"
