@@ -72,7 +72,8 @@ class _Host:
         self.settings = _settings()
         self.owner = os.getpid()  # a forked engine starts its own host, never shares pipes
         self.process = subprocess.Popen(
-            [sys.executable, *self.settings],
+            [sys.executable, "-P", *self.settings],  # -P: its folder's modules stay unseen
+            env=_child_environment(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
@@ -140,6 +141,17 @@ class _Host:
             if pipe is not None:
                 pipe.close()
         self.log.close()
+
+
+def _child_environment() -> dict[str, str]:
+    """This environment, with the folder mini-racer was found in first on the child's path,
+    so the host finds the engine wherever this process found it."""
+    env = dict(os.environ)
+    spec = importlib.util.find_spec("py_mini_racer")
+    if spec is not None and spec.origin:
+        folder = str(Path(spec.origin).parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (folder, env.get("PYTHONPATH")) if p)
+    return env
 
 
 def _settings() -> list[str]:
