@@ -12,7 +12,8 @@ whatever sys.path the engine itself was imported from.
 The isolate is reused between requests (a new one costs about 6 ms), so nothing one
 evaluation does may reach the next: the prelude (`v8_prelude.js`) freezes the built-ins and
 the global bindings, new globals are deleted after each evaluation, and promise jobs a script
-leaves behind are drained, within the same time budget, before the answer is sent. An isolate
+leaves behind are drained, within the same time budget, before the answer is sent (a task
+queued after them must run: V8 runs tasks only once no promise job is left). An isolate
 that hit a limit, or could not be cleaned, is closed and the next request gets a new one.
 """
 
@@ -93,8 +94,12 @@ class Host:
         try:
             racer = self._isolate()
             answer = racer.eval(code, timeout_sec=self.seconds)
-            left = max(self.seconds - (time.monotonic() - started), 0.001)
-            if not racer.eval("__bpmn.clean()", timeout_sec=left):  # drains promise jobs
+            state = 0  # run() ends with settle()
+            while state == 0:  # each poll waits behind the jobs still queued
+                state = racer.eval("__bpmn.settled()", timeout_sec=self._left(started))
+                if state == 0 and self._left(started) <= 0.001:
+                    raise self.v8.JSTimeoutException()
+            if state != 1:  # a global the script made could not be deleted
                 self._discard()
         except Exception as error:  # mini-racer's errors share no public base class
             self._discard()
@@ -103,6 +108,9 @@ class Host:
                 return limit
             return {"error": str(error).splitlines()[0] if str(error) else type(error).__name__}
         return {"answer": answer}
+
+    def _left(self, started: float) -> float:
+        return max(self.seconds - (time.monotonic() - started), 0.001)
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "check":

@@ -18,6 +18,9 @@
     const BOXES = [Number.prototype, S.prototype, Boolean.prototype];
     const PLAIN = [O.prototype, null];
     const Problem = TypeError, TooBig = RangeError;
+    // a task (not a promise job) for settle(): V8 runs it only once no promise job is left
+    const waitAsync = Atomics.waitAsync, notify = Atomics.notify;
+    const Shared = SharedArrayBuffer, Int32 = Int32Array;
     // host hooks a script has no use for, and that would run code after it ended
     for (const name of ["setTimeout", "clearTimeout", "__timer_manager", "WebAssembly",
                         "FinalizationRegistry", "WeakRef", "Atomics", "SharedArrayBuffer"]) {
@@ -164,8 +167,22 @@
       }
       return ok;
     }
-    define(G, "__bpmn", {value: freeze({run, clean}), writable: false, configurable: false,
-                         enumerable: false});
+    // settled() is 0 until every promise job the evaluation left has run and its globals are
+    // gone: a job that queues another forever keeps it 0 (the host's time limit ends that)
+    let state = 0;  // of the last settle(): 0 pending, 1 clean, 2 a global could not go
+    function settle() {
+      state = 0;
+      const cell = new Int32(new Shared(4));
+      const waiting = waitAsync(cell, 0, 0).value;
+      notify(cell, 0);
+      waiting.then(() => { state = clean() ? 1 : 2; });
+    }
+    function settled() { return state; }
+    define(G, "__bpmn", {value: freeze({run: (...args) => { const answer = run(...args);
+                                                             settle();
+                                                             return answer; },
+                                        settled}),
+                         writable: false, configurable: false, enumerable: false});
     const initial = new Set(ownKeys(G));
   })(__bpmn_evaluate, MAX_JSON);
 })(__MAX_JSON__);

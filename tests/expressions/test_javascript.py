@@ -289,6 +289,16 @@ def test_nothing_one_evaluation_does_reaches_the_next() -> None:
     assert js("[[].polluted, typeof JSON.parse, typeof Math.max]") == [None, "function", "function"]
 
 
+def test_promise_jobs_run_before_the_next_evaluation_and_leave_nothing() -> None:
+    for _ in range(5):  # whatever the timing of the host's promise jobs
+        run(
+            "(async function () { for (let i = 0; i < 100; i++) await i;"
+            " globalThis.late = 1; })();"
+            "Promise.resolve().then(() => Promise.resolve()).then(() => { lateToo = 2 });"
+        )
+        assert js("[typeof late, typeof lateToo]") == ["undefined", "undefined"]
+
+
 def test_an_undeletable_global_does_not_survive_either() -> None:
     run("Object.defineProperty(globalThis, 'stuck', {value: 1, configurable: false})")
     assert js("typeof stuck") == "undefined"
