@@ -11,6 +11,10 @@ from typing import Any, NamedTuple
 from bpmn_engine.records.lifecycle import TOKEN_STATE, TrackState, check_track
 
 LISTENING = "event subprocess"
+# the states of a scope that records a completed compensable activity (its variables as the
+# activity left them): `runtime/events/compensation.py`
+COMPENSABLE, COMPENSATING, COMPENSATED = "compensable", "compensating", "compensated"
+SNAPSHOT_STATES = frozenset({COMPENSABLE, COMPENSATING, COMPENSATED})
 
 
 @dataclass(slots=True)

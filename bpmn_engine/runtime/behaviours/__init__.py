@@ -26,6 +26,7 @@ from bpmn_engine.runtime.behaviours.tasks import (
     ServiceTaskBehaviour,
     UserTaskBehaviour,
 )
+from bpmn_engine.runtime.behaviours.transactions import TransactionBehaviour
 from bpmn_engine.runtime.behaviours.unsupported import UnsupportedBehaviour
 
 _service = ServiceTaskBehaviour()
@@ -55,7 +56,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "boundaryEvent": BoundaryEventBehaviour(),
     # containers
     "subProcess": _subprocess,
-    "transaction": _subprocess,
+    "transaction": TransactionBehaviour(),
     "adHocSubProcess": _subprocess,
     "callActivity": CallActivityBehaviour(),
 }

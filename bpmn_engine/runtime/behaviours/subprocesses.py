@@ -9,7 +9,9 @@ from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses as event_subprocesses
 
-ARMED_TRIGGERS = frozenset({"error", "escalation", "timer", "message", "signal", "conditional"})
+ARMED_TRIGGERS = frozenset(
+    {"error", "escalation", "timer", "message", "signal", "conditional", "compensate"}
+)
 
 
 def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
@@ -39,9 +41,11 @@ def warn_unarmed_event_subprocesses(ctx: StepContext, scope: FlowScope) -> None:
 
 
 class SubProcessBehaviour(ActivityBehaviour):
+    kinds: tuple[str, ...] = ("subProcess",)  # what this class runs of `SUB_PROCESSES`
+
     def arrive(self, ctx: StepContext) -> None:
         node = ctx.node
-        if node.kind != "subProcess":
+        if node.kind not in self.kinds:
             raise Incident(f"{node.kind} (line {node.line}) is not supported yet", node.id)
         super().arrive(ctx)
 

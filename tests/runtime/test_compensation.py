@@ -1,0 +1,229 @@
+"""Compensation: boundary handlers, throw and end events, activityRef, waitForCompletion,
+subprocesses (their compensation event subprocess, or what they hold), multi-instance, and a
+resumed run compensating exactly as the first would have."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+from bpmn_engine import Engine
+from tests.runtime.conftest import Bpmn, MakeEngine
+
+
+def script(task_id: str, text: str, extra: str = "") -> str:
+    return (
+        f'<scriptTask id="{task_id}" scriptFormat="python"{extra}>'
+        f"<script>{text}</script></scriptTask>"
+    )
+
+
+def compensable(task_id: str, did: str, undid: str) -> str:
+    """A task that logs `did`, with a compensation boundary event whose handler logs `undid`
+    (and the value of `seen` as the handler reads it)."""
+    return (
+        script(task_id, f'log = log + ["{did}"]')
+        + f'<boundaryEvent id="{task_id}_comp" attachedToRef="{task_id}">'
+        "<compensateEventDefinition/></boundaryEvent>"
+        + script(f"undo_{task_id}", f'log = log + ["{undid}"]', ' isForCompensation="true"')
+        + f'<association id="{task_id}_a" sourceRef="{task_id}_comp" targetRef="undo_{task_id}"/>'
+    )
+
+
+def chain(*ids: str) -> str:
+    return "".join(
+        f'<sequenceFlow id="f_{a}_{b}" sourceRef="{a}" targetRef="{b}"/>' for a, b in pairwise(ids)
+    )
+
+
+THREE = (
+    '<startEvent id="s"/>'
+    + compensable("a", "A", "undo A")
+    + compensable("b", "B", "undo B")
+    + compensable("c", "C", "undo C")
+)
+
+
+def run(engine: Engine, path: Path, **variables: object):
+    instance = engine.start(path, variables={"log": [], **variables})
+    return instance, instance.run()
+
+
+def test_a_throw_event_compensates_every_completed_activity_in_reverse_order(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        THREE
+        + '<intermediateThrowEvent id="t"><compensateEventDefinition/></intermediateThrowEvent>'
+        + script("after", 'log = log + ["after"]')
+        + '<endEvent id="e"/>'
+        + chain("s", "a", "b", "c", "t", "after", "e")
+    )
+    instance, outcome = run(engine, bpmn(body))
+    assert outcome.state == "completed"
+    assert outcome.variables["log"] == ["A", "B", "C", "undo C", "undo B", "undo A", "after"]
+    started = [e.data["handler"] for e in instance.history() if e.event == "compensation.started"]
+    assert started == ["undo_c", "undo_b", "undo_a"]
+
+
+def test_only_completed_activities_are_compensated_and_only_once(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    throw = '<intermediateThrowEvent id="{0}"><compensateEventDefinition/></intermediateThrowEvent>'
+    body = (
+        '<startEvent id="s"/>'
+        + compensable("a", "A", "undo A")
+        + throw.format("t1")
+        + compensable("b", "B", "undo B")
+        + throw.format("t2")
+        + '<endEvent id="e"/>'
+        + compensable("never", "N", "undo N")  # not reached: never compensated
+        + chain("s", "a", "t1", "b", "t2", "e")
+    )
+    _, outcome = run(engine, bpmn(body))
+    assert outcome.state == "completed"
+    assert outcome.variables["log"] == ["A", "undo A", "B", "undo B"]
+
+
+def test_activity_ref_compensates_only_the_activity_it_names(bpmn: Bpmn, engine: Engine) -> None:
+    body = (
+        THREE + '<intermediateThrowEvent id="t"><compensateEventDefinition activityRef="a"/>'
+        "</intermediateThrowEvent>" + '<endEvent id="e"/>' + chain("s", "a", "b", "c", "t", "e")
+    )
+    _, outcome = run(engine, bpmn(body))
+    assert outcome.variables["log"] == ["A", "B", "C", "undo A"]
+
+
+def test_a_compensation_end_event_waits_for_the_handlers(bpmn: Bpmn, engine: Engine) -> None:
+    body = (
+        THREE
+        + '<endEvent id="e"><compensateEventDefinition/></endEvent>'
+        + chain("s", "a", "b", "c", "e")
+    )
+    _, outcome = run(engine, bpmn(body))
+    assert outcome.state == "completed"
+    assert outcome.end_event == "e"
+    assert outcome.variables["log"] == ["A", "B", "C", "undo C", "undo B", "undo A"]
+
+
+def waiting_handler(task_id: str) -> str:
+    """A task whose compensation handler is a user task (it waits for a person)."""
+    return (
+        script(task_id, f'log = log + ["{task_id}"]')
+        + f'<boundaryEvent id="{task_id}_comp" attachedToRef="{task_id}">'
+        "<compensateEventDefinition/></boundaryEvent>"
+        + f'<userTask id="undo_{task_id}" isForCompensation="true"/>'
+        + f'<association id="{task_id}_a" sourceRef="{task_id}_comp" targetRef="undo_{task_id}"/>'
+    )
+
+
+WAITING_HANDLERS = (
+    '<startEvent id="s"/>'
+    + waiting_handler("a")
+    + waiting_handler("b")
+    + '<intermediateThrowEvent id="t"><compensateEventDefinition{}/></intermediateThrowEvent>'
+    + script("after", 'log = log + ["after"]')
+    + '<endEvent id="e"/>'
+    + chain("s", "a", "b", "t", "after", "e")
+)
+
+
+def test_wait_for_completion_false_goes_on_while_the_handlers_run(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    instance, outcome = run(engine, bpmn(WAITING_HANDLERS.format(' waitForCompletion="false"')))
+    assert outcome.variables["log"] == ["a", "b", "after"]  # the thrower went on at once
+    assert [t.element for t in instance.user_tasks()] == ["undo_b"]  # last completed first
+    assert outcome.state == "waiting"  # the handlers' token keeps the process open
+    instance.complete_task("undo_b")
+    instance.run()
+    assert [t.element for t in instance.user_tasks()] == ["undo_a"]
+    instance.complete_task("undo_a")
+    assert instance.run().state == "completed"
+
+
+def test_wait_for_completion_true_holds_the_thrower_until_the_handlers_end(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    instance, outcome = run(engine, bpmn(WAITING_HANDLERS.format("")))
+    assert outcome.variables["log"] == ["a", "b"]
+    assert [t.element for t in instance.user_tasks()] == ["undo_b"]
+    instance.complete_task("undo_b")
+    assert instance.run().variables["log"] == ["a", "b"]
+    instance.complete_task("undo_a")
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.variables["log"] == ["a", "b", "after"]
+
+
+def test_a_fresh_engine_on_the_same_store_compensates_the_same(
+    bpmn: Bpmn, make_engine: MakeEngine, tmp_path: Path
+) -> None:
+    """What was completed, in which order, and what is compensated already are rows: a
+    second engine resumes mid-compensation and finishes it exactly."""
+    db = tmp_path / "store.db"
+    path = bpmn(
+        '<startEvent id="s"/>'
+        + compensable("a", "A", "undo A")
+        + waiting_handler("b")
+        + compensable("c", "C", "undo C")
+        + '<userTask id="pause"/>'
+        + '<intermediateThrowEvent id="t"><compensateEventDefinition/></intermediateThrowEvent>'
+        + '<endEvent id="e"/>'
+        + chain("s", "a", "b", "c", "pause", "t", "e")
+    )
+    first = make_engine(db)
+    instance_id = first.start(path, variables={"log": []}).id
+    first.instance(instance_id).run()
+    first.close()
+    second = make_engine(db)
+    instance = second.instance(instance_id)
+    instance.complete_task("pause")
+    outcome = instance.run()
+    assert outcome.variables["log"] == ["A", "b", "C", "undo C"]
+    assert [t.element for t in instance.user_tasks()] == ["undo_b"]
+    second.close()
+    third = make_engine(db)
+    instance = third.instance(instance_id)
+    instance.complete_task("undo_b")
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.variables["log"] == ["A", "b", "C", "undo C", "undo A"]
+    started = [e.element for e in instance.history() if e.event == "compensation.started"]
+    assert started == ["c", "b", "a"]
+
+
+def test_each_multi_instance_completion_is_compensated_with_its_own_variables(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="s"/>'
+        + script("book", 'log = log + ["book " + city]; booking = city').replace(
+            "<script>",
+            '<multiInstanceLoopCharacteristics isSequential="true" camunda:collection="cities"'
+            ' camunda:elementVariable="city"/><script>',
+        )
+        + '<boundaryEvent id="bc" attachedToRef="book"><compensateEventDefinition/></boundaryEvent>'
+        + script(
+            "undo",
+            'log = log + ["cancel " + city + " " + str(loopCounter)]; cancelled = True',
+            ' isForCompensation="true"',
+        )
+        + '<association id="as" sourceRef="bc" targetRef="undo"/>'
+        + '<intermediateThrowEvent id="t"><compensateEventDefinition/></intermediateThrowEvent>'
+        + '<endEvent id="e"/>'
+        + chain("s", "book", "t", "e")
+    )
+    _, outcome = run(engine, bpmn(body), cities=["Oslo", "Rome", "Lima"])
+    assert outcome.state == "completed"
+    assert outcome.variables["log"] == [
+        "book Oslo",
+        "book Rome",
+        "book Lima",
+        "cancel Lima 2",
+        "cancel Rome 1",
+        "cancel Oslo 0",
+    ]
+    # what the handler writes lands in the live variables, not in the snapshot
+    assert outcome.variables["cancelled"] is True
+    assert "city" not in outcome.variables
