@@ -227,3 +227,105 @@ def test_each_multi_instance_completion_is_compensated_with_its_own_variables(
     # what the handler writes lands in the live variables, not in the snapshot
     assert outcome.variables["cancelled"] is True
     assert "city" not in outcome.variables
+
+
+THROW = '<intermediateThrowEvent id="{0}"><compensateEventDefinition/></intermediateThrowEvent>'
+
+
+def test_a_completed_subprocess_is_compensated_through_what_it_holds(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="s"/>'
+        + compensable("a", "A", "undo A")
+        + '<subProcess id="sub"><startEvent id="ss"/>'
+        + compensable("x", "X", "undo X")
+        + compensable("y", "Y", "undo Y")
+        + '<endEvent id="se"/>'
+        + chain("ss", "x", "y", "se")
+        + "</subProcess>"
+        + compensable("b", "B", "undo B")
+        + THROW.format("t")
+        + '<endEvent id="e"/>'
+        + chain("s", "a", "sub", "b", "t", "e")
+    )
+    _, outcome = run(engine, bpmn(body))
+    assert outcome.state == "completed"
+    assert outcome.variables["log"] == [
+        *("A", "X", "Y", "B"),
+        *("undo B", "undo Y", "undo X", "undo A"),
+    ]
+
+
+def test_a_throw_inside_a_subprocess_compensates_only_its_own_scope(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="s"/>'
+        + compensable("a", "A", "undo A")
+        + '<subProcess id="sub"><startEvent id="ss"/>'
+        + compensable("x", "X", "undo X")
+        + compensable("y", "Y", "undo Y")
+        + THROW.format("inner")
+        + '<endEvent id="se"/>'
+        + chain("ss", "x", "y", "inner", "se")
+        + "</subProcess>"
+        + '<endEvent id="e"/>'
+        + chain("s", "a", "sub", "e")
+    )
+    _, outcome = run(engine, bpmn(body))
+    assert outcome.variables["log"] == ["A", "X", "Y", "undo Y", "undo X"]
+
+
+def test_a_compensation_event_subprocess_compensates_its_subprocess_with_its_locals(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="s"/>'
+        + '<subProcess id="sub"><dataObject id="trip"/><startEvent id="ss"/>'
+        + script("plan", 'trip = "Rome"')
+        + compensable("x", "X", "undo X")
+        + compensable("y", "Y", "undo Y")
+        + '<endEvent id="se"/>'
+        + chain("ss", "plan", "x", "y", "se")
+        + '<subProcess id="esp" triggeredByEvent="true">'
+        '<startEvent id="es"><compensateEventDefinition/></startEvent>'
+        + script("note", 'log = log + ["undo trip to " + trip]')
+        + THROW.format("all_inside")
+        + '<endEvent id="ee"/>'
+        + chain("es", "note", "all_inside", "ee")
+        + "</subProcess></subProcess>"
+        + script("later", 'trip = "changed"')
+        + THROW.format("t")
+        + '<endEvent id="e"/>'
+        + chain("s", "sub", "later", "t", "e")
+    )
+    instance, outcome = run(engine, bpmn(body))
+    assert outcome.state == "completed", outcome.incident
+    # the event subprocess saw the subprocess's data object as the subprocess left it, and its
+    # own throw compensated the subprocess's activities, last completed first
+    assert outcome.variables["log"] == ["X", "Y", "undo trip to Rome", "undo Y", "undo X"]
+    started = [e.data["handler"] for e in instance.history() if e.event == "compensation.started"]
+    assert started == ["esp", "undo_y", "undo_x"]
+
+
+def test_a_subprocess_with_its_own_handler_is_compensated_by_it_alone(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="s"/>'
+        + '<subProcess id="sub"><startEvent id="ss"/>'
+        + compensable("x", "X", "undo X")
+        + '<endEvent id="se"/>'
+        + chain("ss", "x", "se")
+        + "</subProcess>"
+        + '<boundaryEvent id="sub_comp" attachedToRef="sub"><compensateEventDefinition/>'
+        "</boundaryEvent>"
+        + script("undo_sub", 'log = log + ["undo sub"]', ' isForCompensation="true"')
+        + '<association id="sub_a" sourceRef="sub_comp" targetRef="undo_sub"/>'
+        + THROW.format("t")
+        + '<endEvent id="e"/>'
+        + chain("s", "sub", "t", "e")
+    )
+    _, outcome = run(engine, bpmn(body))
+    assert outcome.variables["log"] == ["X", "undo sub"]

@@ -6,7 +6,8 @@ A transaction runs as an embedded subprocess. Its outcomes differ:
   activities completed inside (last completed first, `events/compensation.py`) and left
   through the transaction's cancel boundary event; history says `transaction.cancelled`
   and its scope's status is `cancelled`;
-- an error (or any interrupting boundary event) leaves it at once, without compensation.
+- an error (or any interrupting boundary event) leaves it at once, without compensation:
+  history says `transaction.interrupted`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ class TransactionBehaviour(SubProcessBehaviour):
             ctx.emit("transaction.completed")
         super().complete(ctx)
 
+    def terminate(self, ctx: StepContext) -> None:
+        inner = [s for s in ctx.data.scopes.values() if s.track == ctx.track.id]
+        if not inner or max(inner, key=lambda s: s.id).status != CANCELLED:
+            ctx.emit("transaction.interrupted")
+        super().terminate(ctx)
+
 
 def cancel(ctx: StepContext) -> None:
     """A cancel end event: end every other token of the transaction, then compensate what
@@ -47,10 +54,10 @@ def leave_cancelled(ctx: StepContext) -> None:
     scope = ctx.data.scopes[ctx.track.scope]
     ctx.completed()
     ctx.step.touch_track(ctx.track).move(TrackState.COMPLETED)
+    ctx.step.touch_scope(scope).status = CANCELLED  # before `interrupt`, which ends the rest
     ctx.step.emit("transaction.cancelled", transaction.element, transaction.id)
     ctx.step.emit("cancel.caught", boundary.id, transaction.id)
     interrupt(ctx, transaction, boundary, trigger="cancel")
-    ctx.step.touch_scope(scope).status = CANCELLED
 
 
 def _cancel_boundary(ctx: StepContext):
