@@ -7,7 +7,11 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
+
 from bpmn_engine import Engine
+from bpmn_engine.errors import LoadError
+from bpmn_engine.validate import validate
 from tests.runtime.conftest import Bpmn, MakeEngine
 
 
@@ -329,3 +333,62 @@ def test_a_subprocess_with_its_own_handler_is_compensated_by_it_alone(
     )
     _, outcome = run(engine, bpmn(body))
     assert outcome.variables["log"] == ["X", "undo sub"]
+
+
+REFUSED = {
+    "compensate-catch": (
+        '<intermediateCatchEvent id="X"><compensateEventDefinition/></intermediateCatchEvent>'
+        + chain("s", "X", "e"),
+        "compensation is caught by a boundary event or an event subprocess",
+    ),
+    "cancel-end-outside-a-transaction": (
+        '<endEvent id="X"><cancelEventDefinition/></endEvent>' + chain("s", "X"),
+        "only directly inside a transaction",
+    ),
+    "cancel-boundary-on-a-subprocess": (
+        '<subProcess id="sub"/><boundaryEvent id="X" attachedToRef="sub">'
+        "<cancelEventDefinition/></boundaryEvent>" + chain("s", "sub", "e"),
+        "only on a transaction",
+    ),
+    "compensation-boundary-without-handler": (
+        '<task id="a"/><boundaryEvent id="X" attachedToRef="a">'
+        "<compensateEventDefinition/></boundaryEvent>" + chain("s", "a", "e"),
+        "needs exactly one association",
+    ),
+    "handler-with-flows": (
+        '<task id="X" isForCompensation="true"/>' + chain("s", "X", "e"),
+        "has no incoming or outgoing sequence flows",
+    ),
+    "activity-ref-unknown": (
+        '<intermediateThrowEvent id="X"><compensateEventDefinition activityRef="nope"/>'
+        "</intermediateThrowEvent>" + chain("s", "X", "e"),
+        "activityRef 'nope' is not an activity of the same scope",
+    ),
+    "compensation-start-of-a-process": (
+        '<startEvent id="X"><compensateEventDefinition/></startEvent>',
+        "starts only an event subprocess",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED.values()), ids=list(REFUSED))
+def test_what_cannot_run_is_refused_before_the_first_step_by_run_and_validate(
+    bpmn: Bpmn, engine: Engine, case: tuple[str, str]
+) -> None:
+    body, reason = case
+    path = bpmn('<startEvent id="s"/><endEvent id="e"/>\n' + body)
+    with pytest.raises(LoadError) as refused:
+        engine.start(path)
+    assert refused.value.element_id == "X"
+    assert reason in str(refused.value)
+    assert refused.value.line == 5  # the line the body is on
+    report = validate(path)
+    errors = [f for f in report.findings if f.rule == "executable" and f.element == "X"]
+    assert errors and reason in errors[0].message, report.findings
+
+
+def test_a_throw_with_nothing_to_compensate_passes_through(bpmn: Bpmn, engine: Engine) -> None:
+    body = THROW.format("t") + '<endEvent id="e"><compensateEventDefinition/></endEvent>'
+    _, outcome = run(engine, bpmn('<startEvent id="s"/>' + body + chain("s", "t", "e")))
+    assert outcome.state == "completed"
+    assert outcome.end_event == "e"

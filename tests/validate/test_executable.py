@@ -55,23 +55,11 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
     ("body", "element", "what"),
     [
         ('<bpmn:complexGateway id="X"/>', "X", "complex gateways"),
-        ('<bpmn:transaction id="X"/>', "X", "transactions"),
         ('<bpmn:adHocSubProcess id="X"/>', "X", "ad-hoc subprocesses"),
         (
             timer("timeDuration", "PT5M").replace("intermediateCatch", "intermediateThrow"),
             "Wait",
             "timer events",
-        ),
-        (
-            '<bpmn:task id="T"/><bpmn:boundaryEvent id="X" attachedToRef="T">'
-            "<bpmn:compensateEventDefinition/></bpmn:boundaryEvent>",
-            "X",
-            "compensate boundary events",
-        ),
-        (
-            '<bpmn:endEvent id="X"><bpmn:compensateEventDefinition/></bpmn:endEvent>',
-            "X",
-            "compensate events",
         ),
     ],
 )
