@@ -201,6 +201,12 @@ class _Compiler:
     def audit(self, element: etree._Element, node: FlowNode) -> None:
         """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
         is_activity = isinstance(node, Activity)
+        method = (element.get("method") or "##Compensate").strip()
+        if node.kind == "transaction" and method != "##Compensate":
+            self.refuse(
+                element,
+                f"transaction method {method!r}: only ##Compensate (undo by compensation) runs",
+            )
         resource = extensions.vendor_attr(element, "resource")
         if resource:
             self.refuse(

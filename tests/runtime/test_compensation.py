@@ -11,6 +11,9 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.errors import LoadError
+from bpmn_engine.model import Activity
+from bpmn_engine.parse import load_file
+from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.validate import validate
 from tests.runtime.conftest import Bpmn, MakeEngine
 
@@ -364,6 +367,10 @@ REFUSED = {
         "</intermediateThrowEvent>" + chain("s", "X", "e"),
         "activityRef 'nope' is not an activity of the same scope",
     ),
+    "transaction-method-store": (
+        '<transaction id="X" method="##Store"/>' + chain("s", "X", "e"),
+        "transaction method '##Store'",
+    ),
     "compensation-start-of-a-process": (
         '<startEvent id="X"><compensateEventDefinition/></startEvent>',
         "starts only an event subprocess",
@@ -392,3 +399,23 @@ def test_a_throw_with_nothing_to_compensate_passes_through(bpmn: Bpmn, engine: E
     _, outcome = run(engine, bpmn('<startEvent id="s"/>' + body + chain("s", "t", "e")))
     assert outcome.state == "completed"
     assert outcome.end_event == "e"
+
+
+def test_miwg_c60_links_its_handlers_and_validates_its_compensation_cleanly(
+    miwg_dir: Path,
+) -> None:
+    """C.6.0 (booking with compensation): its boundary events find their handlers through
+    the associations, and neither `validate` nor the check before a run finds anything about
+    its compensation to refuse."""
+    path = miwg_dir / "C.6.0.bpmn"
+    definitions = load_file(path)
+    handlers = {
+        definitions.node(n.id).name: definitions.node(n.compensation_handler).name
+        for _, n in definitions.process().walk()
+        if isinstance(n, Activity) and n.compensation_handler
+    }
+    assert handlers == {"Book Hotel": "Cancel Hotel", "Book Flight": "Cancel Flight"}
+    findings = [f for f in validate(path).findings if f.rule == "executable"]
+    assert not [f for f in findings if "compensat" in f.message.lower()]
+    assert not definitions.process().refused
+    check_process(definitions, definitions.process(), trusted=False)  # what run checks first
