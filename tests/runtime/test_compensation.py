@@ -419,3 +419,35 @@ def test_miwg_c60_links_its_handlers_and_validates_its_compensation_cleanly(
     assert not [f for f in findings if "compensat" in f.message.lower()]
     assert not definitions.process().refused
     check_process(definitions, definitions.process(), trusted=False)  # what run checks first
+
+
+def test_each_compensation_step_rewinds_to_exactly_the_rows_before_it(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    """The rows that record and run compensation go back with `bpmn step`'s `back`, and the
+    run forward again compensates the same way."""
+    from tests.runtime.test_rewind import rows
+
+    path = bpmn(
+        '<startEvent id="s"/>'
+        + '<subProcess id="sub"><startEvent id="ss"/>'
+        + compensable("x", "X", "undo X")
+        + '<endEvent id="se"/>'
+        + chain("ss", "x", "se")
+        + "</subProcess>"
+        + compensable("a", "A", "undo A")
+        + '<endEvent id="e"><compensateEventDefinition/></endEvent>'
+        + chain("s", "sub", "a", "e")
+    )
+    with Engine(tmp_path / "r.db", undo=True) as engine:
+        instance = engine.start(path, variables={"log": []})
+        seen = [rows(engine, instance.id)]
+        while instance.step_once():
+            seen.append(rows(engine, instance.id))
+        assert instance.variables["log"] == ["X", "A", "undo A", "undo X"]
+        for expected in reversed(seen[:-1]):
+            instance = engine.rewind(instance.id)
+            assert rows(engine, instance.id) == expected
+        while instance.step_once():
+            pass
+        assert rows(engine, instance.id) == seen[-1]

@@ -29,7 +29,7 @@ def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
         if not kinds <= ARMED_TRIGGERS:
             message = (
                 f"event subprocess {inner.id!r} ({', '.join(sorted(kinds))}) is not armed: "
-                "compensation event subprocesses are not supported yet"
+                "event subprocesses started this way are not supported yet"
             )
             found.append((inner.id, message))
     return found
