@@ -451,3 +451,27 @@ def test_each_compensation_step_rewinds_to_exactly_the_rows_before_it(
         while instance.step_once():
             pass
         assert rows(engine, instance.id) == seen[-1]
+
+
+def test_an_error_event_subprocess_compensates_the_scope_it_interrupted(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="s"/>'
+        + '<subProcess id="sub"><startEvent id="ss"/>'
+        + compensable("x", "X", "undo X")
+        + compensable("y", "Y", "undo Y")
+        + '<endEvent id="boom"><errorEventDefinition/></endEvent>'
+        + chain("ss", "x", "y", "boom")
+        + '<subProcess id="on_error" triggeredByEvent="true">'
+        '<startEvent id="es"><errorEventDefinition/></startEvent>'
+        + THROW.format("undo_all")
+        + '<endEvent id="ee"/>'
+        + chain("es", "undo_all", "ee")
+        + "</subProcess></subProcess>"
+        + '<endEvent id="e"/>'
+        + chain("s", "sub", "e")
+    )
+    _, outcome = run(engine, bpmn(body))
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables["log"] == ["X", "Y", "undo Y", "undo X"]

@@ -85,3 +85,32 @@ def test_an_error_leaves_the_transaction_without_compensation(
     assert outcome.variables["log"] == ["flight", "hotel"]  # nothing undone
     assert not any(e.event.startswith("compensation.started") for e in instance.history())
     assert instance.transactions() == [{"element": "tx", "track": 1, "outcome": "interrupted"}]
+
+
+def test_a_cancel_ends_the_other_tokens_of_the_transaction_first(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="s"/>'
+        '<transaction id="tx"><startEvent id="ts"/><parallelGateway id="split"/>'
+        + compensable("flight", "flight", "cancel flight")
+        + '<userTask id="approve"/>'
+        + '<endEvent id="fail"><cancelEventDefinition/></endEvent><endEvent id="ok"/>'
+        + chain("ts", "split", "flight", "fail")
+        + chain("split", "approve", "ok")
+        + "</transaction>"
+        '<boundaryEvent id="cancelled" attachedToRef="tx"><cancelEventDefinition/></boundaryEvent>'
+        '<endEvent id="done"/><endEvent id="undone"/>'
+        + chain("s", "tx", "done")
+        + chain("cancelled", "undone")
+    )
+    instance = engine.start(bpmn(body), variables={"log": []})
+    outcome = instance.run()
+    assert outcome.end_event == "undone"
+    assert outcome.variables["log"] == ["flight", "cancel flight"]
+    assert instance.user_tasks() == []
+    history = [(e.event, e.element) for e in instance.history()]
+    assert history.index(("element.terminated", "approve")) < history.index(
+        ("compensation.started", "flight")
+    )
+    assert instance.transactions()[0]["outcome"] == "cancelled"
