@@ -26,7 +26,7 @@ Everything is rows, so a resumed run compensates exactly as the first would have
 
 from __future__ import annotations
 
-from functools import cache
+from weakref import WeakKeyDictionary
 
 from bpmn_engine.model import Activity, EventDefinition, FlowNode, FlowScope, StartEvent, SubProcess
 from bpmn_engine.records.data import InstanceData
@@ -78,10 +78,16 @@ def is_compensable(node: FlowNode) -> bool:
     return isinstance(node, SubProcess) and node.scope is not None and _holds(node.scope)
 
 
-@cache
+_HOLDS: WeakKeyDictionary[FlowScope, bool] = WeakKeyDictionary()
+
+
 def _holds(scope: FlowScope) -> bool:
-    """A scope holds something compensable (cached per frozen scope)."""
-    return any(is_compensable(n) or compensation_start(n) is not None for n in scope.nodes.values())
+    """A scope holds something compensable (kept per frozen scope while it is loaded)."""
+    if scope not in _HOLDS:
+        _HOLDS[scope] = any(
+            is_compensable(n) or compensation_start(n) is not None for n in scope.nodes.values()
+        )
+    return _HOLDS[scope]
 
 
 # --- recording --------------------------------------------------------------------------------
@@ -118,7 +124,8 @@ def _locals(data: InstanceData, seen: int, where: int) -> dict:
 
 
 def inner_scope(data: InstanceData, element: str, track: int, before: int | None) -> Scope | None:
-    """The last scope a subprocess's track ran its body in (before the snapshot `before`)."""
+    """The last scope a subprocess's track ran its body in (before the snapshot `before`).
+    A scan of the instance's scopes: only compensable subprocesses and throws look."""
     found = [
         s
         for s in data.scopes.values()
