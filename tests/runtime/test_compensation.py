@@ -475,3 +475,24 @@ def test_an_error_event_subprocess_compensates_the_scope_it_interrupted(
     _, outcome = run(engine, bpmn(body))
     assert outcome.state == "completed", outcome.incident
     assert outcome.variables["log"] == ["X", "Y", "undo Y", "undo X"]
+
+
+def test_a_handler_may_be_a_subprocess(bpmn: Bpmn, engine: Engine) -> None:
+    body = (
+        '<startEvent id="s"/>'
+        + script("book", 'log = log + ["book"]')
+        + '<boundaryEvent id="bc" attachedToRef="book"><compensateEventDefinition/></boundaryEvent>'
+        + '<subProcess id="undo" isForCompensation="true"><startEvent id="us"/>'
+        + script("refund", 'log = log + ["refund"]')
+        + script("release", 'log = log + ["release"]')
+        + chain("us", "refund", "release")
+        + "</subProcess>"
+        + '<association id="as" sourceRef="bc" targetRef="undo"/>'
+        + THROW.format("t")
+        + script("after", 'log = log + ["after"]')
+        + '<endEvent id="e"/>'
+        + chain("s", "book", "t", "after", "e")
+    )
+    _, outcome = run(engine, bpmn(body))
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables["log"] == ["book", "refund", "release", "after"]
