@@ -3,9 +3,11 @@
 from bpmn_engine.model.elements import (
     Activity,
     ActivityData,
+    AdHocSubProcess,
     BoundaryEvent,
     CallActivity,
     CallMapping,
+    ComplexGateway,
     DataAssociation,
     EndEvent,
     Event,
@@ -30,9 +32,11 @@ from bpmn_engine.model.process import Definitions, FlowScope, Process
 __all__ = [
     "Activity",
     "ActivityData",
+    "AdHocSubProcess",
     "BoundaryEvent",
     "CallActivity",
     "CallMapping",
+    "ComplexGateway",
     "DataAssociation",
     "Definitions",
     "EndEvent",
