@@ -232,13 +232,17 @@ class CallMapping:
 class CallActivity(Activity):
     """Calls another process as a child instance. `called_element` is a process id or an
     expression (`${...}`, `=...`). Camunda 7 `camunda:in`/`out` are `ins`/`outs`; Zeebe's
-    `propagateAll...` flags say whether every variable goes in and comes back."""
+    `propagateAll...` flags say whether every variable goes in and comes back. `binding`
+    (Camunda `calledElementBinding`, Zeebe `bindingType`) says which definitions of the
+    process are called: "latest", "deployment" or "version" (with `version`, 1-based)."""
 
     called_element: str | None = None
     ins: tuple[CallMapping, ...] = ()
     outs: tuple[CallMapping, ...] = ()
     propagate_parent: bool = True
     propagate_child: bool = True
+    binding: str = "latest"
+    version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

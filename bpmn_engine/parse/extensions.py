@@ -9,6 +9,7 @@ how an element runs and that the engine cannot honour; everything else in
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -198,6 +199,95 @@ def is_expression(text: str) -> bool:
     """A JUEL `${...}`/`#{...}` or FEEL `=...` expression rather than a plain name."""
     text = text.strip()
     return text.startswith("=") or "${" in text or "#{" in text
+
+
+class CallBinding(NamedTuple):
+    """Which definitions of the called process a call activity calls, and what of the
+    diagram's binding the engine cannot honour (element, reason)."""
+
+    kind: str = "latest"  # "latest", "deployment" or "version"
+    version: int | None = None
+    refused: tuple[tuple[etree._Element, str], ...] = ()
+
+
+_NO_VERSION_TAGS = (
+    "version tags are not kept for deployed processes; use the binding latest, deployment "
+    "or version"
+)
+
+
+def call_binding(element: etree._Element) -> CallBinding:
+    """Camunda 7's `calledElementBinding` (with `calledElementVersion`), and the attributes
+    of a call activity that pick or compute its callee in ways the engine cannot follow."""
+    refused: list[tuple[etree._Element, str]] = []
+    for attr, why in (
+        ("calledElementTenantId", "there are no tenants: every process is one tenant's"),
+        ("variableMappingClass", "delegate code is not run; use camunda:in and camunda:out"),
+        (
+            "variableMappingDelegateExpression",
+            "delegate code is not run; use camunda:in and camunda:out",
+        ),
+        ("caseRef", "CMMN cases are not run"),
+    ):
+        if vendor_attr(element, attr) is not None:
+            refused.append((element, f"{attr}: {why}"))
+    kind = (vendor_attr(element, "calledElementBinding") or "latest").strip()
+    version_text = (vendor_attr(element, "calledElementVersion") or "").strip()
+    version = None
+    if kind == "version":
+        if version_text.isdigit() and int(version_text) > 0:
+            version = int(version_text)
+        elif is_expression(version_text):
+            refused.append(
+                (
+                    element,
+                    f"calledElementVersion {version_text!r}: an expression is not "
+                    "supported; give the version number",
+                )
+            )
+        else:
+            refused.append(
+                (
+                    element,
+                    f"calledElementBinding 'version' needs calledElementVersion, a "
+                    f"version number of 1 or more (got {version_text!r})",
+                )
+            )
+    elif kind == "versionTag":
+        refused.append((element, f"calledElementBinding 'versionTag': {_NO_VERSION_TAGS}"))
+    elif kind not in ("latest", "deployment"):
+        refused.append(
+            (
+                element,
+                f"calledElementBinding {kind!r}: expected latest, deployment, version "
+                "or versionTag",
+            )
+        )
+    elif version_text:
+        refused.append(
+            (
+                element,
+                f"calledElementVersion {version_text!r} is used only with "
+                "calledElementBinding 'version'",
+            )
+        )
+    if kind not in ("latest", "deployment", "version"):
+        kind = "latest"
+    return CallBinding(kind, version, tuple(refused))
+
+
+def zeebe_binding(definition: etree._Element) -> CallBinding | None:
+    """Zeebe's `bindingType` on `zeebe:calledElement`; None when it is not given."""
+    kind = definition.get("bindingType")
+    if kind is None:
+        return None
+    kind = kind.strip()
+    if kind in ("latest", "deployment"):
+        return CallBinding(kind)
+    if kind == "versionTag":
+        return CallBinding(refused=((definition, f"bindingType 'versionTag': {_NO_VERSION_TAGS}"),))
+    why = f"bindingType {kind!r}: expected latest, deployment or versionTag"
+    return CallBinding(refused=((definition, why),))
 
 
 def call_mappings(element: etree._Element, direction: str) -> tuple[CallMapping, ...]:

@@ -613,10 +613,16 @@ def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) ->
     if called is not None and not extensions.is_expression(called):
         called = _ref(called)
     parent_all = child_all = True
+    binding = extensions.call_binding(element)
     for definition in extensions.extension_children(element, extensions.ZEEBE, "calledElement"):
         called = called or definition.get("processId")
         parent_all = definition.get("propagateAllParentVariables", "true") != "false"
         child_all = definition.get("propagateAllChildVariables", "true") != "false"
+        zeebe = extensions.zeebe_binding(definition)
+        if zeebe is not None:
+            binding = zeebe._replace(refused=binding.refused + zeebe.refused)
+    for where, problem in binding.refused:
+        c.refuse(where, problem)
     return CallActivity(
         **c.activity(element, flows),
         called_element=(called or "").strip() or None,
@@ -624,6 +630,8 @@ def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) ->
         outs=extensions.call_mappings(element, "out"),
         propagate_parent=parent_all,
         propagate_child=child_all,
+        binding=binding.kind,
+        version=binding.version,
     )
 
 

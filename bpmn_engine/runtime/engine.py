@@ -90,6 +90,7 @@ class Engine:
         # where a call activity looks for a process before the store's deployments
         self._deployed: dict[str, None] = {}
         self.postman = Postman(self)
+        self._held: dict[str, Instance] = {}  # instances `bpmn step` moves itself (`hold`)
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
 
     def close(self) -> None:
@@ -170,16 +171,29 @@ class Engine:
         return instance
 
     # --- call activities (runtime/calls.py) --------------------------------------------------
-    def callable_definitions(self, process_id: str, caller: Definitions) -> Definitions:
-        """The definitions a call activity finds `process_id` in: the caller's own file, the
-        files this engine was given (`bpmn run a.bpmn b.bpmn`), the active deployments
-        (`bpmn deploy`), then any definitions saved in the store, newest first. The process
-        is checked to be startable (a none start event, expressions that compile)."""
-        found = self._find_callable(process_id, caller)
-        if found is None:
+    def callable_definitions(
+        self,
+        process_id: str,
+        caller: Definitions,
+        binding: str = "latest",
+        version: int | None = None,
+    ) -> Definitions:
+        """The definitions a call activity finds `process_id` in, by its binding
+        (docs/call-activities.md): `latest` looks in the caller's own file, the files this
+        engine was given (`bpmn run a.bpmn b.bpmn`), the active deployments (`bpmn deploy`),
+        then any definitions saved in the store, newest first; `deployment` only in the
+        caller's file and the files given with it; `version` takes that deployment of the
+        process (1 = the first `bpmn deploy`). The process is checked to be startable (a none
+        start event, expressions that compile)."""
+        found = self._find_callable(process_id, caller, binding, version)
+        if found is None and binding == "latest":
             raise UsageError(
                 f"no process {process_id!r} to call: not in {caller.path}, in the files "
                 f"given, or in the store {self.store.path}"
+            )
+        if found is None:
+            raise UsageError(
+                "cannot call " + self._not_callable(process_id, caller, binding, version)
             )
         process = found.processes[process_id]
         self._checked_process(found, process)
@@ -193,30 +207,68 @@ class Engine:
             called = node.called_element if isinstance(node, CallActivity) else None
             if not called or is_expression(called):
                 continue
-            if self._find_callable(called, definitions) is None:
+            assert isinstance(node, CallActivity)
+            if self._find_callable(called, definitions, node.binding, node.version) is None:
                 raise LoadError(
-                    f"calls process {called!r}, which is in none of the files given and "
-                    f"not in the store {self.store.path}",
+                    "calls " + self._not_callable(called, definitions, node.binding, node.version),
                     file=definitions.path,
                     line=node.line,
                     element_id=node.id,
                 )
 
-    def _find_callable(self, process_id: str, caller: Definitions) -> Definitions | None:
+    def _not_callable(
+        self, process_id: str, caller: Definitions, binding: str, version: int | None
+    ) -> str:
+        """Why no definitions of `process_id` can be called with this binding."""
+        if binding == "version":
+            versions = self._deployed_versions(process_id)
+            return (
+                f"version {version} of process {process_id!r} (calledElementBinding "
+                f"'version'), but the store {self.store.path} has {len(versions)} deployed "
+                "version(s) of it (`bpmn deploy` makes one each time the file changes)"
+            )
+        if binding == "deployment":
+            return (
+                f"process {process_id!r} of its own deployment (binding 'deployment'), but it "
+                f"is not in {caller.path} or the files given with it"
+            )
+        return (
+            f"process {process_id!r}, which is in none of the files given and "
+            f"not in the store {self.store.path}"
+        )
+
+    def _find_callable(
+        self,
+        process_id: str,
+        caller: Definitions,
+        binding: str = "latest",
+        version: int | None = None,
+    ) -> Definitions | None:
+        if binding == "version":
+            versions = self._deployed_versions(process_id)
+            if version is None or not 0 < version <= len(versions):
+                return None
+            return self.definitions(versions[version - 1])
         if process_id in caller.processes:
             return caller
-        for version in list(self._deployed):
-            given = self.definitions(version)
-            if process_id in given.processes:
-                return given
+        for given in list(self._deployed):
+            if process_id in self.definitions(given).processes:
+                return self.definitions(given)
+        if binding == "deployment":
+            return None
         for deployment in self.store.deployments():
             if deployment["process"] == process_id:
                 return self.definitions(deployment["definition"])
-        for version in self.store.definition_versions():
-            stored = self.definitions(version)
-            if process_id in stored.processes:
-                return stored
+        for stored in self.store.definition_versions():
+            if process_id in self.definitions(stored).processes:
+                return self.definitions(stored)
         return None
+
+    def _deployed_versions(self, process_id: str) -> list[str]:
+        """The definitions versions of each deployment of a process, oldest first: version
+        1 is the first `bpmn deploy` of it, as Camunda numbers process definition versions."""
+        rows = self.store.deployments(active_only=False)
+        return [row["definition"] for row in rows if row["process"] == process_id]
 
     def start_child(self, call: CallRow, on_event: Listener | None = None) -> Instance | None:
         """The child a `call` row asks for, started by one step that records the row as
@@ -268,6 +320,33 @@ class Engine:
         instance_id = self.store.resolve(instance_id)
         self.store.rewind(instance_id, steps)
         return self.instance(instance_id)
+
+    def rewind_together(self, rewinds: list[tuple[str, int]]) -> None:
+        """Take several instances of a call tree back at once, in this order (the receiver of
+        a row before its sender), in one transaction: a child's completion and the parent's
+        step that received it go back together, or nothing changes. Refused past the step
+        that called a child (a called instance is not un-started)."""
+        self.store.rewind_together([(self.store.resolve(i), n) for i, n in rewinds])
+
+    def hold(self, instance: Instance) -> None:
+        """Deliveries to this instance and to the instances it calls are made (each one
+        step, through this very object) but do not run them on: `bpmn step` moves every
+        token of the tree itself."""
+        self._held[instance.id] = instance
+
+    def held(self, instance: Instance) -> bool:
+        """Whether a delivery leaves `instance` where it is (`hold`): it, or its caller, is
+        held; a child of a held instance is held from then on."""
+        if instance.id in self._held:
+            return True
+        if instance.parent is not None and instance.parent in self._held:
+            self._held[instance.id] = instance
+            return True
+        return False
+
+    def held_instance(self, instance_id: str) -> Instance | None:
+        """The object a held instance is moved through (`hold`), if it is held."""
+        return self._held.get(instance_id)
 
     def publish_message(
         self,

@@ -30,6 +30,7 @@ from bpmn_engine.records.rows import (
     Receipt,
     Sent,
     Subscription,
+    Timer,
     Track,
     UserTask,
 )
@@ -302,9 +303,10 @@ class Instance:
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
                     continue
-                timer = self.scheduler.earliest_timer()
-                if timer is None or wait_timers <= 0:
+                found = self._earliest_timer_in_tree() if wait_timers > 0 else None
+                if found is None:
                     break
+                holder, timer = found
                 delay = (
                     datetime.fromisoformat(timer.due) - self.engine.clock.now()
                 ).total_seconds()
@@ -312,7 +314,27 @@ class Instance:
                     break
                 self.checkpoints.flush()  # a sleep is a wait state
                 time.sleep(max(delay, 0.0))
+                if holder is not self:
+                    self._run_called(holder, on_event)
         return self.outcome()
+
+    def _earliest_timer_in_tree(self) -> tuple[Instance, Timer] | None:
+        """The timer due first in this instance or any instance its call activities started
+        (directly or not), with its holder: `--wait-timers` waits for the whole tree."""
+        found = [(self, t) for t in [self.scheduler.earliest_timer()] if t is not None]
+        for member in self.engine.family(self.id)[1:]:
+            called = self.engine.instance(member)
+            timer = called.scheduler.earliest_timer()
+            if called.state is InstanceState.ACTIVE and timer is not None:
+                found.append((called, timer))
+        return min(found, key=lambda pair: datetime.fromisoformat(pair[1].due), default=None)
+
+    def _run_called(self, called: Instance, on_event: Listener | None) -> None:
+        """Run an instance of the tree whose timer fell due; what it sends (its completion,
+        on up to this instance) is delivered to this very object, which runs on."""
+        with self.engine.postman.deferred():
+            called.run(on_event)
+        self.engine.postman.flush(self, on_event)
 
     def step_once(self, on_event: Listener | None = None) -> bool:
         """Do the next thing in scheduling order; False when nothing can happen now."""

@@ -15,7 +15,6 @@ from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import (
     Activity,
     AdHocSubProcess,
-    CallActivity,
     ComplexGateway,
     Definitions,
     Expression,
@@ -57,8 +56,6 @@ def unrunnable_loop(node: Activity) -> str | None:
     if node.loop is None:
         return None
     marker = "multi-instance" if node.loop == "multiInstance" else "standard loop"
-    if isinstance(node, CallActivity):
-        return f"{marker} call activities are not supported yet"
     if spec is None:
         return f"{marker} markers are not supported yet"
     if spec.refused:

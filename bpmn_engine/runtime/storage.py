@@ -141,6 +141,12 @@ class UndoStore(Protocol):
         (fewer steps recorded, or a step sent what others already received)."""
         ...
 
+    def rewind_together(self, rewinds: list[tuple[str, int]]) -> None:
+        """`rewind` of each (instance, steps) in this order, all in one transaction, or
+        `UsageError` and nothing changed; also refused when a parent/child row's receipt goes
+        back while the step that sent it stays (it would never be delivered again)."""
+        ...
+
 
 @runtime_checkable
 class Store(

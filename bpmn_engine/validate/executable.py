@@ -285,6 +285,16 @@ def _call(document: Document, node: CallActivity) -> Iterator[Issue]:
     if not called:
         yield Issue("call activity names no process to call (calledElement)", node.id, node.line)
         return
+    if node.binding == "version":  # a deployment of the database, not a file validated
+        if node.version is None:
+            return  # the binding itself is refused (`Process.refused`)
+        message = (
+            f"calls version {node.version} of process {called!r} (calledElementBinding "
+            "'version'): `bpmn run` looks it up among the deployments of its database and "
+            "refuses to start if there is no such version"
+        )
+        yield Issue(message, node.id, node.line, severity=Severity.WARNING)
+        return
     if references.is_expression(called) or document.workspace is None:
         return
     if called in document.workspace.process_ids:

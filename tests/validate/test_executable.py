@@ -283,3 +283,16 @@ def test_an_xpath_condition_is_an_error(tmp_path: Path) -> None:
     [finding] = executable_findings(write(tmp_path, body))
     assert finding.element == "F" and "XPath" in finding.message
     assert finding.severity == Severity.ERROR
+
+
+def test_a_multi_instance_call_activity_is_no_finding(tmp_path: Path) -> None:
+    caller = write(
+        tmp_path,
+        '<bpmn:callActivity id="C" calledElement="P_called">'
+        "<bpmn:multiInstanceLoopCharacteristics>"
+        "<bpmn:loopCardinality>3</bpmn:loopCardinality>"
+        "</bpmn:multiInstanceLoopCharacteristics></bpmn:callActivity>",
+        "caller.bpmn",
+    )
+    called = write(tmp_path, '<bpmn:startEvent id="S"/>', "called.bpmn")
+    assert [f for f in executable_findings(caller, called) if f.element == "C"] == []
