@@ -79,6 +79,11 @@ class Trace:
             line = f"  [magenta]⑂[/] new track {track} → {self.name(event)}"
         elif kind == "track.merged":
             line = f"  [magenta]⑃[/] track {track} joined #{data.get('into')} at {self.name(event)}"
+        elif kind == "compensation.started":
+            line = f"  [yellow]↶[/] {self.name(event)} [yellow]compensating[/] {track}"
+        elif kind in ("transaction.cancelled", "transaction.interrupted"):
+            outcome = kind.split(".", 1)[1]
+            line = f"  [yellow]✗[/] {self.name(event)} [yellow]transaction {outcome}[/] {track}"
         elif kind == "element.terminated":
             line = f"  [yellow]✗[/] {self.name(event)} terminated {track}"
         elif kind == "variables.updated":
@@ -205,6 +210,7 @@ def show_json(instance: Instance) -> dict[str, Any]:
         "incident": outcome.incident,
         "variables": outcome.variables,
         "tokens": instance.tokens(),
+        "transactions": instance.transactions(),
         "waiting_for": outcome.waiting_for,
         "history": [e.to_json() for e in instance.history()],
     }
@@ -224,6 +230,11 @@ def show(console: Console, instance: Instance) -> None:
     for token in instance.tokens():
         tokens.add_row(str(token["track"]), safe(token["element"]), token["state"])
     console.print(tokens)
+    for transaction in instance.transactions():  # cancelled is not completed: say which
+        console.print(
+            f"transaction {safe(transaction['element'])}: {transaction['outcome']}",
+            highlight=False,
+        )
     for line in ad_hoc_waits(outcome):
         console.print(f"waiting: {line}", highlight=False)
     console.print(variables_table(outcome.variables))

@@ -68,6 +68,7 @@ class EventDefinition:
     timer: tuple[str, str] | None = None  # (timeDate|timeDuration|timeCycle, text)
     condition: Expression | None = None
     timer_language: str | None = None  # of a timer value that is an expression
+    wait_for_completion: bool = True  # a compensate throw waits for its handlers
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +166,8 @@ class Activity(FlowNode):
     boundary_events: tuple[str, ...] = ()
     is_for_compensation: bool = False
     data: ActivityData | None = None
+    # the isForCompensation activity its compensation boundary event is associated with
+    compensation_handler: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

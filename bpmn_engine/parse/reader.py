@@ -37,7 +37,7 @@ from bpmn_engine.model.elements import (
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import data, extensions
+from bpmn_engine.parse import compensation, data, extensions
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
@@ -106,6 +106,7 @@ class _Compiler:
         self.language: str | None = None  # definitions/@expressionLanguage
         self.items: data.DataItems | None = None
         self.refusals: list[Refusal] = []  # of the process being compiled
+        self.associations: dict[str, tuple[str, ...]] = {}  # source id -> target ids
         self.warnings: list[Refusal] = []
 
     def error(self, message: str, element: etree._Element | None, element_id: str | None = None):
@@ -123,6 +124,10 @@ class _Compiler:
             )
         self._index_ids(root)
         self.items = data.DataItems(root)
+        for association in root.iter(f"{{{BPMN}}}association"):
+            start, end = _ref(association.get("sourceRef")), _ref(association.get("targetRef"))
+            if start and end:
+                self.associations[start] = (*self.associations.get(start, ()), end)
         language = (root.get("expressionLanguage") or "").strip()
         if language and language.lower() != XPATH_DEFAULT:
             self.language = language
@@ -199,6 +204,12 @@ class _Compiler:
     def audit(self, element: etree._Element, node: FlowNode) -> None:
         """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
         is_activity = isinstance(node, Activity)
+        method = (element.get("method") or "##Compensate").strip()
+        if node.kind == "transaction" and method != "##Compensate":
+            self.refuse(
+                element,
+                f"transaction method {method!r}: only ##Compensate (undo by compensation) runs",
+            )
         resource = extensions.vendor_attr(element, "resource")
         if resource:
             self.refuse(
@@ -267,7 +278,17 @@ class _Compiler:
             nodes[node.id] = node
             self.audit(element, node)
         self.check_scope(container, nodes, flows)
-        return _with_boundaries(nodes), flows
+        kind = _local(container)
+        if container.get("triggeredByEvent", "false") == "true":
+            kind = "eventSubProcess"
+
+        def refuse(node: FlowNode, line: int, message: str) -> None:
+            self.refusals.append(Refusal(node.id, line, message))
+
+        linked = compensation.link_handlers(
+            _with_boundaries(nodes), self.associations, kind, refuse
+        )
+        return linked, flows
 
     def check_scope(
         self,
@@ -492,7 +513,14 @@ class _Compiler:
         for child in _children(element, "condition"):
             condition = self.expression(child)
         return EventDefinition(
-            kind, element.sourceline or 0, element.get("id"), ref, timer, condition, timer_language
+            kind,
+            element.sourceline or 0,
+            element.get("id"),
+            ref,
+            timer,
+            condition,
+            timer_language,
+            wait_for_completion=element.get("waitForCompletion", "true").strip() != "false",
         )
 
 

@@ -56,6 +56,7 @@ from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
 from bpmn_engine.runtime.variables import storable_all
 
+TRANSACTION_OUTCOMES = ("transaction.completed", "transaction.cancelled", "transaction.interrupted")
 # tracks that wait for the tracks inside them (listed in their stead)
 BODY_WAITS = ("subprocess", "multi-instance", "loop")
 
@@ -194,6 +195,15 @@ class Instance:
         """The element (process or subprocess) a scope of this instance belongs to: a token's
         `scope` is this id, and people want to read the element."""
         return self.data.scopes[scope_id].element
+
+    def transactions(self) -> list[dict[str, Any]]:
+        """Each transaction this instance ran, with how it ended: completed, cancelled (a
+        cancel end event compensated it) or interrupted (an error or another boundary event)."""
+        return [
+            {"element": e.element, "track": e.track, "outcome": e.event.split(".", 1)[1]}
+            for e in self.history()
+            if e.event in TRANSACTION_OUTCOMES
+        ]
 
     def subscriptions(self) -> list[Subscription]:
         """The message, signal and conditional subscriptions that wait now, oldest first."""

@@ -46,19 +46,19 @@ from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
 
 NOT_SUPPORTED = "not supported yet by bpmn-engine"
-UNSUPPORTED_KINDS = {
-    "transaction": "transactions",
-}
+UNSUPPORTED_KINDS: dict[str, str] = {}  # element kinds refused by kind: none since issue 13
 SUPPORTED_DEFINITIONS = frozenset(
-    {"terminate", "error", "escalation", "signal", "message"}
+    {"terminate", "error", "escalation", "signal", "message", "compensate", "cancel"}
 )  # end events
 SUPPORTED_BOUNDARIES = frozenset(
-    {"error", "escalation", "timer", "message", "signal", "conditional"}
+    {"error", "escalation", "timer", "message", "signal", "conditional", "compensate", "cancel"}
 )
 SUPPORTED_CATCHES = frozenset({"timer", "message", "signal", "link", "conditional"})
-SUPPORTED_THROWS = frozenset({"link", "signal", "escalation", "message"})  # intermediate
+SUPPORTED_THROWS = frozenset({"link", "signal", "escalation", "message", "compensate"})
 # starts: timer and message (deploy + worker), and those of event subprocesses
-SUPPORTED_STARTS = frozenset({"timer", "message", "signal", "error", "escalation", "conditional"})
+SUPPORTED_STARTS = frozenset(
+    {"timer", "message", "signal", "error", "escalation", "conditional", "compensate"}
+)
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"

@@ -16,7 +16,7 @@ import pytest
 from bpmn_engine.errors import ConcurrentModification, UsageError
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import Receipt, Sent
+from bpmn_engine.records.rows import COMPENSABLE, COMPENSATED, COMPENSATING, Receipt, Sent
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store import SqliteStore
 
@@ -81,6 +81,37 @@ def test_an_instance_is_rebuilt_from_its_rows_alone(store: Store) -> None:
     ]
     assert store.definition_of("i-1") == VERSION
     assert store.definition_source(VERSION) == ("contract.bpmn", b"<definitions/>")
+
+
+def test_compensation_records_keep_their_order_state_and_variables(store: Store) -> None:
+    """Compensation lives in scope rows (runtime/events/compensation.py): a store must give
+    back each record's state as the last step left it, its variables, and every id, so a
+    resumed instance compensates the same activities in the same order."""
+    data = new_instance(store)
+    step = Step(data)
+    records = []
+    for element, item in (("book", "Oslo"), ("book", "Rome"), ("pay", None)):
+        record = step.new_scope(element, 1, 1)
+        record.status = COMPENSABLE
+        step.set_value(record.id, "city", item)
+        records.append(record)
+    store.commit(step)
+    step = Step(data)
+    step.touch_scope(records[2]).status = COMPENSATED
+    step.touch_scope(records[1]).status = COMPENSATING
+    run = step.new_scope("process", records[1].id, 1)
+    store.commit(step)
+
+    loaded = store.load("i-1")
+    assert loaded.scopes == data.scopes
+    assert sorted((s.id, s.element, s.status) for s in loaded.scopes.values() if s.parent == 1) == [
+        (2, "book", COMPENSABLE),
+        (3, "book", COMPENSATING),
+        (4, "pay", COMPENSATED),
+    ]
+    assert loaded.scopes[run.id].parent == records[1].id
+    assert loaded.values[records[1].id] == {"city": "Rome"}
+    assert loaded.values[records[2].id] == {"city": None}
 
 
 def test_a_step_on_stale_rows_fails_whole_and_changes_nothing(store: Store) -> None:

@@ -54,22 +54,10 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "element", "what"),
     [
-        ('<bpmn:transaction id="X"/>', "X", "transactions"),
         (
             timer("timeDuration", "PT5M").replace("intermediateCatch", "intermediateThrow"),
             "Wait",
             "timer events",
-        ),
-        (
-            '<bpmn:task id="T"/><bpmn:boundaryEvent id="X" attachedToRef="T">'
-            "<bpmn:compensateEventDefinition/></bpmn:boundaryEvent>",
-            "X",
-            "compensate boundary events",
-        ),
-        (
-            '<bpmn:endEvent id="X"><bpmn:compensateEventDefinition/></bpmn:endEvent>',
-            "X",
-            "compensate events",
         ),
     ],
 )

@@ -28,6 +28,7 @@ from bpmn_engine.runtime.behaviours.tasks import (
     ServiceTaskBehaviour,
     UserTaskBehaviour,
 )
+from bpmn_engine.runtime.behaviours.transactions import TransactionBehaviour
 
 _service = ServiceTaskBehaviour()
 _subprocess = SubProcessBehaviour()
@@ -56,7 +57,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "boundaryEvent": BoundaryEventBehaviour(),
     # containers
     "subProcess": _subprocess,
-    "transaction": _subprocess,
+    "transaction": TransactionBehaviour(),
     "adHocSubProcess": AdHocSubProcessBehaviour(),
     "callActivity": CallActivityBehaviour(),
 }
