@@ -175,6 +175,20 @@ def test_a_called_instance_names_its_caller(store: Store) -> None:
     assert rows["parent"]["parent_instance"] is None
 
 
+def test_called_instances_are_listed_in_the_order_they_were_called(store: Store) -> None:
+    """Children called in one instant (a parallel multi-instance call) keep their order."""
+    new_instance(store, "parent")
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    for child in ("c3", "c1", "c2"):
+        data = InstanceData(InstanceHead(child, VERSION, "called"))
+        data.head.parent_instance, data.head.parent_track, data.head.call_depth = "parent", 1, 1
+        step = Step(data)
+        step.at = at.timestamp()  # one millisecond: the same created_at
+        step.set_state(InstanceState.ACTIVE)
+        store.commit(step, new_instance=True)
+    assert store.child_instances("parent") == ["c3", "c1", "c2"]
+
+
 def test_definitions_are_listed_newest_first(store: Store) -> None:
     store.save_definition("w" * 64, "newer.bpmn", b"<definitions/>")
     assert store.definition_versions() == ["w" * 64, VERSION]
