@@ -99,35 +99,43 @@ class Decisions:
                         "files given has (give the imported file too)",
                     )
         for decision in graph.decisions.values():
-            self._refs(decision.where, decision.requires.decisions, graph.decisions, "decision")
-            self._refs(decision.where, decision.requires.inputs, graph.inputs, "input data")
-            self._knowledge(decision.where, decision.requires.knowledge)
+            home = decision.namespace
+            self._refs(
+                decision.where, home, decision.requires.decisions, graph.decisions, "decision"
+            )
+            self._refs(decision.where, home, decision.requires.inputs, graph.inputs, "input data")
+            self._knowledge(decision.where, home, decision.requires.knowledge)
             self._types(decision.where, decision.type_ref)
             self._expression_types(decision.logic)
         for bkm in graph.bkms.values():
-            self._knowledge(bkm.where, bkm.requires.knowledge)
+            self._knowledge(bkm.where, bkm.namespace, bkm.requires.knowledge)
             self._expression_types(bkm.logic)
         for service in graph.services.values():
             for refs in (service.outputs, service.encapsulated, service.input_decisions):
-                self._refs(service.where, refs, graph.decisions, "decision")
-            self._refs(service.where, service.input_data, graph.inputs, "input data")
+                self._refs(service.where, service.namespace, refs, graph.decisions, "decision")
+            self._refs(
+                service.where, service.namespace, service.input_data, graph.inputs, "input data"
+            )
         for data in graph.inputs.values():
             self._types(data.where, data.type_ref)
         for item in graph.items.values():
             self._types(item.where, item.type_ref)
         self._no_cycles()
 
-    def _refs(self, where: Where, refs: Iterable[Ref], table: Mapping[Ref, Any], what: str) -> None:
+    def _refs(
+        self, where: Where, home: str, refs: Iterable[Ref], table: Mapping[Ref, Any], what: str
+    ) -> None:
         for ref in refs:
             if ref not in table:
-                raise _error(where, f"requires {what} {_href(ref)}, which is not defined")
+                raise _error(where, f"requires {what} {_href(ref, home)}, which is not defined")
 
-    def _knowledge(self, where: Where, refs: Iterable[Ref]) -> None:
+    def _knowledge(self, where: Where, home: str, refs: Iterable[Ref]) -> None:
         for ref in refs:
             if ref not in self.graph.bkms and ref not in self.graph.services:
                 raise _error(
                     where,
-                    f"requires knowledge {_href(ref)}, which is not a BKM or decision service",
+                    f"requires knowledge {_href(ref, home)}, which is not a BKM or decision "
+                    "service",
                 )
 
     def _types(self, where: Where, type_ref: TypeRef | None) -> None:
@@ -265,8 +273,9 @@ def _feel_value(value: Any) -> bool:
     return type(value).__module__.startswith("bpmn_engine.expressions.feel")
 
 
-def _href(ref: Ref) -> str:
-    return f"{ref[0]}#{ref[1]}" if ref[0] else f"#{ref[1]}"
+def _href(ref: Ref, home: str) -> str:
+    """The reference as an href: `#id` in its own file, `namespace#id` across files."""
+    return f"#{ref[1]}" if ref[0] == home else f"{ref[0]}#{ref[1]}"
 
 
 def _error(where: Where, message: str) -> LoadError:

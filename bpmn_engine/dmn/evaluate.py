@@ -173,11 +173,18 @@ class Evaluation:
 
     # --- functions: BKMs and decision services ----------------------------------------------
     def bkm_function(self, bkm: Bkm) -> Function:
-        scope: dict[str, Any] = {}
-        self.knowledge(scope, bkm.namespace, bkm.requires.knowledge)
-        if bkm.logic is None:
+        """The BKM as a FEEL function; what it requires is bound when it is called (a BKM
+        may require itself: recursion)."""
+        logic = bkm.logic
+        if logic is None:
             return Function(bkm.name, (), lambda *args: None)
-        return self.function(bkm.logic, scope, bkm.name)
+
+        def call(*args: Any) -> Any:
+            closure: dict[str, Any] = {}
+            self.knowledge(closure, bkm.namespace, bkm.requires.knowledge)
+            return self.function(logic, closure, bkm.name).call(*args)
+
+        return Function(bkm.name, tuple(p for p, _ in logic.parameters), call)
 
     def function(self, definition: FunctionDef, closure: dict[str, Any], name: str) -> Function:
         names = tuple(p for p, _ in definition.parameters)

@@ -100,9 +100,39 @@ def all_names(roots: list[tuple[str, etree._Element]]) -> set[str]:
 
 
 def read_all(paths: Iterable[str | Path]) -> list[DmnDefinitions]:
+    """The files given, and the DMN files they import that none of them is (found by the
+    import's `locationURI`, a relative path, in the importing file's folder or below)."""
     roots = read_roots(paths)
+    seen = {Path(name).resolve() for name, _ in roots}
+    index = 0
+    while index < len(roots):
+        name, root = roots[index]
+        index += 1
+        have = {r.get("namespace") for _, r in roots}
+        for element in root:
+            location = _importable(element, name, have)
+            if location is not None and location not in seen:
+                seen.add(location)
+                roots.extend(read_roots([location]))
     table = aliases(all_names(roots))
     return [Reader(name, root, table).definitions() for name, root in roots]
+
+
+def _importable(element: etree._Element, importer: str, have: set[str | None]) -> Path | None:
+    """The file a DMN `<import>` not yet satisfied names, if it is a relative path that stays
+    in the importing file's folder (never an absolute path, a URL or `..`)."""
+    if _local(element) != "import" or element.get("namespace") in have:
+        return None
+    if "dmn" not in (element.get("importType") or "").lower():
+        return None
+    location = element.get("locationURI") or ""
+    if not location or "://" in location or location.startswith(("/", "\\")) or ".." in location:
+        return None
+    folder = Path(importer).resolve().parent
+    path = (folder / location).resolve()
+    if folder not in path.parents or not path.is_file():
+        return None
+    return path
 
 
 def _split_top(text: str) -> list[str]:
