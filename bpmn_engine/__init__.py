@@ -1,5 +1,7 @@
 """bpmn-engine: run BPMN 2.0 diagrams locally, checkpointing every step in SQLite."""
 
+from bpmn_engine.dmn import DecisionResult, Decisions
+from bpmn_engine.dmn import load as load_decisions
 from bpmn_engine.engine import Engine
 from bpmn_engine.errors import (
     BpmnEngineError,
@@ -29,6 +31,8 @@ __all__ = [
     "BpmnError",
     "Clock",
     "ConcurrentModification",
+    "DecisionResult",
+    "Decisions",
     "Definitions",
     "Engine",
     "Event",
@@ -47,6 +51,7 @@ __all__ = [
     "Worker",
     "WorkerReport",
     "load",
+    "load_decisions",
     "load_handlers",
     "parse_duration",
     "stop_on_signals",

@@ -11,6 +11,7 @@ import click
 
 from bpmn_engine import BpmnEngineError
 from bpmn_engine.cli.common import OPENED, errors, interrupted
+from bpmn_engine.cli.decide import decide
 from bpmn_engine.cli.deploy import deploy, worker
 from bpmn_engine.cli.events import message, signal
 from bpmn_engine.cli.inspect import instances, show_command
@@ -43,6 +44,7 @@ for command in (
     deploy,
     worker,
     validate,
+    decide,
 ):
     cli.add_command(command)
 

@@ -31,7 +31,14 @@ from bpmn_engine.dmn.reader import read_all
 from bpmn_engine.dmn.types import known
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import guards
-from bpmn_engine.expressions.feel.values import FeelError, to_feel
+from bpmn_engine.expressions.feel.values import (
+    FeelError,
+    Function,
+    Range,
+    text,
+    to_engine,
+    to_feel,
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,32 @@ class DecisionResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON: numbers integral are ints, others floats; temporal values and durations
+        their FEEL text (`"2026-12-01"`, `"P1Y2M"`); ranges and functions their FEEL text."""
+        return {
+            "decision": self.decision,
+            "id": self.id,
+            "value": plain(self.value),
+            "entries": [plain(entry) for entry in self.entries],
+            "warnings": list(self.warnings),
+            "error": self.error,
+        }
+
+
+def plain(value: Any) -> Any:
+    """A FEEL value as JSON (what a process variable holds, see docs/feel.md)."""
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, Range | Function):
+        return text(value)
+    try:
+        return to_engine(value)
+    except ExpressionError:  # a number beyond a float
+        return text(value)
 
 
 @dataclass(frozen=True)
