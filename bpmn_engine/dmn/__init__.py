@@ -8,7 +8,7 @@ policies; `types.py`: type checks). See docs/dmn.md.
 
 from __future__ import annotations
 
-from bpmn_engine.dmn.decisions import DecisionResult, Decisions, load
+from bpmn_engine.dmn.decisions import DecisionResult, Decisions, load, load_bundle
 from bpmn_engine.expressions.feel.values import YearsMonths
 
-__all__ = ["DecisionResult", "Decisions", "YearsMonths", "load"]
+__all__ = ["DecisionResult", "Decisions", "YearsMonths", "load", "load_bundle"]

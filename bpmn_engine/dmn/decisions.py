@@ -8,6 +8,9 @@ service (`evaluate.py`).
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +30,7 @@ from bpmn_engine.dmn.model import (
     TypeRef,
     Where,
 )
-from bpmn_engine.dmn.reader import read_all
+from bpmn_engine.dmn.reader import Source, compile_sources, read_files
 from bpmn_engine.dmn.types import known
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import guards
@@ -100,8 +103,9 @@ class Found:
 class Decisions:
     """Decisions and decision services of one or more DMN files."""
 
-    def __init__(self, definitions: list[DmnDefinitions]) -> None:
+    def __init__(self, definitions: list[DmnDefinitions], sources: list[Source]) -> None:
         self.definitions = definitions
+        self.sources = sources
         graph = Graph({}, {}, {}, {}, {}, {}, {})
         for d in definitions:
             ns = d.namespace
@@ -118,6 +122,19 @@ class Decisions:
     @property
     def paths(self) -> list[str]:
         return [d.path for d in self.definitions]
+
+    def bundle(self) -> bytes:
+        """The files as one byte string (to keep in a store): `load_bundle` reads it back."""
+        files = [
+            {"path": path, "source": base64.b64encode(source).decode("ascii")}
+            for path, source in self.sources
+        ]
+        return json.dumps({"dmn": files}, sort_keys=True).encode("utf-8")
+
+    @property
+    def version(self) -> str:
+        """The SHA-256 of the files' contents, as a BPMN file's version is."""
+        return hashlib.sha256(self.bundle()).hexdigest()
 
     # --- checks at load ---------------------------------------------------------------------
     def _check(self) -> None:
@@ -320,4 +337,15 @@ def load(*paths: str | Path) -> Decisions:
     line and the element when one cannot be used."""
     if not paths:
         raise UsageError("no DMN file given")
-    return Decisions(read_all(paths))
+    sources = read_files(paths)
+    return Decisions(compile_sources(sources), sources)
+
+
+def load_bundle(bundle: bytes, where: str = "the store") -> Decisions:
+    """Decisions from `Decisions.bundle()`'s bytes (a set of DMN files kept in a store)."""
+    try:
+        files = json.loads(bundle.decode("utf-8"))["dmn"]
+        sources = [(str(f["path"]), base64.b64decode(f["source"])) for f in files]
+    except (ValueError, KeyError, TypeError) as error:
+        raise LoadError(f"a set of DMN files kept in {where} cannot be read: {error}") from None
+    return Decisions(compile_sources(sources), sources)

@@ -68,20 +68,23 @@ def _feel_language(language: str | None) -> bool:
     return not language or "feel" in language.lower()
 
 
+Source = tuple[str, bytes]  # (path, the file's bytes)
+
+
 def read_roots(paths: Iterable[str | Path]) -> list[tuple[str, etree._Element]]:
     """Each file's XML root, checked to be DMN."""
-    roots = []
-    for path in paths:
-        name = str(path)
-        root = parse_xml(read_source(path), name)
-        if _local(root) != "definitions" or etree.QName(root).namespace not in VERSIONS:
-            raise LoadError(
-                "not a DMN file: the root is not a DMN 1.1-1.5 <definitions>",
-                file=name,
-                line=root.sourceline,
-            )
-        roots.append((name, root))
-    return roots
+    return [parse_root(str(path), read_source(path)) for path in paths]
+
+
+def parse_root(name: str, source: bytes) -> tuple[str, etree._Element]:
+    root = parse_xml(source, name)
+    if _local(root) != "definitions" or etree.QName(root).namespace not in VERSIONS:
+        raise LoadError(
+            "not a DMN file: the root is not a DMN 1.1-1.5 <definitions>",
+            file=name,
+            line=root.sourceline,
+        )
+    return name, root
 
 
 def all_names(roots: list[tuple[str, etree._Element]]) -> set[str]:
@@ -99,10 +102,11 @@ def all_names(roots: list[tuple[str, etree._Element]]) -> set[str]:
     return found
 
 
-def read_all(paths: Iterable[str | Path]) -> list[DmnDefinitions]:
+def read_files(paths: Iterable[str | Path]) -> list[Source]:
     """The files given, and the DMN files they import that none of them is (found by the
     import's `locationURI`, a relative path, in the importing file's folder or below)."""
-    roots = read_roots(paths)
+    sources = [(str(path), read_source(path)) for path in paths]
+    roots = [parse_root(name, source) for name, source in sources]
     seen = {Path(name).resolve() for name, _ in roots}
     index = 0
     while index < len(roots):
@@ -113,7 +117,14 @@ def read_all(paths: Iterable[str | Path]) -> list[DmnDefinitions]:
             location = _importable(element, name, have)
             if location is not None and location not in seen:
                 seen.add(location)
-                roots.extend(read_roots([location]))
+                sources.append((str(location), read_source(location)))
+                roots.append(parse_root(*sources[-1]))
+    return sources
+
+
+def compile_sources(sources: list[Source]) -> list[DmnDefinitions]:
+    """Files already read (`read_files`, or a set kept in a store) compiled together."""
+    roots = [parse_root(name, source) for name, source in sources]
     table = aliases(all_names(roots))
     return [Reader(name, root, table).definitions() for name, root in roots]
 

@@ -20,6 +20,7 @@ from bpmn_engine.runtime.behaviours.gateways import (
 )
 from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
 from bpmn_engine.runtime.behaviours.tasks import (
+    BusinessRuleTaskBehaviour,
     PassThroughTaskBehaviour,
     ReceiveTaskBehaviour,
     ScriptTaskBehaviour,
@@ -39,7 +40,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "scriptTask": ScriptTaskBehaviour(),
     "serviceTask": _service,
     "sendTask": _service,
-    "businessRuleTask": _service,
+    "businessRuleTask": BusinessRuleTaskBehaviour(),
     "receiveTask": ReceiveTaskBehaviour(),
     # gateways
     "exclusiveGateway": ExclusiveGatewayBehaviour(),
