@@ -134,7 +134,7 @@ class Engine:
         the files (the newest deployment first). False if they were deployed already."""
         return self.decisions.add(decisions, deployed=True)
 
-    def _check_decisions(self, definitions: Definitions, process: Process) -> None:
+    def check_decisions(self, definitions: Definitions, process: Process) -> None:
         """Refuse to start a process whose business rule tasks name a decision nowhere to be
         found."""
         for _, node in process.walk():
@@ -170,7 +170,7 @@ class Engine:
         self.deploy(definitions)
         _check_startable(definitions, process)
         self._check_calls(definitions, process)
-        self._check_decisions(definitions, process)
+        self.check_decisions(definitions, process)
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
         return self._open(definitions, process, data, step, scope, on_event)
 
