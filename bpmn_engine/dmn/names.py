@@ -38,31 +38,53 @@ def aliases(names: Iterable[str]) -> dict[str, str]:
     return found
 
 
+MAX_ALIASES = 1_000
+"""Most names a set of DMN files may declare that FEEL cannot read as written (real models
+have a few dozen); more is refused at load, so that rewriting stays cheap."""
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[^\sA-Za-z0-9_]")
+
+
 class Rewriter:
-    """Replaces every aliased name in FEEL text, longest first, outside string literals."""
+    """Replaces every aliased name in FEEL text, longest first, outside string literals.
+
+    Names are found by their first word (a dict look-up per word of the text), so the cost
+    grows with the text, not with the number of names."""
 
     def __init__(self, table: dict[str, str]) -> None:
         self.table = table
-        ordered = sorted(table, key=len, reverse=True)
-        self.pattern = (
-            re.compile(
-                "|".join(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])" for n in ordered)
-            )
-            if ordered
-            else None
-        )
+        self.by_first: dict[str, list[str]] = {}
+        for name in sorted(table, key=len, reverse=True):
+            first = _TOKEN.match(name)
+            self.by_first.setdefault(first.group(0) if first else name[:1], []).append(name)
 
     def __call__(self, text: str) -> str:
-        if self.pattern is None:
+        if not self.table:
             return text
-        pattern = self.pattern
         parts: list[str] = []
         last = 0
         for literal in _STRING.finditer(text):
-            parts.append(
-                pattern.sub(lambda m: self.table[m.group(0)], text[last : literal.start()])
-            )
+            parts.append(self._names(text[last : literal.start()]))
             parts.append(literal.group(0))
             last = literal.end()
-        parts.append(pattern.sub(lambda m: self.table[m.group(0)], text[last:]))
+        parts.append(self._names(text[last:]))
         return "".join(parts)
+
+    def _names(self, chunk: str) -> str:
+        parts: list[str] = []
+        done = 0
+        for token in _TOKEN.finditer(chunk):
+            start = token.start()
+            if start < done or (start and _word(chunk[start - 1])):
+                continue
+            for name in self.by_first.get(token.group(0), ()):
+                end = start + len(name)
+                if chunk.startswith(name, start) and not (end < len(chunk) and _word(chunk[end])):
+                    parts += [chunk[done:start], self.table[name]]
+                    done = end
+                    break
+        parts.append(chunk[done:])
+        return "".join(parts)
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"

@@ -40,7 +40,7 @@ from bpmn_engine.dmn.model import (
     TypeRef,
     Where,
 )
-from bpmn_engine.dmn.names import Rewriter, aliases
+from bpmn_engine.dmn.names import MAX_ALIASES, Rewriter, aliases
 from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions.feel import FeelExpression, UnaryTests, compile_feel
 from bpmn_engine.expressions.feel import compile_unary_tests as compile_tests
@@ -126,6 +126,12 @@ def compile_sources(sources: list[Source]) -> list[DmnDefinitions]:
     """Files already read (`read_files`, or a set kept in a store) compiled together."""
     roots = [parse_root(name, source) for name, source in sources]
     table = aliases(all_names(roots))
+    if len(table) > MAX_ALIASES:
+        raise LoadError(
+            f"more than {MAX_ALIASES:,} names with characters FEEL cannot read as a name "
+            "(such as - / + * . or a keyword)",
+            file=sources[0][0],
+        )
     return [Reader(name, root, table).definitions() for name, root in roots]
 
 

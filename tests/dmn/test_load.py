@@ -167,3 +167,20 @@ def test_nested_boxed_expressions_within_the_parser_limit_load(tmp_path: Path) -
 def test_a_directory_is_not_a_file(tmp_path: Path) -> None:
     with pytest.raises(LoadError, match="not a regular file"):
         dmn.load(tmp_path)
+
+
+def test_too_many_names_feel_cannot_read_are_refused(tmp_path: Path) -> None:
+    extra = "".join(
+        f'<inputData id="in{i}" name="in-{i}"><variable name="in-{i}"/></inputData>'
+        for i in range(1001)
+    )
+    logic = "<literalExpression><text>in-1 + 1</text></literalExpression>"
+    with pytest.raises(LoadError, match="more than 1,000 names"):
+        dmn.load(decision_file(tmp_path, logic, extra=extra))
+    fewer = extra.split('<inputData id="in1000"')[0]
+    assert (
+        dmn.load(decision_file(tmp_path, logic, extra=fewer))
+        .evaluate("Decision", {"in-1": 2})
+        .value
+        == 3
+    )
