@@ -23,8 +23,10 @@ from bpmn_engine.dmn.model import (
     DecisionTable,
     DmnDefinitions,
     Expr,
+    Filter,
     FunctionDef,
     Invocation,
+    Iteration,
     ListExpr,
     Relation,
     TypeRef,
@@ -107,14 +109,24 @@ class Decisions:
         self.definitions = definitions
         self.sources = sources
         graph = Graph({}, {}, {}, {}, {}, {}, {})
+        owner: dict[Ref, str] = {}  # which file defines each element: an id defined twice
         for d in definitions:
             ns = d.namespace
+            for table in (d.decisions, d.bkms, d.services, d.inputs):
+                for element_id, element in table.items():
+                    if (ns, element_id) in owner:
+                        raise _error(
+                            element.where,
+                            f"the id is defined in {owner[ns, element_id]} too, in the same "
+                            f"namespace {ns!r}: give each DMN file its own namespace",
+                        )
+                    owner[ns, element_id] = d.path
             graph.decisions.update({(ns, k): v for k, v in d.decisions.items()})
             graph.bkms.update({(ns, k): v for k, v in d.bkms.items()})
             graph.services.update({(ns, k): v for k, v in d.services.items()})
             graph.inputs.update({(ns, k): v for k, v in d.inputs.items()})
             graph.items.update({(ns, k): v for k, v in d.items.items()})
-            graph.imports[ns] = {i.name: i.namespace for i in d.imports}
+            graph.imports.setdefault(ns, {}).update({i.name: i.namespace for i in d.imports})
             graph.aliases.update(d.aliases)
         self.graph = graph
         self._check()
@@ -213,6 +225,12 @@ class Decisions:
         elif isinstance(expression, Invocation):
             for _, value in expression.bindings:
                 self._expression_types(value)
+        elif isinstance(expression, Filter):
+            self._expression_types(expression.source)
+            self._expression_types(expression.match)
+        elif isinstance(expression, Iteration):
+            self._expression_types(expression.source)
+            self._expression_types(expression.body)
         elif isinstance(expression, FunctionDef):
             for _, type_ref in expression.parameters:
                 self._types(expression.where, type_ref)

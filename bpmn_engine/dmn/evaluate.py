@@ -20,10 +20,12 @@ from bpmn_engine.dmn.model import (
     DecisionService,
     DecisionTable,
     Expr,
+    Filter,
     FunctionDef,
     InputData,
     Invocation,
     ItemDefinition,
+    Iteration,
     ListExpr,
     Literal,
     Relation,
@@ -32,6 +34,7 @@ from bpmn_engine.dmn.model import (
 from bpmn_engine.dmn.tables import DecisionFailed, evaluate_table
 from bpmn_engine.dmn.types import NonConforming, conform
 from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.feel.values import FeelError, Function, kind
 
 MAX_CALL_DEPTH = 64
@@ -265,6 +268,10 @@ class Evaluation:
             value = self.invocation(expression, scope)
         elif isinstance(expression, FunctionDef):
             value = self.function(expression, scope, "function")
+        elif isinstance(expression, Filter):
+            value = self.filtered(expression, scope)
+        elif isinstance(expression, Iteration):
+            value = self.iterated(expression, scope)
         elif isinstance(expression, Conditional):
             test = self.expression(expression.test, scope)
             value = self.expression(
@@ -285,6 +292,55 @@ class Evaluation:
             self.bind(inner, entry.name, value)
             result[entry.name] = value
         return result
+
+    def items(self, source: Expr, scope: dict[str, Any], where: Any) -> list[Any] | None:
+        items = self.expression(source, scope)
+        if items is None:
+            return None
+        if not isinstance(items, list):
+            items = [items]  # a single value is a list of one, as FEEL iterates it
+        guards.charge(1 + len(items) // guards.ITEMS_PER_STEP)
+        return items
+
+    def filtered(self, expression: Filter, scope: dict[str, Any]) -> Any:
+        items = self.items(expression.source, scope, expression.where)
+        if items is None:
+            return None
+        kept = []
+        for item in items:
+            guards.charge(1)
+            inner = dict(scope)
+            if isinstance(item, dict):
+                for key, value in item.items():
+                    self.bind(inner, key, value)
+            inner["item"] = item
+            if self.expression(expression.match, inner) is True:
+                kept.append(item)
+        return kept
+
+    def iterated(self, expression: Iteration, scope: dict[str, Any]) -> Any:
+        items = self.items(expression.source, scope, expression.where)
+        if items is None:
+            return None
+        results = []
+        for item in items:
+            guards.charge(1)
+            inner = dict(scope)
+            self.bind(inner, expression.iterator, item)
+            results.append(self.expression(expression.body, inner))
+        if expression.kind == "for":
+            return results
+        if expression.kind == "some":
+            return (
+                True
+                if any(r is True for r in results)
+                else (False if all(r is False for r in results) else None)
+            )
+        return (
+            False
+            if any(r is False for r in results)
+            else (True if all(r is True for r in results) else None)
+        )
 
     def invocation(self, expression: Invocation, scope: dict[str, Any]) -> Any:
         target = self.expression(expression.target, scope)

@@ -110,6 +110,30 @@ class Conditional:
 
 
 @dataclass(frozen=True, slots=True)
+class Iteration:
+    """DMN 1.4's boxed `for` (`kind` "for": the list of `body` per item), `some` and
+    `every` (whether `body` holds for some or every item), over `iterator` in `source`."""
+
+    where: Where
+    kind: str
+    iterator: str
+    source: Expr
+    body: Expr
+    type_ref: TypeRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """DMN 1.4's boxed filter: the items of `source` for which `match` is true (`item`, and
+    a context item's entries, in scope)."""
+
+    where: Where
+    source: Expr
+    match: Expr
+    type_ref: TypeRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class InputClause:
     where: Where
     expression: FeelExpression

@@ -25,12 +25,14 @@ from bpmn_engine.dmn.model import (
     DecisionTable,
     DmnDefinitions,
     Expr,
+    Filter,
     FunctionDef,
     Import,
     InputClause,
     InputData,
     Invocation,
     ItemDefinition,
+    Iteration,
     ListExpr,
     Literal,
     OutputClause,
@@ -57,7 +59,7 @@ CAMUNDA = "http://camunda.org/schema/1.0/dmn"
 HIT_POLICIES = ("UNIQUE", "FIRST", "PRIORITY", "ANY", "COLLECT", "RULE ORDER", "OUTPUT ORDER")
 AGGREGATIONS = ("SUM", "MIN", "MAX", "COUNT")
 _BOXED = ("literalExpression", "context", "list", "relation", "invocation")
-_BOXED += ("functionDefinition", "decisionTable", "conditional")
+_BOXED += ("functionDefinition", "decisionTable", "conditional", "filter", "for", "some", "every")
 
 
 def _local(element: etree._Element) -> str:
@@ -403,6 +405,10 @@ class Reader:
             "functionDefinition": self.function,
             "decisionTable": self.table_of,
             "conditional": self.conditional,
+            "filter": self.filter,
+            "for": self.iteration,
+            "some": self.iteration,
+            "every": self.iteration,
         }
         reader = readers.get(_local(element))
         if reader is None:
@@ -497,6 +503,36 @@ class Reader:
                 raise self.error(f"the conditional has no <{tag}>", element)
             parts.append(self.inner(part) or Literal(self.where(part), None))
         return Conditional(self.where(element), *parts, type_ref=self.type_ref(element))
+
+    def part(self, element: etree._Element, tag: str) -> Expr:
+        """The expression inside a required child (`in`, `return`, `match`...)."""
+        child = self.child(element, tag)
+        if child is None:
+            raise self.error(f"the {_local(element)} has no <{tag}>", element)
+        return self.inner(child) or Literal(self.where(child), None)
+
+    def filter(self, element: etree._Element) -> Filter:
+        return Filter(
+            self.where(element),
+            self.part(element, "in"),
+            self.part(element, "match"),
+            self.type_ref(element),
+        )
+
+    def iteration(self, element: etree._Element) -> Iteration:
+        kind = _local(element)
+        iterator = element.get("iteratorVariable") or ""
+        if not iterator:
+            raise self.error(f"the {kind} has no iteratorVariable", element)
+        body = self.part(element, "return" if kind == "for" else "satisfies")
+        return Iteration(
+            self.where(element),
+            kind,
+            iterator,
+            self.part(element, "in"),
+            body,
+            self.type_ref(element),
+        )
 
     # --- decision tables --------------------------------------------------------------------
     def table_of(self, element: etree._Element) -> DecisionTable:

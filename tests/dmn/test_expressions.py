@@ -7,7 +7,9 @@ import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
-from bpmn_engine import dmn
+import pytest
+
+from bpmn_engine import LoadError, dmn
 from tests.dmn.tables import decision_file
 
 
@@ -166,3 +168,43 @@ def test_dmn_1_1_camunda_style_file(tmp_path: Path) -> None:
     decisions = dmn.load(decision_file(tmp_path, logic, version="1.1"))
     assert decisions.evaluate("Decision", {"order": {"amount": 5000}}).value == "manager"
     assert decisions.evaluate("Decision", {"order": {"amount": 5}}).value == "clerk"
+
+
+def test_dmn_1_4_filter_for_some_and_every(tmp_path: Path) -> None:
+    logic = """
+    <context>
+      <contextEntry><variable name="Big"/><filter>
+        <in><literalExpression><text>orders</text></literalExpression></in>
+        <match><literalExpression><text>amount &gt; 100</text></literalExpression></match>
+      </filter></contextEntry>
+      <contextEntry><variable name="Doubled"/><for iteratorVariable="o">
+        <in><literalExpression><text>orders</text></literalExpression></in>
+        <return><literalExpression><text>o.amount * 2</text></literalExpression></return>
+      </for></contextEntry>
+      <contextEntry><variable name="Any paid"/><some iteratorVariable="o">
+        <in><literalExpression><text>orders</text></literalExpression></in>
+        <satisfies><literalExpression><text>o.paid</text></literalExpression></satisfies>
+      </some></contextEntry>
+      <contextEntry><variable name="All paid"/><every iteratorVariable="o">
+        <in><literalExpression><text>orders</text></literalExpression></in>
+        <satisfies><literalExpression><text>o.paid</text></literalExpression></satisfies>
+      </every></contextEntry>
+    </context>"""
+    orders = [{"amount": 50, "paid": True}, {"amount": 150, "paid": False}]
+    value = (
+        dmn.load(decision_file(tmp_path, logic, version="1.4"))
+        .evaluate("Decision", {"orders": orders})
+        .value
+    )
+    assert value == {
+        "Big": [{"amount": Decimal(150), "paid": False}],
+        "Doubled": [Decimal(100), Decimal(300)],
+        "Any paid": True,
+        "All paid": False,
+    }
+
+
+def test_an_unsupported_boxed_expression_is_refused_at_load(tmp_path: Path) -> None:
+    logic = '<context><contextEntry><variable name="x"/><teleport/></contextEntry></context>'
+    with pytest.raises(LoadError, match="<teleport> is not a supported expression"):
+        dmn.load(decision_file(tmp_path, logic))

@@ -184,3 +184,10 @@ def test_too_many_names_feel_cannot_read_are_refused(tmp_path: Path) -> None:
         .value
         == 3
     )
+
+
+def test_two_files_with_one_id_in_one_namespace_are_refused(tmp_path: Path) -> None:
+    first = decision_file(tmp_path, SIMPLE, name="a.dmn")
+    second = decision_file(tmp_path, SIMPLE, name="b.dmn")
+    with pytest.raises(LoadError, match=r"b\.dmn:\d+: decision: the id is defined in .*a\.dmn too"):
+        dmn.load(first, second)
