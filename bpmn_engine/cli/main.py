@@ -3,27 +3,116 @@ messages and exit codes (no user ever sees a traceback)."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import sqlite3
 import sys
 
 import click
 
-from bpmn_engine import BpmnEngineError
-from bpmn_engine.cli.common import OPENED, errors, interrupted
-from bpmn_engine.cli.decide import decide
-from bpmn_engine.cli.deploy import deploy, worker
-from bpmn_engine.cli.events import message, signal
-from bpmn_engine.cli.inspect import instances, show_command
-from bpmn_engine.cli.run import cancel, complete, resume, run
-from bpmn_engine.cli.step import step
-from bpmn_engine.cli.validate import validate
+from bpmn_engine import BpmnEngineError, __version__
 from bpmn_engine.exit_codes import ExitCode
-from bpmn_engine.terminal import safe, visible
+
+# name -> (module, function, the summary `bpmn --help` shows). A command's module is imported
+# when the command runs, so `bpmn --help` and `bpmn --version` start in a fraction of the time
+# the runtime and its libraries take to import (tests/cli/test_startup.py keeps the summaries
+# equal to the commands' own help, and every command in the table).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": ("bpmn_engine.cli.run", "run", "Run a process until it completes, fails or waits."),
+    "complete": (
+        "bpmn_engine.cli.run",
+        "complete",
+        "Complete a waiting user task (its element id or name) and run on.",
+    ),
+    "resume": (
+        "bpmn_engine.cli.run",
+        "resume",
+        "Go on with an instance: after a crash, a fix, or a wait.",
+    ),
+    "message": (
+        "bpmn_engine.cli.events",
+        "message",
+        "Publish a message and run the instance it wakes until it completes, fails or waits.",
+    ),
+    "signal": (
+        "bpmn_engine.cli.events",
+        "signal",
+        "Broadcast a signal to every waiting catcher and run the instances it wakes.",
+    ),
+    "step": (
+        "bpmn_engine.cli.step",
+        "step",
+        "Walk through the token flow one step at a time (type help at the prompt).",
+    ),
+    "activate": (
+        "bpmn_engine.cli.ad_hoc",
+        "activate",
+        "Activate ELEMENT, an activity of an ad-hoc subprocess INSTANCE waits in, and run on.",
+    ),
+    "cancel": (
+        "bpmn_engine.cli.run",
+        "cancel",
+        "Terminate an instance: every token is removed, every user task cancelled.",
+    ),
+    "show": (
+        "bpmn_engine.cli.inspect",
+        "show_command",
+        "Show an instance: state, tokens, variables and history.",
+    ),
+    "instances": ("bpmn_engine.cli.inspect", "instances", "List the instances in the database."),
+    "deploy": (
+        "bpmn_engine.cli.deploy",
+        "deploy",
+        "Deploy BPMN files: `bpmn worker` fires their timer start events, and `bpmn message` "
+        "starts them at a message start event.",
+    ),
+    "worker": (
+        "bpmn_engine.cli.deploy",
+        "worker",
+        "Run every instance in the database that has something to do, and start instances "
+        "from due timer start events, until Ctrl-C or SIGTERM (the step in progress finishes).",
+    ),
+    "decide": (
+        "bpmn_engine.cli.decide",
+        "decide",
+        "Evaluate a DMN decision: its required decisions first, then its table or expression.",
+    ),
+    "validate": (
+        "bpmn_engine.cli.validate",
+        "validate",
+        "Check BPMN files before deploy: schema, references, bpmnlint's rules, what the engine "
+        "can run, and soundness (deadlocks, missing synchronisation, dead elements, livelocks).",
+    ),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="bpmn-engine")
+class LazyGroup(click.Group):
+    """A group whose commands are imported by name when one of them is asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*COMMANDS, *super().list_commands(ctx)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module, function, _ = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(module), function)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the summaries, without importing a single command."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [
+            (name, click.utils.make_default_short_help(summary, limit))
+            for name, (_, _, summary) in COMMANDS.items()
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, package_name="bpmn-engine")
 def cli() -> None:
     """Run BPMN 2.0 diagrams locally, checkpointing every step in SQLite.
 
@@ -31,50 +120,39 @@ def cli() -> None:
     """
 
 
-for command in (
-    run,
-    complete,
-    resume,
-    message,
-    signal,
-    step,
-    cancel,
-    show_command,
-    instances,
-    deploy,
-    worker,
-    validate,
-    decide,
-):
-    cli.add_command(command)
-
-
 def main() -> None:
     """Entry point: run the click group and turn every error into a message and an exit code."""
     try:
         code = cli.main(standalone_mode=False)
-    except click.exceptions.Abort:  # click's name for Ctrl-C (or end of input) at a prompt
+    except (Exception, KeyboardInterrupt) as error:
+        raise SystemExit(_report(error)) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _report(error: BaseException) -> int:
+    """Say what went wrong on stderr, never as a traceback; the exit code."""
+    from bpmn_engine.cli.common import OPENED, errors, interrupted  # rich, only when needed
+    from bpmn_engine.terminal import safe, visible
+
+    if isinstance(error, click.exceptions.Abort | KeyboardInterrupt):
+        # click's Abort is Ctrl-C (or end of input) at a prompt
         errors.print(safe(interrupted()))
-        raise SystemExit(130) from None
-    except click.ClickException as error:
+        return 130
+    if isinstance(error, click.ClickException):
         shown = io.StringIO()
         error.show(file=shown)  # the message may quote an argument: show its control bytes
         sys.stderr.write(visible(shown.getvalue()))
-        raise SystemExit(ExitCode.BAD_INPUT) from None
-    except BpmnEngineError as error:
+        return ExitCode.BAD_INPUT
+    if isinstance(error, BpmnEngineError):
         errors.print(f"[red]error:[/] {safe(str(error))}")
-        raise SystemExit(ExitCode.BAD_INPUT) from None
-    except sqlite3.DatabaseError as error:  # damaged past the header, locked, read-only...
+        return ExitCode.BAD_INPUT
+    if isinstance(error, sqlite3.DatabaseError):  # damaged past the header, locked, read-only...
         where = OPENED[-1] if OPENED else "the database"
         errors.print(f"[red]error:[/] {safe(where)}: the database cannot be used: {safe(error)}")
-        raise SystemExit(ExitCode.BAD_INPUT) from None
-    except KeyboardInterrupt:
-        errors.print(safe(interrupted()))
-        raise SystemExit(130) from None
-    except Exception as error:  # a bug: say so plainly, never a traceback
-        errors.print(
-            f"[red]internal error:[/] {safe(type(error).__name__)}: {safe(str(error))}\n"
-            "please report it with the command you ran; committed steps are safe"
-        )
-        raise SystemExit(ExitCode.FAILED) from None
-    raise SystemExit(code if isinstance(code, int) else 0)
+        return ExitCode.BAD_INPUT
+    # a bug: say so plainly, never a traceback
+    errors.print(
+        f"[red]internal error:[/] {safe(type(error).__name__)}: {safe(str(error))}\n"
+        "please report it with the command you ran; committed steps are safe"
+    )
+    return ExitCode.FAILED

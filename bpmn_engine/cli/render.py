@@ -68,8 +68,13 @@ class Trace:
         elif kind == "element.waiting" and data.get("reason") == "call activity":
             called = f"{safe(str(data.get('process')))} as instance {safe(str(data.get('child')))}"
             line = f"  [magenta]↘[/] {self.name(event)} [magenta]calls[/] {called} {track}"
+        elif kind == "element.waiting" and data.get("reason") == "ad-hoc":
+            activatable = safe(", ".join(data.get("activatable", [])))
+            line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for activations[/]: {activatable}"
         elif kind == "element.waiting" and data.get("reason") == "join":
             line = f"  [dim]… {self.name(event)} waits for the other branches {track}[/]"
+        elif kind == "ad-hoc.activated":
+            line = f"  [cyan]▶[/] {safe(str(data.get('activity')))} activated in {self.name(event)}"
         elif kind == "track.created":
             line = f"  [magenta]⑂[/] new track {track} → {self.name(event)}"
         elif kind == "track.merged":
@@ -177,8 +182,15 @@ def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = 
                 highlight=False,
                 soft_wrap=True,
             )
+        elif wait.get("reason") == "ad-hoc":
+            console.print(
+                f"waiting at {ad_hoc_wait(wait)}; to activate one: "
+                f"[bold]bpmn activate {outcome.instance} ELEMENT{db_opt}[/]",
+                highlight=False,
+                soft_wrap=True,
+            )
         else:
-            console.print(f"waiting at {safe(wait['element'])} ({wait.get('reason')})")
+            console.print(f"waiting at {safe(wait['element'])} ({safe(str(wait.get('reason')))})")
     console.print(f"[dim]database: {safe(db)}[/]", highlight=False)
 
 
@@ -212,6 +224,8 @@ def show(console: Console, instance: Instance) -> None:
     for token in instance.tokens():
         tokens.add_row(str(token["track"]), safe(token["element"]), token["state"])
     console.print(tokens)
+    for line in ad_hoc_waits(outcome):
+        console.print(f"waiting: {line}", highlight=False)
     console.print(variables_table(outcome.variables))
     history = Table("#", "event", "element", "track", "details", title="history", box=None)
     history.title_justify = "left"
@@ -380,3 +394,16 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
             + f" [dim]#{action['track']}[/]"
             + (f" [dim](due in {wait}: advance {wait})[/]" if wait else "")
         )
+    for line in ad_hoc_waits(instance.outcome()):
+        console.print(f"  {line}: [bold]activate ELEMENT[/]", highlight=False)
+
+
+def ad_hoc_wait(wait: dict[str, Any]) -> str:
+    """'ad-hoc subprocess X: activatable A, B' (escaped for rich)."""
+    activatable = ", ".join(wait.get("activatable", []))
+    return f"ad-hoc subprocess {safe(wait['element'])}: activatable {safe(activatable)}"
+
+
+def ad_hoc_waits(outcome: Outcome) -> list[str]:
+    """One line per ad-hoc subprocess that waits for activations."""
+    return [ad_hoc_wait(w) for w in outcome.waiting_for if w.get("reason") == "ad-hoc"]

@@ -53,6 +53,7 @@ tokens / vars / history / graph
 set NAME=VALUE / unset NAME  change a process variable (VALUE is JSON when it parses)
 choose GATEWAY FLOW...       take these flows at the gateway's next decision
 complete TASK [NAME=VALUE...]
+activate ELEMENT             start an inner activity of a waiting ad-hoc subprocess
 message NAME [KEY] [N=V...]  deliver a message this instance waits for
 signal NAME [N=V...]         broadcast a signal (to every waiting instance)
 advance DURATION             move the virtual clock (timers that fall due can then fire)
@@ -133,6 +134,7 @@ class Stepper:
             "unset": self._unset,
             "choose": self._choose,
             "complete": self._complete,
+            "activate": self._activate,
             "back": self._back,
             "save": self._save,
             "help": lambda args, r: setattr(r, "show", "help"),
@@ -314,6 +316,13 @@ class Stepper:
         self._checkpoint()
         self.instance.complete_task(task.id, parse_assignments(args[1:]), report.events.append)
         report.message = f"completed {task.element}"
+
+    def _activate(self, args: list[str], report: Report) -> None:
+        if len(args) != 1:
+            raise UsageError("activate ELEMENT")
+        self._checkpoint()
+        self.instance.activate(args[0], report.events.append)
+        report.message = f"activated {args[0]}"
 
     def _save(self, args: list[str], report: Report) -> None:
         report.message = (

@@ -3,9 +3,11 @@
 from bpmn_engine.model.elements import (
     Activity,
     ActivityData,
+    AdHocSubProcess,
     BoundaryEvent,
     CallActivity,
     CallMapping,
+    ComplexGateway,
     DataAssociation,
     DecisionCall,
     EndEvent,
@@ -31,9 +33,11 @@ from bpmn_engine.model.process import Definitions, FlowScope, Process
 __all__ = [
     "Activity",
     "ActivityData",
+    "AdHocSubProcess",
     "BoundaryEvent",
     "CallActivity",
     "CallMapping",
+    "ComplexGateway",
     "DataAssociation",
     "DecisionCall",
     "Definitions",

@@ -203,6 +203,30 @@ class SubProcess(Activity):
 
 
 @dataclass(frozen=True, slots=True)
+class AdHocSubProcess(SubProcess):
+    """An ad-hoc subprocess: its inner activities without incoming flows run when activated
+    (by a person, or by Zeebe's `activeElementsCollection` on entry), not from a start event.
+    `sequential`: one inner activity at a time (`ordering="Sequential"`)."""
+
+    sequential: bool = False
+    cancel_remaining: bool = True
+    completion: Expression | None = None
+    active_elements: Expression | None = None  # zeebe:adHoc activeElementsCollection
+
+    @property
+    def activatable(self) -> tuple[str, ...]:
+        """The inner activities a person may activate: those no sequence flow leads to."""
+        return tuple(
+            node.id
+            for node in self.scope.nodes.values()
+            if isinstance(node, Activity)
+            and not node.incoming
+            and not node.is_for_compensation
+            and not getattr(node, "triggered_by_event", False)
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class CallMapping:
     """A Camunda 7 `camunda:in` or `camunda:out`: one variable (`source`, or the value of
     `expression`) copied as `target`, or every variable (`all`); `local` reads (in) or
@@ -234,6 +258,14 @@ class Gateway(FlowNode):
     direction: str | None = None
     # an event-based gateway that starts the process: each event after it is a start trigger
     instantiate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ComplexGateway(Gateway):
+    """A complex gateway: fires when `activation` holds over the tokens that arrived
+    (`runtime/behaviours/complex_gateway.py`); without one, when every incoming flow has one."""
+
+    activation: Expression | None = None
 
 
 @dataclass(frozen=True, slots=True)

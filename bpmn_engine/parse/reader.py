@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,10 @@ from lxml import etree
 from bpmn_engine.errors import LoadError
 from bpmn_engine.model.elements import (
     Activity,
+    AdHocSubProcess,
     BoundaryEvent,
     CallActivity,
+    ComplexGateway,
     EndEvent,
     EventDefinition,
     Expression,
@@ -227,6 +230,10 @@ class _Compiler:
                         "at once, retried by `bpmn resume`",
                     )
                 )
+
+    def refuse_at(self, element_id: str, line: int, message: str) -> None:
+        """A refusal about an element already compiled (it has an id and a line)."""
+        self.refusals.append(Refusal(element_id, line, message))
 
     def refuse(self, element: etree._Element, message: str) -> None:
         """Note something the engine cannot honour; runs and validation refuse it."""
@@ -533,6 +540,52 @@ def _read_subprocess(c: _Compiler, element: etree._Element, flows: _Links) -> Su
     )
 
 
+def _read_ad_hoc(c: _Compiler, element: etree._Element, flows: _Links) -> AdHocSubProcess:
+    """An ad-hoc subprocess; what would change how it runs and is not run is refused."""
+    plain = _read_subprocess(c, element, flows)
+    completion = _children(element, "completionCondition")
+    active = None
+    for ad_hoc in extensions.extension_children(element, extensions.ZEEBE, "adHoc"):
+        text = (ad_hoc.get("activeElementsCollection") or "").strip()
+        if text:
+            active = Expression(text, "feel" if text.startswith("=") else None, ad_hoc.sourceline)
+        for attr in ("outputCollection", "outputElement"):
+            if ad_hoc.get(attr):
+                c.refuse(
+                    ad_hoc, f"zeebe:adHoc {attr}: collecting inner results is not supported yet"
+                )
+    for job in extensions.extension_children(element, extensions.ZEEBE, "taskDefinition"):
+        c.refuse(job, "an ad-hoc subprocess run by a job worker is not supported yet")
+    for inner in plain.scope.nodes.values():
+        if inner.kind in ("startEvent", "endEvent"):
+            c.refuse_at(
+                inner.id,
+                inner.line,
+                f"{inner.kind} inside ad-hoc subprocess {plain.id!r}: an ad-hoc subprocess has "
+                "no start or end events (its activities are activated, BPMN 2.0.2 10.2.5)",
+            )
+    ad_hoc_node = AdHocSubProcess(
+        **{f.name: getattr(plain, f.name) for f in fields(SubProcess)},
+        sequential=(element.get("ordering") or "Parallel").strip() == "Sequential",
+        cancel_remaining=element.get("cancelRemainingInstances", "true").strip() != "false",
+        completion=c.expression(completion[0]) if completion else None,
+        active_elements=active,
+    )
+    if not ad_hoc_node.activatable:
+        c.refuse(element, "an ad-hoc subprocess needs an activity without incoming flows")
+    return ad_hoc_node
+
+
+def _read_complex_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> ComplexGateway:
+    condition = _children(element, "activationCondition")
+    return ComplexGateway(
+        **c.base(element, flows),
+        default=element.get("default"),
+        direction=element.get("gatewayDirection"),
+        activation=c.expression(condition[0]) if condition else None,
+    )
+
+
 def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) -> CallActivity:
     called = element.get("calledElement")
     if called is not None and not extensions.is_expression(called):
@@ -598,6 +651,8 @@ _NODE_READERS: dict[str, _Reader] = {
     **dict.fromkeys(SUB_PROCESSES, _read_subprocess),
     "callActivity": _read_call_activity,
     **dict.fromkeys(GATEWAYS, _read_gateway),
+    "complexGateway": _read_complex_gateway,
+    "adHocSubProcess": _read_ad_hoc,
     "startEvent": _read_start,
     "endEvent": _read_end,
     "intermediateThrowEvent": _read_intermediate,

@@ -11,6 +11,14 @@ from typing import Any, NamedTuple
 from bpmn_engine.records.lifecycle import TOKEN_STATE, TrackState, check_track
 
 LISTENING = "event subprocess"
+# a complex gateway's record that one incoming flow delivered since its last activation
+DELIVERED = "delivered"
+NOT_TOKENS = frozenset({LISTENING, DELIVERED})
+# an ad-hoc subprocess waits for activations, then (its completion condition held and its
+# running activities go on) for them to end: its behaviour decides when its scope completes
+AD_HOC = "ad-hoc"
+AD_HOC_COMPLETING = "ad-hoc completing"
+SELF_COMPLETING = frozenset({AD_HOC, AD_HOC_COMPLETING})
 
 
 @dataclass(slots=True)
@@ -53,8 +61,9 @@ class Track:
     @property
     def listening(self) -> bool:
         """Not a token: the track that holds a scope's event subprocess waits (timer,
-        message, signal). It keeps no scope alive and shows in no token list."""
-        return self.wait == LISTENING
+        message, signal), or a complex gateway's record of a flow that delivered
+        (`DELIVERED`). It keeps no scope alive and shows in no token list."""
+        return self.wait in NOT_TOKENS
 
     @property
     def live(self) -> bool:

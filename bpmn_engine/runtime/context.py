@@ -16,7 +16,7 @@ from bpmn_engine.model import Definitions, Expression, FlowNode, FlowScope, IoPa
 from bpmn_engine.model import SequenceFlow as Flow
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import Track
+from bpmn_engine.records.rows import SELF_COMPLETING, Track
 from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.handlers import Handler
@@ -40,6 +40,8 @@ class Behaviour(Protocol):
     def execute(self, ctx: StepContext) -> None: ...
     def complete(self, ctx: StepContext) -> None: ...
     def terminate(self, ctx: StepContext) -> None: ...
+    def inner_left(self, ctx: StepContext, inner: StepContext) -> None: ...
+    def may_complete(self, ctx: StepContext, scope_id: int) -> bool: ...
 
 
 class Services(Protocol):
@@ -192,7 +194,22 @@ class StepContext:
         return [self.scope_model.flows[f] for f in chosen]
 
     def leave(self, flows: list[Flow]) -> None:
-        """Take the given outgoing flows: continue on the first, fork for the others."""
+        """Take the given outgoing flows: continue on the first, fork for the others; then
+        an ad-hoc subprocess around hears that one of its elements left (`inner_left`)."""
+        self._take(flows)
+        container = self._self_completing(self.track.scope)
+        if container is not None:
+            container.behaviour(container.node).inner_left(container, self)
+
+    def _self_completing(self, scope_id: int) -> StepContext | None:
+        """The track at the element that decides itself when this scope completes (an
+        ad-hoc subprocess), or None for a scope that completes with its last token."""
+        holder = self.data.scopes[scope_id].track
+        if holder is None or self.data.tracks[holder].wait not in SELF_COMPLETING:
+            return None
+        return self.for_track(self.data.tracks[holder])
+
+    def _take(self, flows: list[Flow]) -> None:
         if not flows:
             self.end_track(TrackState.COMPLETED)
             return
@@ -236,6 +253,11 @@ class StepContext:
             self.scope_completed(self.track.scope)
 
     def scope_completed(self, scope_id: int) -> None:
+        container = self._self_completing(scope_id)
+        if container is not None and not container.behaviour(container.node).may_complete(
+            container, scope_id
+        ):
+            return  # an ad-hoc subprocess with nothing running waits for activations
         scope = self.step.touch_scope(self.data.scopes[scope_id])
         if scope.status != "active":
             return

@@ -23,7 +23,9 @@ from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import (
-    LISTENING,
+    AD_HOC,
+    AD_HOC_COMPLETING,
+    NOT_TOKENS,
     Event,
     Receipt,
     Sent,
@@ -32,7 +34,8 @@ from bpmn_engine.records.rows import (
     UserTask,
 )
 from bpmn_engine.runtime import calls
-from bpmn_engine.runtime.behaviours import behaviour_for
+from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
+from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
 from bpmn_engine.runtime.behaviours.call_activities import CallActivityBehaviour
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
@@ -238,9 +241,22 @@ class Instance:
         seen = {w["track"] for w in waits}
         for track in self.data.tracks.values():
             if track.status is TrackState.WAITING and track.id not in seen:
-                if track.wait in (*BODY_WAITS, "timer", "message", "signal", "event", LISTENING):
+                if track.wait in (
+                    *BODY_WAITS,
+                    "timer",
+                    "message",
+                    "signal",
+                    "event",
+                    *NOT_TOKENS,
+                    AD_HOC_COMPLETING,
+                ):
                     continue  # listed below, with what they wait for
-                waits.append({"element": track.element, "reason": track.wait, "track": track.id})
+                wait = {"element": track.element, "reason": track.wait, "track": track.id}
+                if track.wait == AD_HOC:
+                    wait["activatable"] = ad_hoc.activatable(self.definitions, self.data, track)
+                    if not wait["activatable"]:
+                        continue  # a Sequential one that runs an activity: listed as such
+                waits.append(wait)
         for subscription in self.data.subscriptions.values():
             if subscription.status == "waiting":
                 waits.append(
@@ -433,6 +449,12 @@ class Instance:
         if node.kind == "exclusiveGateway" and len(flows) != 1:
             raise UsageError(f"exclusive gateway {gateway} takes exactly one flow")
         self.data.choices[gateway] = tuple(flows)
+
+    def activate(self, element: str, on_event: Listener | None = None) -> None:
+        """Activate an inner activity of a waiting ad-hoc subprocess (one step); a
+        `UsageError` says why it cannot be now (`behaviours/ad_hoc.py`)."""
+        holder = ad_hoc.holder_for(self.definitions, self.data, element)
+        self._step(holder, lambda c: AdHocSubProcessBehaviour().activate(c, element), on_event)
 
     def complete_task(
         self,

@@ -14,9 +14,12 @@ from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions import compile_expression, compile_script
 from bpmn_engine.model import (
     Activity,
+    AdHocSubProcess,
     CallActivity,
+    ComplexGateway,
     Definitions,
     Expression,
+    FlowNode,
     FlowScope,
     MultiInstance,
     StandardLoop,
@@ -159,6 +162,22 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
         if isinstance(node, Activity) and node.data is not None:
             for expression in data_expressions(node):
                 yield node.id, expression.line or node.line, _expression(expression)
+        for _, expression in control_expressions(node):
+            yield node.id, expression.line or node.line, _expression(expression)
+
+
+def control_expressions(node: FlowNode) -> list[tuple[str, Expression]]:
+    """(what, expression) for the conditions of an ad-hoc subprocess or a complex gateway."""
+    if isinstance(node, AdHocSubProcess):
+        found = [
+            ("completionCondition", node.completion),
+            ("activeElementsCollection", node.active_elements),
+        ]
+    elif isinstance(node, ComplexGateway):
+        found = [("activationCondition", node.activation)]
+    else:
+        return []
+    return [(what, e) for what, e in found if e is not None]
 
 
 def data_expressions(node: Activity) -> list[Expression]:

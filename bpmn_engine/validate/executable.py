@@ -35,16 +35,19 @@ from bpmn_engine.runtime.events.timers import (
     is_timer_expression,
     schedule,
 )
-from bpmn_engine.runtime.precheck import data_expressions, loop_expressions, unrunnable_loop
+from bpmn_engine.runtime.precheck import (
+    control_expressions,
+    data_expressions,
+    loop_expressions,
+    unrunnable_loop,
+)
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
 
 NOT_SUPPORTED = "not supported yet by bpmn-engine"
 UNSUPPORTED_KINDS = {
-    "complexGateway": "complex gateways",
     "transaction": "transactions",
-    "adHocSubProcess": "ad-hoc subprocesses",
 }
 SUPPORTED_DEFINITIONS = frozenset(
     {"terminate", "error", "escalation", "signal", "message"}
@@ -214,6 +217,8 @@ def _node_expressions(node: FlowNode) -> Iterator[Issue]:
     if isinstance(node, Activity):
         for expression in data_expressions(node):
             yield from _expression(node.id, expression, node.line, "data association")
+    for what, expression in control_expressions(node):
+        yield from _expression(node.id, expression, node.line, what)
 
 
 def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:

@@ -229,9 +229,7 @@ UNSUPPORTED = {
         '<intermediateThrowEvent id="X"><compensateEventDefinition/></intermediateThrowEvent>'
     ),
     "cancel-end-outside-a-transaction": '<endEvent id="X"><cancelEventDefinition/></endEvent>',
-    "complex-gateway": '<complexGateway id="X"/>',
     "transaction": '<transaction id="X"/>',
-    "ad-hoc-subprocess": '<adHocSubProcess id="X"/>',
 }
 
 

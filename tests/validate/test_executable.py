@@ -54,9 +54,7 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "element", "what"),
     [
-        ('<bpmn:complexGateway id="X"/>', "X", "complex gateways"),
         ('<bpmn:transaction id="X"/>', "X", "transactions"),
-        ('<bpmn:adHocSubProcess id="X"/>', "X", "ad-hoc subprocesses"),
         (
             timer("timeDuration", "PT5M").replace("intermediateCatch", "intermediateThrow"),
             "Wait",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from bpmn_engine.model import FlowNode
+from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import CallActivityBehaviour
+from bpmn_engine.runtime.behaviours.complex_gateway import ComplexGatewayBehaviour
 from bpmn_engine.runtime.behaviours.events import (
     BoundaryEventBehaviour,
     CatchEventBehaviour,
@@ -27,7 +29,6 @@ from bpmn_engine.runtime.behaviours.tasks import (
     ServiceTaskBehaviour,
     UserTaskBehaviour,
 )
-from bpmn_engine.runtime.behaviours.unsupported import UnsupportedBehaviour
 
 _service = ServiceTaskBehaviour()
 _subprocess = SubProcessBehaviour()
@@ -47,7 +48,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "parallelGateway": ParallelGatewayBehaviour(),
     "inclusiveGateway": InclusiveGatewayBehaviour(),
     "eventBasedGateway": EventBasedGatewayBehaviour(),
-    "complexGateway": UnsupportedBehaviour("complex gateways are not supported yet"),
+    "complexGateway": ComplexGatewayBehaviour(),
     # events
     "startEvent": NoneEventBehaviour(),
     "endEvent": EndEventBehaviour(),
@@ -57,7 +58,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     # containers
     "subProcess": _subprocess,
     "transaction": _subprocess,
-    "adHocSubProcess": _subprocess,
+    "adHocSubProcess": AdHocSubProcessBehaviour(),
     "callActivity": CallActivityBehaviour(),
 }
 

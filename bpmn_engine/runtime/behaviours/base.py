@@ -9,6 +9,8 @@ Hooks, in the order a token meets them:
   completed, subprocess scope finished, external job done).
 - `terminate`: a scope, terminate end event or cancel ends the track here; release what the
   node holds (a user task, a subprocess scope).
+- `inner_left` / `may_complete`: asked of an element that decides itself when its scope
+  completes (an ad-hoc subprocess, `ad_hoc.py`): an element inside left; the scope ran dry.
 Behaviours raise `Incident` to fail the step; they never write to the store themselves.
 """
 
@@ -37,6 +39,13 @@ class FlowNodeBehaviour:
 
     def terminate(self, ctx: StepContext) -> None:
         ctx.emit("element.terminated")
+
+    def inner_left(self, ctx: StepContext, inner: StepContext) -> None:
+        """An element inside this one's scope left it (asked of ad-hoc subprocesses only)."""
+
+    def may_complete(self, ctx: StepContext, scope_id: int) -> bool:
+        """Whether this one's scope, with no token left, completes now (ad-hoc: not always)."""
+        return True
 
     def outgoing(self, ctx: StepContext) -> list[SequenceFlow]:
         """Uncontrolled flow (spec 13.2.1): every flow whose condition holds.
