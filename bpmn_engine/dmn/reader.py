@@ -134,7 +134,8 @@ def compile_sources(sources: list[Source]) -> list[DmnDefinitions]:
             "(such as - / + * . or a keyword)",
             file=sources[0][0],
         )
-    return [Reader(name, root, table).definitions() for name, root in roots]
+    compiled: dict[tuple[str, str], Any] = {}  # one compile per distinct text, for all files
+    return [Reader(name, root, table, compiled).definitions() for name, root in roots]
 
 
 def _importable(element: etree._Element, importer: str, have: set[str | None]) -> Path | None:
@@ -185,7 +186,14 @@ def _split_top(text: str) -> list[str]:
 class Reader:
     """Compiles one file's root; errors name this file."""
 
-    def __init__(self, file: str, root: etree._Element, table: dict[str, str]) -> None:
+    def __init__(
+        self,
+        file: str,
+        root: etree._Element,
+        table: dict[str, str],
+        compiled: dict[tuple[str, str], Any] | None = None,
+    ) -> None:
+        self.compiled = {} if compiled is None else compiled  # decision tables repeat cells
         self.file = file
         self.root = root
         self.ns = etree.QName(root).namespace or ""
@@ -233,17 +241,25 @@ class Reader:
 
     def feel(self, text: str, element: etree._Element) -> FeelExpression:
         self.check_language(element)
-        try:
-            return compile_feel(self.rewrite(text))
-        except ExpressionError as error:
-            raise self.error(f"{error} in {text!r}", element) from None
+        key = ("expression", text)
+        if key not in self.compiled:
+            try:
+                self.compiled[key] = compile_feel(self.rewrite(text))
+            except ExpressionError as error:
+                raise self.error(f"{error} in {text!r}", element) from None
+        found: FeelExpression = self.compiled[key]
+        return found
 
     def tests(self, text: str, element: etree._Element) -> UnaryTests:
         self.check_language(element)
-        try:
-            return compile_tests(self.rewrite(text) if text else "-")
-        except ExpressionError as error:
-            raise self.error(f"{error} in {text!r}", element) from None
+        key = ("tests", text or "-")
+        if key not in self.compiled:
+            try:
+                self.compiled[key] = compile_tests(self.rewrite(text) if text else "-")
+            except ExpressionError as error:
+                raise self.error(f"{error} in {text!r}", element) from None
+        found: UnaryTests = self.compiled[key]
+        return found
 
     def type_ref(self, element: etree._Element) -> TypeRef | None:
         value = element.get("typeRef")

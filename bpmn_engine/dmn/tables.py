@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from bpmn_engine.dmn.model import DecisionTable, OutputClause, Rule
+from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.feel.values import D128, compare, equal, text
 
 Conform = Callable[[Any, Any, str], Any]
@@ -57,6 +58,7 @@ def evaluate_table(
         values.append(value)
     matched: list[Rule] = []
     for rule in table.rules:
+        guards.charge(1)  # the work budget bounds a table of any size
         ok = True
         for clause, test, value in zip(table.inputs, rule.inputs, values, strict=True):
             tests_scope[clause.variable] = value
