@@ -59,6 +59,7 @@ CAMUNDA = "http://camunda.org/schema/1.0/dmn"
 HIT_POLICIES = ("UNIQUE", "FIRST", "PRIORITY", "ANY", "COLLECT", "RULE ORDER", "OUTPUT ORDER")
 AGGREGATIONS = ("SUM", "MIN", "MAX", "COUNT")
 _BOXED = ("literalExpression", "context", "list", "relation", "invocation")
+_NOT_LOGIC = ("variable", "parameter", "text", "description", "extensionElements")
 _BOXED += ("functionDefinition", "decisionTable", "conditional", "filter", "for", "some", "every")
 
 
@@ -435,8 +436,7 @@ class Reader:
         """The one boxed expression inside a context entry, binding, row, parameter..."""
         boxed = [c for c in element if _local(c) in _BOXED]
         if not boxed:
-            other = [c for c in element if _local(c) not in ("variable", "parameter", "text")]
-            other = [c for c in other if isinstance(c.tag, str) and _local(c) != "description"]
+            other = [c for c in element if isinstance(c.tag, str) and _local(c) not in _NOT_LOGIC]
             if other:
                 raise self.error(f"<{_local(other[0])}> is not a supported expression", other[0])
             return None
