@@ -35,13 +35,13 @@ from bpmn_engine import (
     TimerValueError,
     UsageError,
     VirtualClock,
-    load,
     parse_duration,
 )
 from bpmn_engine.cli.common import (
     console,
     db_option,
     json_option,
+    load_files,
     new_engine,
     parse_value,
     parse_variables,
@@ -512,7 +512,7 @@ def step(
     if instance_id is not None:
         instance = engine.instance(instance_id)
     else:
-        loaded = [load(file) for file in files]
+        loaded = load_files(engine, files)
         for definitions in loaded:  # the other files: where called processes are found
             engine.deploy(definitions)
         main = loaded[0]

@@ -171,6 +171,19 @@ class Activity(FlowNode):
 
 
 @dataclass(frozen=True, slots=True)
+class DecisionCall:
+    """A business rule task's DMN decision: Camunda 7 `camunda:decisionRef` (with
+    `resultVariable` and `mapDecisionResult`) or Zeebe `zeebe:calledDecision` (`decisionId`,
+    `resultVariable`). `mapping` is Camunda's (singleEntry, singleResult, collectEntries,
+    resultList) or "value" (Zeebe: the decision's value as it is)."""
+
+    decision: str
+    result_variable: str | None
+    mapping: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
 class Task(Activity):
     """Every task kind; `handler_names` are the names a service handler may be registered under."""
 
@@ -181,6 +194,7 @@ class Task(Activity):
     form_fields: tuple[FormField, ...] = ()
     message_ref: str | None = None  # receive (and send) tasks
     headers: tuple[tuple[str, str], ...] = ()  # zeebe:taskHeaders, given to handlers
+    decision: DecisionCall | None = None  # a business rule task that evaluates a DMN decision
 
 
 @dataclass(frozen=True, slots=True)

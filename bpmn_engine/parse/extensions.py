@@ -15,6 +15,7 @@ from lxml import etree
 
 from bpmn_engine.model.elements import (
     CallMapping,
+    DecisionCall,
     Expression,
     FormField,
     IoMapping,
@@ -62,7 +63,6 @@ def handler_names(element: etree._Element) -> tuple[str, ...]:
         if match:
             names.append(match.group(1))
     names.append((vendor_attr(element, "class") or "").rsplit(".", 1)[-1])
-    names.append(vendor_attr(element, "decisionRef") or "")
     for operator in extension_children(element, SPIFF, "serviceTaskOperator"):
         names.append(operator.get("id", ""))
     implementation = element.get("implementation", "")
@@ -372,3 +372,50 @@ def uses_camunda_7(*elements: etree._Element) -> bool:
             if any(str(child.tag).startswith(f"{{{ns}}}") for ns in CAMUNDA_LIKE):
                 return True
     return False
+
+
+MAPPINGS = ("singleEntry", "singleResult", "collectEntries", "resultList")
+
+
+def has_handler(element: etree._Element) -> bool:
+    """Whether the task names a handler implementation (class, delegate, expression, external
+    topic, Zeebe job type): such a business rule task keeps calling handlers."""
+    if extension_children(element, ZEEBE, "taskDefinition"):
+        return True
+    return any(vendor_attr(element, a) for a in ("class", "delegateExpression", "expression")) or (
+        vendor_attr(element, "type") == "external"
+    )
+
+
+def decision_call(element: etree._Element) -> tuple[DecisionCall | None, str | None]:
+    """A business rule task's DMN decision, or why it is refused (one of the two, or neither
+    when the task has none or calls a handler)."""
+    if has_handler(element):
+        return None, None
+    line = element.sourceline or 0
+    called = extension_children(element, ZEEBE, "calledDecision")
+    if called:
+        decision = (called[0].get("decisionId") or "").strip()
+        result = (called[0].get("resultVariable") or "").strip()
+        if not decision:
+            return None, "zeebe:calledDecision has no decisionId"
+        if is_expression(decision):
+            return None, f"decisionId {decision!r}: a computed decision id is not supported yet"
+        if not result:
+            return None, "zeebe:calledDecision has no resultVariable to hold the decision's value"
+        return DecisionCall(decision, result, "value", line), None
+    ref = (vendor_attr(element, "decisionRef") or "").strip()
+    if not ref:
+        return None, None
+    if is_expression(ref):
+        return None, f"decisionRef {ref!r}: a computed decision reference is not supported yet"
+    binding = vendor_attr(element, "decisionRefBinding") or "latest"
+    if binding != "latest":
+        return None, (
+            f"decisionRefBinding {binding!r}: only 'latest' is supported (the decision is "
+            "taken from the DMN files given, else the newest deployed)"
+        )
+    mapping = vendor_attr(element, "mapDecisionResult") or "resultList"
+    if mapping not in MAPPINGS:
+        return None, f"mapDecisionResult {mapping!r}: not one of {', '.join(MAPPINGS)}"
+    return DecisionCall(ref, vendor_attr(element, "resultVariable"), mapping, line), None

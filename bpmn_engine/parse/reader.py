@@ -534,6 +534,11 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
     if zeebe and script is None:
         script, result_variable = zeebe
         script_format = "feel"
+    decision = None
+    if _local(element) == "businessRuleTask":
+        decision, refused = extensions.decision_call(element)
+        if refused:
+            c.refuse(element, refused)
     return Task(
         **c.activity(element, flows),
         handler_names=extensions.handler_names(element),
@@ -543,6 +548,7 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         form_fields=extensions.form_fields(element),
         message_ref=_ref(element.get("messageRef")),
         headers=extensions.task_headers(element),
+        decision=decision,
     )
 
 

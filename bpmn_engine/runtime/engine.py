@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from bpmn_engine.dmn import Decisions
 from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
 from bpmn_engine.model import CallActivity, Definitions, FlowNode, Process, StartEvent, Task
 from bpmn_engine.parse import compile_definitions, load_file
@@ -20,6 +21,7 @@ from bpmn_engine.runtime.calls import CallRow, is_expression
 from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.decisions import DecisionRegistry
 from bpmn_engine.runtime.events import starts
 from bpmn_engine.runtime.events.starts import opening_step
 from bpmn_engine.runtime.events.subprocesses import listen
@@ -92,6 +94,7 @@ class Engine:
         self.postman = Postman(self)
         self._held: dict[str, Instance] = {}  # instances `bpmn step` moves itself (`hold`)
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
+        self.decisions = DecisionRegistry(self.store)
 
     def close(self) -> None:
         self.heartbeat.close()
@@ -120,6 +123,32 @@ class Engine:
             self._definitions[version] = compile_definitions(source, path)
         return self._definitions[version]
 
+    # --- DMN decisions (business rule tasks, runtime/decisions.py) --------------------------
+    def add_decisions(self, decisions: Decisions) -> Decisions:
+        """Business rule tasks look for their decision in these first (`bpmn run p.bpmn
+        rules.dmn`); the files are kept in the store for later runs and resumes."""
+        self.decisions.add(decisions)
+        return decisions
+
+    def deploy_decisions(self, decisions: Decisions) -> bool:
+        """Deploy DMN files: business rule tasks of later runs find their decisions without
+        the files (the newest deployment first). False if they were deployed already."""
+        return self.decisions.add(decisions, deployed=True)
+
+    def check_decisions(self, definitions: Definitions, process: Process) -> None:
+        """Refuse to start a process whose business rule tasks name a decision nowhere to be
+        found."""
+        for _, node in process.walk():
+            call = node.decision if isinstance(node, Task) else None
+            if call is not None and self.decisions.find(call.decision) is None:
+                raise LoadError(
+                    f"decides with decision {call.decision!r}, which is in none of the DMN "
+                    f"files given and not in the store {self.store.path}",
+                    file=definitions.path,
+                    line=call.line or node.line,
+                    element_id=node.id,
+                )
+
     def handler_for(self, node: Task) -> tuple[Handler | None, str | None]:
         return find_handler(self.handlers, node.handler_names)
 
@@ -142,6 +171,7 @@ class Engine:
         self.deploy(definitions)
         _check_startable(definitions, process)
         self._check_calls(definitions, process)
+        self.check_decisions(definitions, process)
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
         return self._open(definitions, process, data, step, scope, on_event)
 

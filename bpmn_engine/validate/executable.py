@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
-from bpmn_engine.errors import ExpressionError
+from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions import compile_expression, compile_script, script_is_expression
 from bpmn_engine.model import (
     Activity,
@@ -71,9 +71,13 @@ CRON_FIELD = re.compile(r"[0-9A-Za-z*?/,#-]+")
 class ExecutableRule:
     id = "executable"
     levels = {"recommended": "error", "correctness": "error", "all": "error"}
-    summary = "bpmn-engine can run every element, expression, script, timer and call"
+    summary = "bpmn-engine can run every element, expression, script, timer, call and decision"
+    checks_dmn = True  # also run on DMN files: they load and their FEEL compiles
 
     def check(self, document: Document) -> Iterator[Issue]:
+        if document.is_dmn:
+            yield from _dmn(document)
+            return
         if document.definitions is None:
             yield from _load_error(document)
             return
@@ -114,8 +118,37 @@ def _scope(document: Document, scope: FlowScope) -> Iterator[Issue]:
                     yield from _timer(node, definition)
         if isinstance(node, CallActivity):
             yield from _call(document, node)
+        if isinstance(node, Task) and node.decision is not None:
+            yield from _decision(document, node)
         if isinstance(node, SubProcess) and node.scope is not None:
             yield from _scope(document, node.scope)
+
+
+def _dmn(document: Document) -> Iterator[Issue]:
+    """A DMN file loads: its XML, references and imports hold and every FEEL text compiles."""
+    if document.workspace is None:
+        return
+    loaded = document.workspace.decisions().get(document.path)
+    if isinstance(loaded, LoadError):
+        if loaded.file in (None, document.path):
+            message = f"bpmn-engine cannot load this DMN file: {loaded.message}"
+            yield Issue(message, loaded.element_id, loaded.line)
+        else:  # in a file it imports: say where
+            yield Issue(f"bpmn-engine cannot load this DMN file: {loaded}", None, None)
+
+
+def _decision(document: Document, node: Task) -> Iterator[Issue]:
+    """A business rule task's decision is in a DMN file validated with the diagram."""
+    call = node.decision
+    assert call is not None
+    if document.workspace is not None and document.workspace.has_decision(call.decision):
+        return
+    yield Issue(
+        f"{subject(node)} decides with decision {call.decision!r}, which is in none of the "
+        "DMN files validated with it (give them too: bpmn validate FILE.bpmn RULES.dmn)",
+        node.id,
+        call.line or node.line,
+    )
 
 
 def _deployed_starts(process: FlowScope) -> Iterator[Issue]:

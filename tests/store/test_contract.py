@@ -300,6 +300,17 @@ def test_a_deployment_replaces_the_previous_version(store: Store) -> None:
     assert store.start_timers(first)[0]["status"] == "cancelled"
 
 
+def test_decision_sets_are_kept_and_the_deployed_ones_come_first(store: Store) -> None:
+    assert store.decision_sets() == []
+    assert store.save_decision_set("a" * 64, ["a.dmn"], b"first", deployed=False) is True
+    assert store.save_decision_set("b" * 64, ["b.dmn"], b"second", deployed=False) is True
+    assert store.save_decision_set("a" * 64, ["a.dmn"], b"first", deployed=False) is False
+    assert store.decision_sets() == [("b" * 64, b"second"), ("a" * 64, b"first")]
+    assert store.save_decision_set("a" * 64, ["a.dmn"], b"first", deployed=True) is True
+    assert store.save_decision_set("a" * 64, ["a.dmn"], b"first", deployed=True) is False
+    assert store.decision_sets() == [("a" * 64, b"first"), ("b" * 64, b"second")]
+
+
 def test_work_is_found_in_the_rows(store: Store) -> None:
     new_instance(store, "ready")
     data = new_instance(store, "timed")

@@ -22,6 +22,7 @@ from bpmn_engine.runtime.behaviours.gateways import (
 )
 from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
 from bpmn_engine.runtime.behaviours.tasks import (
+    BusinessRuleTaskBehaviour,
     PassThroughTaskBehaviour,
     ReceiveTaskBehaviour,
     ScriptTaskBehaviour,
@@ -41,7 +42,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "scriptTask": ScriptTaskBehaviour(),
     "serviceTask": _service,
     "sendTask": _service,
-    "businessRuleTask": _service,
+    "businessRuleTask": BusinessRuleTaskBehaviour(),
     "receiveTask": ReceiveTaskBehaviour(),
     # gateways
     "exclusiveGateway": ExclusiveGatewayBehaviour(),

@@ -1,14 +1,17 @@
-"""Tasks: pass-through, user (waits), script (sandboxed), service/send/business rule (handlers)."""
+"""Tasks: pass-through, user (waits), script (sandboxed), service/send (handlers), business
+rule (a DMN decision, else handlers)."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
+from bpmn_engine.errors import BpmnEngineError
 from bpmn_engine.expressions import script_is_expression
 from bpmn_engine.model import Expression, Task
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.decisions import mapped
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.handlers import ServiceTaskContext
@@ -110,4 +113,43 @@ class ServiceTaskBehaviour(ActivityBehaviour):
                 ctx.node.id,
             )
         self.finish_with(ctx, result or {}, self.inputs(ctx))
+        self.complete(ctx)
+
+
+class BusinessRuleTaskBehaviour(ServiceTaskBehaviour):
+    """Evaluates its DMN decision in the step (`runtime/decisions.py`) and sets the result
+    variable; one without a decision (`camunda:class`, an external topic, a Zeebe job type)
+    calls handlers as a service task does. A decision that fails is an incident."""
+
+    def execute(self, ctx: StepContext) -> None:
+        node = ctx.node
+        assert isinstance(node, Task)
+        call = node.decision
+        if call is None:
+            super().execute(ctx)
+            return
+        decisions = ctx.engine.decisions.find(call.decision)
+        if decisions is None:
+            raise Incident(
+                f"decision {call.decision!r} is in none of the DMN files given and not in the "
+                "store",
+                node.id,
+            )
+        inputs = self.inputs(ctx)
+        try:
+            result = decisions.evaluate(call.decision, ctx.variables(inputs))
+            for warning in result.warnings:
+                ctx.warn(warning)
+            if result.error is not None:
+                raise Incident(f"decision {call.decision!r} failed: {result.error}", node.id)
+            value = mapped(call, result)
+        except BpmnEngineError as error:
+            raise Incident(f"decision {call.decision!r}: {error}", node.id) from None
+        ctx.emit("decision.evaluated", decision=result.id, name=result.decision, value=value)
+        if call.result_variable:
+            results = {call.result_variable: value}
+        else:
+            ctx.warn("the business rule task has no resultVariable: its result is not kept")
+            results = {}
+        self.finish_with(ctx, results, inputs)
         self.complete(ctx)
