@@ -615,6 +615,11 @@ class Instance:
             step.rollback()
             self._fail(track.id, incident.element or track.element, incident.message, on_event)
             return None
+        except BpmnError as thrown:  # from a listener's handler: thrown at its element
+            step.rollback()
+            code, message = thrown.code, thrown.message
+            restored = self.data.tracks[track.id]  # the track as before the step
+            return self._step(restored, lambda c: throw_error(c, code, message), on_event)
         except BpmnEngineError:
             step.rollback()
             raise
