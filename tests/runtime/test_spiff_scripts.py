@@ -40,7 +40,8 @@ total = quantity * unit_price</bpmn:script>
         targetRef="Activity_confirm" />
     <bpmn:userTask id="Activity_confirm" name="Confirm the total">
       <bpmn:extensionElements>
-        <spiffworkflow:instructionsForEndUser>Confirm {{ total }}</spiffworkflow:instructionsForEndUser>
+        <spiffworkflow:instructionsForEndUser>Confirm {{ total }}
+        </spiffworkflow:instructionsForEndUser>
         <spiffworkflow:preScript>shown = f"Total: {total}"</spiffworkflow:preScript>
         <spiffworkflow:postScript>charged = total if confirmed else 0</spiffworkflow:postScript>
       </bpmn:extensionElements>
