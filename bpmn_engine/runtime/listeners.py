@@ -78,9 +78,10 @@ def notify(ctx: StepContext, event: str, subject: FlowNode | SequenceFlow | Proc
         return
     if _is_body(ctx, subject):
         return  # a loop or multi-instance body: its instances run the listeners
-    if event == "start" and _starts_instance(ctx, subject):
+    if event == "start" and isinstance(subject, StartEvent):
         process = ctx.definitions.processes[ctx.data.head.process]
-        run(ctx, process.listeners, "start", process.id)
+        if process.listeners and _starts_instance(ctx, subject):
+            run(ctx, process.listeners, "start", process.id)
     if not any(listener.event == event for listener in subject.listeners):
         return
     extra: dict[str, Any] = {}
@@ -181,11 +182,11 @@ def _is_body(ctx: StepContext, node: FlowNode) -> bool:
     return isinstance(node, Activity) and bool(node.loop) and ctx.body_of(ctx.track) is None
 
 
-def _starts_instance(ctx: StepContext, node: FlowNode) -> bool:
+def _starts_instance(ctx: StepContext, node: StartEvent) -> bool:
     """Whether this start event begins the instance: the process's start listeners go first.
 
     With several none start events only the first token's activation counts."""
-    if not isinstance(node, StartEvent) or not isinstance(ctx.scope_model, Process):
+    if not isinstance(ctx.scope_model, Process):
         return False
     root = ctx.data.root_scope
     if ctx.track.scope != root or ctx.track.parent is not None:

@@ -227,7 +227,7 @@ def test_an_expression_listener_sets_variables_through_execution_and_task(
     assert instance.variables == {"amount": 4, "doubled": 8, "seen": 9}
 
 
-def test_set_variable_outside_a_listener_is_refused_before_the_first_step_at_run_time(
+def test_set_variable_in_a_condition_is_an_incident_naming_the_call(
     bpmn: Bpmn, engine: Engine
 ) -> None:
     # given: a condition that tries to change a variable
