@@ -119,7 +119,7 @@ def _run_one(
             )
             changed = compiled.run(ctx.variables(extra))
         except ExpressionError as error:
-            raise Incident(f"{listener.label} failed: {error}", where) from None
+            raise _incident(ctx, where, f"{listener.label} failed: {error}") from None
         return changed
     elif listener.expression is not None:
         expression = listener.expression
@@ -128,8 +128,8 @@ def _run_one(
             with collected_writes() as writes:
                 compiled_expression.evaluate(ctx.variables(extra), ctx.warn)
         except ExpressionError as error:
-            raise Incident(
-                f"{listener.label}: expression {expression.text!r} failed: {error}", where
+            raise _incident(
+                ctx, where, f"{listener.label}: expression {expression.text!r} failed: {error}"
             ) from None
         return writes
     return _call_handler(ctx, listener, where, extra, index)
@@ -166,16 +166,26 @@ def _call_handler(
     except BpmnError:
         raise  # thrown at the element by the step machinery, as a service task's is
     except Exception as error:  # the user's handler failed: an incident, not a crash
-        raise Incident(
-            f"{listener.label}: handler {name!r} raised {type(error).__name__}: {error}", where
+        raise _incident(
+            ctx, where, f"{listener.label}: handler {name!r} raised {type(error).__name__}: {error}"
         ) from None
     if result is not None and not isinstance(result, dict):
-        raise Incident(
+        raise _incident(
+            ctx,
+            where,
             f"{listener.label}: handler {name!r} returned {type(result).__name__}; expected a "
             "dict of variables or None",
-            where,
         )
     return result or {}
+
+
+def _incident(ctx: StepContext, where: str, message: str) -> Incident:
+    """An incident at the element the token is at; a flow's or the process's listener says
+    whose it is (a flow's source, a process's first or last element)."""
+    if where == ctx.node.id:
+        return Incident(message, where)
+    owner = "process" if where == ctx.data.head.process else "sequence flow"
+    return Incident(f"{owner} {where!r}: {message}", ctx.node.id)
 
 
 def _is_body(ctx: StepContext, node: FlowNode) -> bool:

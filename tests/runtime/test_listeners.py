@@ -369,7 +369,9 @@ def test_a_failing_listener_script_is_an_incident_and_its_step_writes_nothing(
     assert outcome.variables == {"log": []}
 
 
-def test_a_failing_take_listener_names_its_flow(bpmn: Bpmn, engine: Engine) -> None:
+def test_a_failing_take_listener_is_an_incident_at_its_source_naming_the_flow(
+    bpmn: Bpmn, engine: Engine
+) -> None:
     # given
     listener = (
         '<camunda:executionListener event="take"><camunda:script scriptFormat="python">'
@@ -383,8 +385,29 @@ def test_a_failing_take_listener_names_its_flow(bpmn: Bpmn, engine: Engine) -> N
     outcome = engine.start(path).run()
     # then
     assert outcome.state == "failed"
-    assert (outcome.incident or "").startswith("F: ")
+    assert (outcome.incident or "").startswith("S: sequence flow 'F': camunda:executionListener")
     assert "unknown variable 'missing'" in (outcome.incident or "")
+
+
+def test_a_failing_process_end_listener_is_an_incident_at_the_end_event_and_resume_completes(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    # given: the end listener needs a variable the instance lacks
+    listener = (
+        '<camunda:executionListener event="end"><camunda:script scriptFormat="python">'
+        "summary = 'total ' + str(total)</camunda:script></camunda:executionListener>"
+    )
+    path = bpmn(ext(listener) + '<startEvent id="S"/><endEvent id="E"/>' + flow("S", "E"))
+    instance = engine.start(path)
+    # when
+    failed = instance.run()
+    # then
+    assert failed.state == "failed"
+    assert (failed.incident or "").startswith("E: process 'p': camunda:executionListener (end")
+    # when
+    instance.retry(variables={"total": 5})
+    # then
+    assert instance.run().variables == {"total": 5, "summary": "total 5"}
 
 
 def test_a_handler_listener_that_raises_is_an_incident_and_resume_retries_it(
