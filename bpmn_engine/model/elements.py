@@ -24,8 +24,8 @@ class Listener:
     """Code run on one lifecycle event of an element: a Camunda execution or task listener, a
     Zeebe listener job, or a SpiffWorkflow pre-/post-script (docs/listeners.md).
 
-    `event` is the engine's name for the moment (start, end, take, create, complete); exactly
-    one of `script` (sandboxed Python), `expression` (JUEL run for its effect) and
+    `event` is the engine's name for the moment (start, end, take, create, complete, delete);
+    exactly one of `script` (sandboxed Python), `expression` (JUEL run for its effect) and
     `handler_names` (a handler by class, bean or job type) says what runs. `fields` are the
     `camunda:field` values a handler receives (an Expression is evaluated at the call).
     """

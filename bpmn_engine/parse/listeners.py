@@ -28,15 +28,13 @@ _EXECUTION_OBJECTS = ("execution", "task")
 _TASK_EVENTS_REFUSED = {
     "assignment": "bpmn-engine has no assignees, so a task is never assigned",
     "update": "bpmn-engine never changes a task's properties after it is created",
-    "delete": "delete listeners (a task ended by an interruption or cancel) are not run yet",
     "timeout": "timeout task listeners (timers on a task) are not run yet",
 }
 # Zeebe task listener event types, as Camunda 8.8 names them (and the engine's moment)
-_ZEEBE_TASK_EVENTS = {"creating": "create", "completing": "complete"}
+_ZEEBE_TASK_EVENTS = {"creating": "create", "completing": "complete", "canceling": "delete"}
 _ZEEBE_TASK_REFUSED = {
     "assigning": "bpmn-engine has no assignees, so a task is never assigned",
     "updating": "bpmn-engine never changes a task's properties after it is created",
-    "canceling": "canceling listeners (a task ended by an interruption) are not run yet",
 }
 
 
@@ -101,8 +99,8 @@ def _camunda_task(child: etree._Element, source: str, kind: str, refuse: Refuse)
     if event in _TASK_EVENTS_REFUSED:
         refuse(child, f"{source} event={event!r}: {_TASK_EVENTS_REFUSED[event]}")
         return None
-    if event not in ("create", "complete"):
-        refuse(child, f"{source} event={event!r}: expected create or complete")
+    if event not in ("create", "complete", "delete"):
+        refuse(child, f"{source} event={event!r}: expected create, complete or delete")
         return None
     return _body(child, source, event, refuse)
 
@@ -179,7 +177,9 @@ def _zeebe(child: etree._Element, source: str, kind: str, refuse: Refuse) -> Lis
             return None
         event = _ZEEBE_TASK_EVENTS.get(event_type)
         if event is None:
-            reason = _ZEEBE_TASK_REFUSED.get(event_type, "expected creating or completing")
+            reason = _ZEEBE_TASK_REFUSED.get(
+                event_type, "expected creating, completing or canceling"
+            )
             refuse(child, f"{source} eventType={event_type!r}: {reason}")
             return None
     else:

@@ -550,7 +550,14 @@ class Instance:
         step.set_state(InstanceState.TERMINATING)
         root = self.data.root_scope
         anchor = StepContext(self.engine, self.definitions, self.data, step, self._any_track())
-        anchor.terminate_scope(root)
+        try:
+            anchor.terminate_scope(root)
+        except (Incident, BpmnError) as failure:  # a delete listener failed: nothing changes
+            step.rollback()
+            where = f"{failure.element}: " if isinstance(failure, Incident) else ""
+            raise UsageError(
+                f"instance {self.id} was not cancelled: {where}{failure.message}"
+            ) from None
         step.touch_scope(self.data.scopes[root]).status = "terminated"
         step.set_state(InstanceState.TERMINATED)
         step.emit("instance.terminated", variables=self.variables)

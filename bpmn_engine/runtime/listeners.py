@@ -1,16 +1,18 @@
 """Running listeners and pre-/post-scripts inside the step of the moment they listen for.
 
-Execution listeners (start, end, take), task listeners (create, complete) and SpiffWorkflow
+Execution listeners (start, end, take), task listeners (create, complete, delete) and Spiff
 pre-/post-scripts run in the step that reaches their moment, so what they write commits (or
 rolls back) with it: one step, one transaction. The order is Camunda 7's: an activity's input
 mappings, then its start listeners, then its work; a user task's create listeners once the
 task exists; on completion the complete listeners, the output mappings, the outgoing flows'
-conditions, the end listeners, then each taken flow's take listeners (docs/listeners.md).
+conditions, the end listeners, then each taken flow's take listeners; a user task ended
+without completing, its delete listeners (docs/listeners.md).
 
 A script runs in the script sandbox (or as full Python with `--trust-scripts`), an expression
 is JUEL run for its effect (`execution.setVariable`), and a class, bean or Zeebe job type is a
 handler from `--handlers`, called during the step. A failure is an incident at the element
-(or flow, or process) the listener belongs to; a handler's `BpmnError` is thrown there.
+the token is at (a flow's source, the process's first or last element), its message naming
+the listener; a handler's `BpmnError` is thrown there.
 """
 
 from __future__ import annotations

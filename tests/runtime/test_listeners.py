@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bpmn_engine import BpmnError, Engine, LoadError, ServiceTaskContext
+from bpmn_engine import BpmnError, Engine, LoadError, ServiceTaskContext, UsageError
 from bpmn_engine.validate import validate
 from bpmn_engine.validate.findings import Severity
 from tests.runtime.conftest import Bpmn, MakeEngine, events_named, flow
@@ -200,6 +200,85 @@ def test_each_inner_instance_of_a_multi_instance_runs_the_listeners(
     outcome = engine.start(path, variables={"log": []}).run()
     # then
     assert outcome.variables["log"] == ["start", "end", "start", "end"]
+
+
+def interrupted_task(bpmn: Bpmn, listener: str) -> Path:
+    """A user task T in one branch, a terminate end event in the other."""
+    return bpmn(
+        '<startEvent id="S"/><parallelGateway id="Fork"/>'
+        f'<userTask id="T">{ext(listener)}</userTask><endEvent id="E"/>'
+        '<endEvent id="Stop"><terminateEventDefinition/></endEvent>'
+        + flow("S", "Fork")
+        + flow("Fork", "T")
+        + flow("Fork", "Stop")
+        + flow("T", "E")
+    )
+
+
+def test_a_delete_listener_runs_when_its_task_is_interrupted(bpmn: Bpmn, engine: Engine) -> None:
+    # given
+    path = interrupted_task(bpmn, task_note("delete", "T deleted"))
+    # when
+    outcome = engine.start(path, variables={"log": []}).run()
+    # then
+    assert outcome.state == "completed"
+    assert outcome.end_event == "Stop"
+    assert outcome.variables["log"] == ["T deleted"]
+
+
+def test_a_delete_listener_runs_when_the_instance_is_cancelled(
+    bpmn: Bpmn, make_engine: MakeEngine
+) -> None:
+    # given: a Zeebe canceling listener is the same moment
+    listener = (
+        '<zeebe:taskListeners><zeebe:taskListener eventType="canceling" type="withdraw"/>'
+        "</zeebe:taskListeners>"
+    )
+    path = bpmn(
+        f'<startEvent id="S"/><userTask id="T">{ext(listener)}</userTask><endEvent id="E"/>'
+        + flow("S", "T")
+        + flow("T", "E")
+    )
+    withdrawn: list[str] = []
+
+    def withdraw(job: ServiceTaskContext) -> dict:
+        withdrawn.append(job.element_id)
+        return {"withdrawn": True}
+
+    engine = make_engine(handlers={"withdraw": withdraw})
+    instance = engine.start(path)
+    instance.run()
+    # when
+    outcome = instance.cancel()
+    # then
+    assert outcome.state == "terminated"
+    assert withdrawn == ["T"]
+    assert engine.instance(instance.id).variables == {"withdrawn": True}
+
+
+def test_a_failing_delete_listener_leaves_the_instance_as_it_was_when_cancelled(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    # given
+    listener = (
+        '<camunda:taskListener event="delete"><camunda:script scriptFormat="python">'
+        "x = 1 / 0</camunda:script></camunda:taskListener>"
+    )
+    path = bpmn(
+        f'<startEvent id="S"/><userTask id="T">{ext(listener)}</userTask><endEvent id="E"/>'
+        + flow("S", "T")
+        + flow("T", "E")
+    )
+    instance = engine.start(path)
+    instance.run()
+    # when
+    with pytest.raises(UsageError) as error:
+        instance.cancel()
+    # then
+    assert "was not cancelled: T: camunda:taskListener (delete" in str(error.value)
+    assert "division by zero" in str(error.value)
+    assert instance.outcome().state == "waiting"
+    assert [t.element for t in engine.instance(instance.id).user_tasks()] == ["T"]
 
 
 # --- expressions and handlers ---------------------------------------------------------------
@@ -519,6 +598,16 @@ REFUSED = {
         '<camunda:script scriptFormat="python" resource="audit.py"/>'
         "</camunda:executionListener></extensionElements></task>",
         "script resource 'audit.py'",
+    ),
+    "update task listener": (
+        '<userTask id="T"><extensionElements><camunda:taskListener event="update"'
+        ' class="A"/></extensionElements></userTask>',
+        "taskListener event='update': bpmn-engine never changes a task's properties",
+    ),
+    "timeout task listener": (
+        '<userTask id="T"><extensionElements><camunda:taskListener event="timeout"'
+        ' class="A"/></extensionElements></userTask>',
+        "taskListener event='timeout': timeout task listeners",
     ),
     "zeebe assigning listener": (
         '<userTask id="T"><extensionElements><zeebe:taskListeners><zeebe:taskListener'

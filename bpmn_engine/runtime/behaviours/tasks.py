@@ -36,9 +36,10 @@ class UserTaskBehaviour(ActivityBehaviour):
         self.complete(ctx)
 
     def terminate(self, ctx: StepContext) -> None:
-        for task in ctx.data.tasks.values():
+        for task in list(ctx.data.tasks.values()):
             if task.track == ctx.track.id and task.status == "waiting":
                 ctx.step.touch_task(task).status = "cancelled"
+                listeners.run(ctx, ctx.node.listeners, "delete", ctx.node.id, task.inputs)
         super().terminate(ctx)
 
 
