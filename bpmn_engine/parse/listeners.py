@@ -41,36 +41,26 @@ _ZEEBE_TASK_REFUSED = {
 def read(element: etree._Element, kind: str, refuse: Refuse) -> tuple[Listener, ...]:
     """The listeners of a flow node (`kind` its tag), a `sequenceFlow` or a `process`, in
     document order; each one the engine cannot run goes to `refuse` instead."""
-    found: list[Listener] = []
+    found: list[tuple[etree._Element, Listener | None]] = []
     for ns in CAMUNDA_LIKE:
         prefix = _prefix(ns)
         for child in extension_children(element, ns, "executionListener"):
-            listener = _camunda(child, f"{prefix}:executionListener", kind, refuse)
-            if listener is not None:
-                found.append(listener)
+            found.append((child, _camunda(child, f"{prefix}:executionListener", kind, refuse)))
         for child in extension_children(element, ns, "taskListener"):
-            listener = _camunda_task(child, f"{prefix}:taskListener", kind, refuse)
-            if listener is not None:
-                found.append(listener)
-    for group in extension_children(element, ZEEBE, "executionListeners"):
-        for child in group.iter(f"{{{ZEEBE}}}executionListener"):
-            listener = _zeebe(child, "zeebe:executionListener", kind, refuse)
-            if listener is not None:
-                found.append(listener)
-    for group in extension_children(element, ZEEBE, "taskListeners"):
-        for child in group.iter(f"{{{ZEEBE}}}taskListener"):
-            listener = _zeebe(child, "zeebe:taskListener", kind, refuse)
-            if listener is not None:
-                found.append(listener)
+            found.append((child, _camunda_task(child, f"{prefix}:taskListener", kind, refuse)))
+    for tag in ("executionListener", "taskListener"):
+        for group in extension_children(element, ZEEBE, f"{tag}s"):
+            for child in group.iter(f"{{{ZEEBE}}}{tag}"):
+                found.append((child, _zeebe(child, f"zeebe:{tag}", kind, refuse)))
     for tag, event in (("preScript", "start"), ("postScript", "end")):
         for child in extension_children(element, SPIFF, tag):
-            listener = _spiff(child, f"spiffworkflow:{tag}", event, kind, refuse)
-            if listener is not None:
-                found.append(listener)
-    if found and element.get("triggeredByEvent") == "true":
+            found.append((child, _spiff(child, f"spiffworkflow:{tag}", event, kind, refuse)))
+    listeners = [(child, listener) for child, listener in found if listener is not None]
+    if listeners and element.get("triggeredByEvent") == "true":
         refuse(element, "listeners on an event subprocess are not run yet")
         return ()
-    return tuple(sorted(found, key=lambda listener: listener.line))
+    order = {child: position for position, child in enumerate(element.iter())}
+    return tuple(listener for _, listener in sorted(listeners, key=lambda f: order[f[0]]))
 
 
 def _prefix(ns: str) -> str:
@@ -183,7 +173,10 @@ def _zeebe(child: etree._Element, source: str, kind: str, refuse: Refuse) -> Lis
             refuse(child, f"{source} eventType={event_type!r}: {reason}")
             return None
     else:
-        if kind in ("sequenceFlow",) or event_type not in ("start", "end"):
+        if kind == "sequenceFlow":
+            refuse(child, f"{source}: Zeebe listens to elements and processes, not to flows")
+            return None
+        if event_type not in ("start", "end"):
             refuse(child, f"{source} eventType={event_type!r}: expected start or end")
             return None
         event = event_type
