@@ -185,6 +185,29 @@ def test_subprocess_listeners_bracket_its_inner_elements(bpmn: Bpmn, engine: Eng
     assert outcome.variables["log"] == ["Sub start", "IT start", "Sub end"]
 
 
+def test_a_boundary_event_runs_its_listeners_and_the_interrupted_subprocess_no_end_listener(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    # given: an error inside the subprocess, caught by its boundary event
+    path = bpmn(
+        '<startEvent id="S"/>'
+        f'<subProcess id="Sub">{ext(note("start", "Sub start"), note("end", "Sub end"))}'
+        '<startEvent id="IS"/><endEvent id="Fail"><errorEventDefinition/>'
+        "</endEvent>" + flow("IS", "Fail") + "</subProcess>"
+        '<boundaryEvent id="B" attachedToRef="Sub"><errorEventDefinition/>'
+        f"{ext(note('start', 'B start'), note('end', 'B end'))}</boundaryEvent>"
+        '<endEvent id="E"/><endEvent id="Caught"/>'
+        + flow("S", "Sub")
+        + flow("Sub", "E")
+        + take_flow("B", "Caught", "take B-Caught")
+    )
+    # when
+    outcome = engine.start(path, variables={"log": []}).run()
+    # then
+    assert outcome.end_event == "Caught"
+    assert outcome.variables["log"] == ["Sub start", "B start", "B end", "take B-Caught"]
+
+
 def test_each_inner_instance_of_a_multi_instance_runs_the_listeners(
     bpmn: Bpmn, engine: Engine
 ) -> None:
