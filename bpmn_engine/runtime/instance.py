@@ -552,6 +552,7 @@ class Instance:
         anchor = StepContext(self.engine, self.definitions, self.data, step, self._any_track())
         try:
             anchor.terminate_scope(root)
+            anchor.engine.listen(anchor, "cancel", self.definitions.processes[self.process_id])
         except (Incident, BpmnError) as failure:  # a delete listener failed: nothing changes
             step.rollback()
             where = f"{failure.element}: " if isinstance(failure, Incident) else ""

@@ -71,9 +71,17 @@ def listeners_of(scope: FlowScope) -> Iterator[tuple[str, Listener]]:
 
 
 def notify(ctx: StepContext, event: str, subject: FlowNode | SequenceFlow | Process) -> None:
-    """The lifecycle moment `event` of `subject` happens in this step: run its listeners."""
+    """The lifecycle moment `event` of `subject` happens in this step: run its listeners.
+
+    `cancel` is an element (or the process) ended without completing: Camunda 7 runs its
+    `end` execution listeners then too; Zeebe's and SpiffWorkflow's do not run."""
     if isinstance(subject, SequenceFlow):
         run(ctx, subject.listeners, event, subject.id)
+        return
+    if event == "cancel":
+        if isinstance(subject, FlowNode) and (_is_body(ctx, subject) or ctx.track.wait == "join"):
+            return  # a body, or a token waiting at a join: the element never started
+        run(ctx, tuple(li for li in subject.listeners if _camunda_7(li)), "end", subject.id)
         return
     if isinstance(subject, Process):
         run(ctx, subject.listeners, event, subject.id)
@@ -188,6 +196,12 @@ def _incident(ctx: StepContext, where: str, message: str) -> Incident:
         return Incident(message, where)
     owner = "process" if where == ctx.data.head.process else "sequence flow"
     return Incident(f"{owner} {where!r}: {message}", ctx.node.id)
+
+
+def _camunda_7(listener: Listener) -> bool:
+    return listener.source.endswith(":executionListener") and not listener.source.startswith(
+        "zeebe:"
+    )
 
 
 def _is_body(ctx: StepContext, node: FlowNode) -> bool:

@@ -185,7 +185,7 @@ def test_subprocess_listeners_bracket_its_inner_elements(bpmn: Bpmn, engine: Eng
     assert outcome.variables["log"] == ["Sub start", "IT start", "Sub end"]
 
 
-def test_a_boundary_event_runs_its_listeners_and_the_interrupted_subprocess_no_end_listener(
+def test_an_interrupted_subprocess_runs_its_end_listeners_before_the_boundary_event_runs_its(
     bpmn: Bpmn, engine: Engine
 ) -> None:
     # given: an error inside the subprocess, caught by its boundary event
@@ -205,7 +205,13 @@ def test_a_boundary_event_runs_its_listeners_and_the_interrupted_subprocess_no_e
     outcome = engine.start(path, variables={"log": []}).run()
     # then
     assert outcome.end_event == "Caught"
-    assert outcome.variables["log"] == ["Sub start", "B start", "B end", "take B-Caught"]
+    assert outcome.variables["log"] == [
+        "Sub start",
+        "Sub end",  # Camunda 7 runs end listeners of a cancelled activity too
+        "B start",
+        "B end",
+        "take B-Caught",
+    ]
 
 
 def test_each_inner_instance_of_a_multi_instance_runs_the_listeners(
@@ -238,15 +244,26 @@ def interrupted_task(bpmn: Bpmn, listener: str) -> Path:
     )
 
 
-def test_a_delete_listener_runs_when_its_task_is_interrupted(bpmn: Bpmn, engine: Engine) -> None:
-    # given
-    path = interrupted_task(bpmn, task_note("delete", "T deleted"))
+def test_an_interrupted_task_runs_its_delete_then_its_camunda_end_listeners(
+    bpmn: Bpmn, make_engine: MakeEngine
+) -> None:
+    # given: Zeebe's end listeners do not run for a terminated element
+    zeebe_end = (
+        "<zeebe:executionListeners>"
+        '<zeebe:executionListener eventType="end" type="never"/></zeebe:executionListeners>'
+    )
+    path = interrupted_task(
+        bpmn, task_note("delete", "T deleted") + note("end", "T end") + zeebe_end
+    )
+    called: list[str] = []
+    engine = make_engine(handlers={"never": lambda job: called.append(job.element_id)})
     # when
     outcome = engine.start(path, variables={"log": []}).run()
     # then
     assert outcome.state == "completed"
     assert outcome.end_event == "Stop"
-    assert outcome.variables["log"] == ["T deleted"]
+    assert outcome.variables["log"] == ["T deleted", "T end"]
+    assert called == []
 
 
 def test_a_delete_listener_runs_when_the_instance_is_cancelled(
@@ -277,6 +294,24 @@ def test_a_delete_listener_runs_when_the_instance_is_cancelled(
     assert outcome.state == "terminated"
     assert withdrawn == ["T"]
     assert engine.instance(instance.id).variables == {"withdrawn": True}
+
+
+def test_cancel_runs_the_camunda_end_listeners_of_the_task_and_the_process(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    # given
+    path = bpmn(
+        ext(note("end", "process end"))
+        + f'<startEvent id="S"/><userTask id="T">{ext(note("end", "T end"))}</userTask>'
+        '<endEvent id="E"/>' + flow("S", "T") + flow("T", "E")
+    )
+    instance = engine.start(path, variables={"log": []})
+    instance.run()
+    # when
+    outcome = instance.cancel()
+    # then
+    assert outcome.state == "terminated"
+    assert engine.instance(instance.id).variables["log"] == ["T end", "process end"]
 
 
 def test_a_failing_delete_listener_leaves_the_instance_as_it_was_when_cancelled(

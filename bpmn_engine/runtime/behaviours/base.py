@@ -39,6 +39,7 @@ class FlowNodeBehaviour:
         ctx.leave(flows)
 
     def terminate(self, ctx: StepContext) -> None:
+        ctx.engine.listen(ctx, "cancel", ctx.node)  # Camunda 7's end listeners run here too
         ctx.emit("element.terminated")
 
     def inner_left(self, ctx: StepContext, inner: StepContext) -> None:
