@@ -34,8 +34,13 @@ from bpmn_engine.model import (
     StartEvent,
     SubProcess,
 )
+from bpmn_engine.records.rows import DELIVERED
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.handlers import ServiceTaskContext
+
+# a track waiting at a gateway that has not fired with it (or a complex gateway's record of
+# a flow that delivered): no start listener ran for it, so no end listener runs
+_UNSTARTED = frozenset({"join", DELIVERED})
 
 
 def compile_listener(listener: Listener, trusted: bool) -> None:
@@ -79,7 +84,9 @@ def notify(ctx: StepContext, event: str, subject: FlowNode | SequenceFlow | Proc
         run(ctx, subject.listeners, event, subject.id)
         return
     if event == "cancel":
-        if isinstance(subject, FlowNode) and (_is_body(ctx, subject) or ctx.track.wait == "join"):
+        if isinstance(subject, FlowNode) and (
+            _is_body(ctx, subject) or ctx.track.wait in _UNSTARTED
+        ):
             return  # a body, or a token waiting at a join: the element never started
         run(ctx, tuple(li for li in subject.listeners if _camunda_7(li)), "end", subject.id)
         return
