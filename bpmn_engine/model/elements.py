@@ -20,6 +20,30 @@ class Expression:
 
 
 @dataclass(frozen=True, slots=True)
+class Listener:
+    """Code run on one lifecycle event of an element: a Camunda execution or task listener, a
+    Zeebe listener job, or a SpiffWorkflow pre-/post-script (docs/listeners.md).
+
+    `event` is the engine's name for the moment (start, end, take, create, complete, delete);
+    exactly one of `script` (sandboxed Python), `expression` (JUEL run for its effect) and
+    `handler_names` (a handler by class, bean or job type) says what runs. `fields` are the
+    `camunda:field` values a handler receives (an Expression is evaluated at the call).
+    """
+
+    event: str
+    line: int
+    source: str  # as written: "camunda:executionListener", "spiffworkflow:preScript"...
+    script: Expression | None = None
+    expression: Expression | None = None
+    handler_names: tuple[str, ...] = ()
+    fields: tuple[tuple[str, Expression | str], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.source} ({self.event}, line {self.line})"
+
+
+@dataclass(frozen=True, slots=True)
 class SequenceFlow:
     id: str
     source: str
@@ -28,6 +52,7 @@ class SequenceFlow:
     name: str | None = None
     condition: Expression | None = None
     is_default: bool = False
+    listeners: tuple[Listener, ...] = ()  # run when the flow is taken
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +141,7 @@ class FlowNode:
     name: str | None = None
     incoming: tuple[str, ...] = ()
     outgoing: tuple[str, ...] = ()
+    listeners: tuple[Listener, ...] = ()  # run on its start and end (tasks: create, complete)
 
     @property
     def label(self) -> str:

@@ -1,9 +1,10 @@
 """Execution facts kept in vendor namespaces (Camunda 7/8, Activiti, Flowable, Spiff).
 
 Only facts that change how an element runs are read: service task types, task headers, I/O
-mappings, form fields and scripts. `refused` names the extension elements that would change
-how an element runs and that the engine cannot honour; everything else in
-`extensionElements` cannot change a local run (docs/coverage.md says why, one by one).
+mappings, form fields and scripts (listeners and pre-/post-scripts are `listeners.py`'s).
+`refused` names the extension elements that would change how an element runs and that the
+engine cannot honour; everything else in `extensionElements` cannot change a local run
+(docs/coverage.md says why, one by one).
 """
 
 from __future__ import annotations
@@ -87,50 +88,10 @@ def task_headers(element: etree._Element) -> tuple[tuple[str, str], ...]:
     )
 
 
-# (namespaces, local name, why it is refused): code or timing the engine would not run
-_REFUSED = (
-    (
-        CAMUNDA_LIKE,
-        "executionListener",
-        "execution listeners run code on lifecycle events; bpmn-engine does not run them",
-    ),
-    (
-        CAMUNDA_LIKE,
-        "taskListener",
-        "task listeners run code on user task events; bpmn-engine does not run them",
-    ),
-    (
-        (ZEEBE,),
-        "executionListeners",
-        "execution listeners are jobs on lifecycle events; bpmn-engine does not run them",
-    ),
-    (
-        (ZEEBE,),
-        "taskListeners",
-        "task listeners are jobs on user task events; bpmn-engine does not run them",
-    ),
-    (
-        (SPIFF,),
-        "preScript",
-        "SpiffWorkflow pre-scripts are not run by bpmn-engine yet; use a script task",
-    ),
-    (
-        (SPIFF,),
-        "postScript",
-        "SpiffWorkflow post-scripts are not run by bpmn-engine yet; use a script task",
-    ),
-)
-
-
 def refused(element: etree._Element, *, mappings: bool) -> list[tuple[etree._Element, str]]:
     """Extension elements of `element` that change how it runs and that the engine cannot
     honour, with the reason; `mappings` False where I/O mappings are not run (events)."""
-    found = [
-        (child, reason)
-        for namespaces, name, reason in _REFUSED
-        for ns in namespaces
-        for child in extension_children(element, ns, name)
-    ]
+    found: list[tuple[etree._Element, str]] = []  # listeners: parse/listeners.py
     if not mappings:
         for ns in CAMUNDA_LIKE:
             for io in extension_children(element, ns, "inputOutput"):

@@ -37,7 +37,7 @@ from bpmn_engine.model.elements import (
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import compensation, data, extensions
+from bpmn_engine.parse import compensation, data, extensions, listeners
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
@@ -188,6 +188,7 @@ class _Compiler:
             raise self.error("process has no id", element)
         self.refusals, self.warnings = [], []
         nodes, flows = self.scope_contents(element)
+        process_listeners = listeners.read(element, "process", self.refuse)
         return Process.build(
             process_id,
             element.sourceline or 0,
@@ -199,6 +200,7 @@ class _Compiler:
             inputs=data.process_inputs(element),
             refused=tuple(self.refusals),
             warned=tuple(self.warnings),
+            listeners=process_listeners,
         )
 
     def audit(self, element: etree._Element, node: FlowNode) -> None:
@@ -338,6 +340,7 @@ class _Compiler:
             name=element.get("name"),
             condition=condition,
             is_default=defaults.get(flow_id) == source,
+            listeners=listeners.read(element, "sequenceFlow", self.refuse),
         )
 
     def generated_id(self, base: str) -> str:
@@ -370,6 +373,7 @@ class _Compiler:
             "name": element.get("name"),
             "incoming": tuple(flows.incoming.get(node_id, ())),
             "outgoing": tuple(flows.outgoing.get(node_id, ())),
+            "listeners": listeners.read(element, _local(element), self.refuse),
         }
 
     def activity(self, element: etree._Element, flows: _Links) -> dict[str, Any]:

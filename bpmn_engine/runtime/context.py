@@ -12,7 +12,16 @@ from typing import Any, Protocol
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import JavaScriptScript, compile_expression, compile_script
-from bpmn_engine.model import Definitions, Expression, FlowNode, FlowScope, IoParameter, Task
+from bpmn_engine.model import (
+    Definitions,
+    Expression,
+    FlowNode,
+    FlowScope,
+    IoParameter,
+    Listener,
+    Process,
+    Task,
+)
 from bpmn_engine.model import SequenceFlow as Flow
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
@@ -52,8 +61,11 @@ class Services(Protocol):
     clock: Clock
     trust_scripts: bool
 
-    def handler_for(self, node: Task) -> tuple[Handler | None, str | None]: ...
+    def handler_for(self, node: Task | Listener) -> tuple[Handler | None, str | None]: ...
     def behaviour_for(self, node: FlowNode) -> Behaviour: ...
+    def listen(self, ctx: StepContext, event: str, subject: FlowNode | Flow | Process) -> None:
+        """Run the listeners of `subject` for `event` (`runtime/listeners.py`)."""
+
     def callable_definitions(
         self, process_id: str, caller: Definitions, binding: str = ..., version: int | None = ...
     ) -> Definitions: ...
@@ -78,6 +90,8 @@ class StepContext:
         self.scope_model: FlowScope = definitions.node_scopes[track.element]
         self.node: FlowNode = self.scope_model.nodes[track.element]
         self.external: Callable[[], dict[str, Any] | None] | None = None
+        # (node id, input-mapped locals) computed for its start listeners, reused by its work
+        self.start_inputs: tuple[str, dict[str, Any]] | None = None
 
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)
@@ -104,8 +118,10 @@ class StepContext:
         self.step.touch_track(self.track)
         self.track.move(TrackState.EXECUTING)
         self.emit("element.activated", type=self.node.kind, name=self.node.name)
+        self.engine.listen(self, "start", self.node)
 
     def completed(self) -> None:
+        self.engine.listen(self, "end", self.node)
         self.emit("element.completed", type=self.node.kind)
 
     def warn(self, message: str) -> None:
@@ -231,6 +247,7 @@ class StepContext:
         fork_group = track.id if len(flows) > 1 else track.fork_group
         for flow in flows:
             self.step.emit("flow.taken", flow.source, track.id, flow=flow.id, target=flow.target)
+            self.engine.listen(self, "take", flow)
         self.step.touch_track(track)
         if track.status is not TrackState.EXECUTING:
             track.move(TrackState.EXECUTING)
@@ -289,6 +306,7 @@ class StepContext:
         head = self.data.head
         if head.state is not InstanceState.ACTIVE:
             return
+        self.engine.listen(self, "end", self.definitions.processes[head.process])
         self.step.set_state(InstanceState.COMPLETED)
         head.end_event = self.node.id
         root = self.data.root_scope

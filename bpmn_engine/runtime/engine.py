@@ -9,11 +9,21 @@ from typing import Any
 
 from bpmn_engine.dmn import Decisions
 from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
-from bpmn_engine.model import CallActivity, Definitions, FlowNode, Process, StartEvent, Task
+from bpmn_engine.model import (
+    CallActivity,
+    Definitions,
+    FlowNode,
+    Process,
+    SequenceFlow,
+    StartEvent,
+    Task,
+)
+from bpmn_engine.model import Listener as ElementListener
 from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
+from bpmn_engine.runtime import listeners
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
@@ -149,11 +159,16 @@ class Engine:
                     element_id=node.id,
                 )
 
-    def handler_for(self, node: Task) -> tuple[Handler | None, str | None]:
+    def handler_for(self, node: Task | ElementListener) -> tuple[Handler | None, str | None]:
         return find_handler(self.handlers, node.handler_names)
 
     def behaviour_for(self, node: FlowNode) -> FlowNodeBehaviour:
         return behaviour_for(node)
+
+    def listen(
+        self, ctx: StepContext, event: str, subject: FlowNode | SequenceFlow | Process
+    ) -> None:
+        listeners.notify(ctx, event, subject)
 
     # --- instances ----------------------------------------------------------------------------
     def start(

@@ -560,7 +560,15 @@ class Instance:
         step.set_state(InstanceState.TERMINATING)
         root = self.data.root_scope
         anchor = StepContext(self.engine, self.definitions, self.data, step, self._any_track())
-        anchor.terminate_scope(root)
+        try:
+            anchor.terminate_scope(root)
+            anchor.engine.listen(anchor, "cancel", self.definitions.processes[self.process_id])
+        except (Incident, BpmnError) as failure:  # a delete listener failed: nothing changes
+            step.rollback()
+            where = f"{failure.element}: " if isinstance(failure, Incident) else ""
+            raise UsageError(
+                f"instance {self.id} was not cancelled: {where}{failure.message}"
+            ) from None
         step.touch_scope(self.data.scopes[root]).status = "terminated"
         step.set_state(InstanceState.TERMINATED)
         step.emit("instance.terminated", variables=self.variables)
@@ -625,6 +633,11 @@ class Instance:
             step.rollback()
             self._fail(track.id, incident.element or track.element, incident.message, on_event)
             return None
+        except BpmnError as thrown:  # from a listener's handler: thrown at its element
+            step.rollback()
+            code, message = thrown.code, thrown.message
+            restored = self.data.tracks[track.id]  # the track as before the step
+            return self._step(restored, lambda c: throw_error(c, code, message), on_event)
         except BpmnEngineError:
             step.rollback()
             raise

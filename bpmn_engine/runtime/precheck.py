@@ -30,6 +30,7 @@ from bpmn_engine.runtime.events.timers import (
     is_timer_expression,
     schedule,
 )
+from bpmn_engine.runtime.listeners import compile_listener, listeners_of
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
@@ -120,6 +121,8 @@ def _check_timers(definitions: Definitions, scope: FlowScope) -> None:
 
 
 def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | None, object]]:
+    for element_id, listener in listeners_of(scope):
+        yield element_id, listener.line, lambda li=listener: compile_listener(li, trusted)
     for flow in scope.flows.values():
         if flow.condition is not None:
             yield flow.id, flow.condition.line or flow.line, _expression(flow.condition)

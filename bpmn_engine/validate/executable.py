@@ -4,7 +4,8 @@ Only processes with `isExecutable` other than "false" are checked: a descriptive
 a program. Unsupported elements are warnings (the engine raises an incident only if a token
 reaches one); conditions and scripts that do not compile, malformed timer values, calls to
 processes that do not exist and what `bpmn run` refuses before its first step (`Process.refused`:
-data stores, listeners, quantities other than 1... see docs/coverage.md) are errors, because no
+data stores, listener events with no moment here, quantities other than 1... see
+docs/coverage.md; listener scripts that do not compile) are errors, because no
 run could ever succeed through them.
 """
 
@@ -35,6 +36,7 @@ from bpmn_engine.runtime.events.timers import (
     is_timer_expression,
     schedule,
 )
+from bpmn_engine.runtime.listeners import compile_listener, listeners_of
 from bpmn_engine.runtime.precheck import (
     control_expressions,
     data_expressions,
@@ -91,6 +93,7 @@ class ExecutableRule:
                     )
                 yield from _scope(document, process)
                 yield from _deployed_starts(process)
+                yield from _listeners(process)
 
 
 def _load_error(document: Document) -> Iterator[Issue]:
@@ -219,6 +222,19 @@ def _node_expressions(node: FlowNode) -> Iterator[Issue]:
             yield from _expression(node.id, expression, node.line, "data association")
     for what, expression in control_expressions(node):
         yield from _expression(node.id, expression, node.line, what)
+
+
+def _listeners(process: FlowScope) -> Iterator[Issue]:
+    """Listener scripts and expressions that do not compile (or need `--trust-scripts`)."""
+    for element, listener in listeners_of(process):
+        sandboxed = _compiles(lambda li=listener: compile_listener(li, False))
+        if not sandboxed:
+            continue
+        if _compiles(lambda li=listener: compile_listener(li, True)):
+            yield Issue(f"does not compile: {sandboxed}", element, listener.line)
+        else:
+            message = f"runs only with `bpmn run --trust-scripts`: {sandboxed}"
+            yield Issue(message, element, listener.line, severity=Severity.WARNING)
 
 
 def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:

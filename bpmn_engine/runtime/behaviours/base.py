@@ -37,10 +37,12 @@ class FlowNodeBehaviour:
         self.complete(ctx)
 
     def complete(self, ctx: StepContext) -> None:
+        flows = ctx.chosen_flows() or self.outgoing(ctx)  # before the end listeners (Camunda)
         ctx.completed()
-        ctx.leave(ctx.chosen_flows() or self.outgoing(ctx))
+        ctx.leave(flows)
 
     def terminate(self, ctx: StepContext) -> None:
+        ctx.engine.listen(ctx, "cancel", ctx.node)  # Camunda 7's end listeners run here too
         ctx.emit("element.terminated")
 
     def inner_left(self, ctx: StepContext, inner: StepContext) -> None:
@@ -134,6 +136,8 @@ class ActivityBehaviour(FlowNodeBehaviour):
         data inputs and properties give it (`data_associations.py`)."""
         node = ctx.node
         assert isinstance(node, Activity)
+        if ctx.start_inputs is not None and ctx.start_inputs[0] == node.id:
+            return dict(ctx.start_inputs[1])  # computed before the start listeners ran
         mapped = ctx.mapped(node.io.inputs, {}) if node.io is not None and node.io.inputs else {}
         if node.data is None:
             return mapped

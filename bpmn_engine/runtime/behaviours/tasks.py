@@ -9,6 +9,7 @@ from typing import Any
 from bpmn_engine.errors import BpmnEngineError
 from bpmn_engine.expressions import script_is_expression
 from bpmn_engine.model import Expression, Task
+from bpmn_engine.runtime import listeners
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.decisions import mapped
@@ -25,6 +26,7 @@ class UserTaskBehaviour(ActivityBehaviour):
     def execute(self, ctx: StepContext) -> None:
         task = ctx.step.new_task(ctx.track, ctx.node.name, self.inputs(ctx))
         ctx.wait("user task", task=task.id, name=ctx.node.name)
+        listeners.run(ctx, ctx.node.listeners, "create", ctx.node.id, task.inputs)
 
     def complete_with(self, ctx: StepContext, variables: dict[str, Any]) -> None:
         """A person (or an answers file) completed the task with these variables."""
@@ -32,13 +34,16 @@ class UserTaskBehaviour(ActivityBehaviour):
             t for t in ctx.data.tasks.values() if t.track == ctx.track.id and t.status == "waiting"
         )
         ctx.step.touch_task(task).status = "completed"
-        self.finish_with(ctx, dict(variables), task.inputs)
+        extra = {**task.inputs, **variables}  # what the person entered, seen by the listeners
+        written = listeners.run(ctx, ctx.node.listeners, "complete", ctx.node.id, extra)
+        self.finish_with(ctx, {**variables, **written}, task.inputs)
         self.complete(ctx)
 
     def terminate(self, ctx: StepContext) -> None:
-        for task in ctx.data.tasks.values():
+        for task in list(ctx.data.tasks.values()):
             if task.track == ctx.track.id and task.status == "waiting":
                 ctx.step.touch_task(task).status = "cancelled"
+                listeners.run(ctx, ctx.node.listeners, "delete", ctx.node.id, task.inputs)
         super().terminate(ctx)
 
 
