@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,25 @@ def test_a_newer_schema_is_refused_by_a_read_only_open_too(tmp_path: Path) -> No
     conn.close()
     with pytest.raises(LoadError, match="schema version 99"):
         SqliteStore(path, read_only=True)
+
+
+def test_opening_a_current_database_neither_migrates_nor_imports_sqlite_utils(
+    tmp_path: Path,
+) -> None:
+    """sqlite-utils (which imports numpy when installed) is for migrations: a command that
+    opens an up-to-date file, as nearly every command does, does not pay for it."""
+    path = tmp_path / "current.db"
+    SqliteStore(path)  # created and migrated here
+    probe = (
+        "import sys\n"
+        "from bpmn_engine.store import SqliteStore\n"
+        f"store = SqliteStore({str(path)!r})\n"
+        "store.list_instances(); store.deployments()\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('sqlite_utils', 'numpy'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert version_of(path) == SCHEMA_VERSION

@@ -100,14 +100,12 @@ class CheckpointRows(SqliteConnection):
         raise UsageError(f"instance id {prefix!r} is ambiguous in {self.path}")
 
     def list_instances(self) -> list[dict[str, Any]]:
-        return list(
-            self.db.query(
-                "SELECT id, process, state, end_event, incident, created_at, updated_at, "
-                "parent_instance, parent_track, "
-                "(SELECT count(*) FROM user_tasks u WHERE u.instance = i.id "
-                "AND u.status = 'waiting') AS waiting_tasks "
-                "FROM instances i ORDER BY created_at, id"
-            )
+        return self.query(
+            "SELECT id, process, state, end_event, incident, created_at, updated_at, "
+            "parent_instance, parent_track, "
+            "(SELECT count(*) FROM user_tasks u WHERE u.instance = i.id "
+            "AND u.status = 'waiting') AS waiting_tasks "
+            "FROM instances i ORDER BY created_at, rowid"
         )
 
     def load(self, instance_id: str) -> InstanceData:

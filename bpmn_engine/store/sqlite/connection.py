@@ -14,13 +14,15 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import LoadError
 from bpmn_engine.store.schema import SCHEMA_VERSION, migrate
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 _UPDATES: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
 
@@ -163,9 +165,12 @@ class SqliteConnection:
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
-            self.db = sqlite_utils.Database(self.conn)
-            if not read_only:
+            if not read_only and found != SCHEMA_VERSION:  # new, or older: only then
                 migrate(self.db)
+            elif not read_only:  # a file this process may not write: say so now, not later
+                self.conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(found),)
+                )
         except sqlite3.DatabaseError as error:
             self.conn.close()
             raise LoadError(_unusable(error), file=self.path) from None
@@ -176,6 +181,20 @@ class SqliteConnection:
             self.conn.close()
             raise
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
+
+    @cached_property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite-utils over the same connection, for migrations and tests: imported only
+        when used (it imports numpy when installed), so opening a current database is cheap."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        """Rows as dicts by column name."""
+        cursor = self.conn.execute(sql, params)
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
 
     def _connect(self, read_only: bool) -> sqlite3.Connection:
         target, uri = self.path, False

@@ -63,21 +63,17 @@ class DeploymentRows(SqliteConnection):
         return deployment, row[0] if row else None, True
 
     def deployments(self, *, active_only: bool = True) -> list[dict[str, Any]]:
-        return list(
-            self.db.query(
-                "SELECT id, process, definition, deployed_at, active FROM deployments "
-                + ("WHERE active = 1 " if active_only else "")
-                + "ORDER BY id"
-            )
+        return self.query(
+            "SELECT id, process, definition, deployed_at, active FROM deployments "
+            + ("WHERE active = 1 " if active_only else "")
+            + "ORDER BY id"
         )
 
     def start_timers(self, deployment: int) -> list[dict[str, Any]]:
-        return list(
-            self.db.query(
-                "SELECT id, element, due, repeat, interval, status FROM start_timers "
-                "WHERE deployment = ? ORDER BY id",
-                (deployment,),
-            )
+        return self.query(
+            "SELECT id, element, due, repeat, interval, status FROM start_timers "
+            "WHERE deployment = ? ORDER BY id",
+            (deployment,),
         )
 
     def due_start_timers(self, now: datetime) -> list[tuple[Any, ...]]:
