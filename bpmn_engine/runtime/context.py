@@ -199,11 +199,13 @@ class StepContext:
         return values
 
     # --- moving on --------------------------------------------------------------------------
-    def condition_holds(self, flow: Flow) -> bool:
+    def condition_holds(self, flow: Flow, extra: Mapping[str, Any] | None = None) -> bool:
+        """`extra`: names the condition sees besides the variables (a complex gateway's
+        `waitingForStart`)."""
         if flow.condition is None:
             return True
         what = f"the condition of flow {flow.id!r}"
-        value = self.evaluate(flow.condition, what=what)
+        value = self.evaluate(flow.condition, extra, what=what)
         language = compile_expression(flow.condition.text, flow.condition.language).language
         if value is None and language != "javascript":  # FEEL's null (warned about) is false
             return False

@@ -34,13 +34,13 @@ from bpmn_engine.model import (
     StartEvent,
     SubProcess,
 )
-from bpmn_engine.records.rows import DELIVERED
+from bpmn_engine.records.rows import CONSUMED, DELIVERED
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.handlers import ServiceTaskContext
 
 # a track waiting at a gateway that has not fired with it (or a complex gateway's record of
 # a flow that delivered): no start listener ran for it, so no end listener runs
-_UNSTARTED = frozenset({"join", DELIVERED})
+_UNSTARTED = frozenset({"join", DELIVERED, CONSUMED})
 
 
 def compile_listener(listener: Listener, trusted: bool) -> None:
