@@ -320,10 +320,15 @@ class StepContext:
             self.step.sent.append(calls.upward(head, calls.COMPLETION, head.process, variables))
 
     def end_instance(self, event: str, **data: Any) -> None:
-        """Terminate the whole instance from inside a step (its error went to its caller)."""
+        """Terminate the whole instance from inside a step (its error went to its caller).
+
+        As `bpmn cancel`: the elements' Camunda 7 end listeners run, then the process's (in
+        Camunda 7 the catching call activity deletes the called instance, and a deletion runs
+        them; Zeebe's end listeners do not run on termination)."""
         root = self.data.root_scope
         self.step.set_state(InstanceState.TERMINATING)
         self.terminate_scope(root)
+        self.engine.listen(self, "cancel", self.definitions.processes[self.data.head.process])
         self.step.touch_scope(self.data.scopes[root]).status = "terminated"
         self.step.set_state(InstanceState.TERMINATED)
         variables = dict(sorted(self.data.values.get(root, {}).items()))
