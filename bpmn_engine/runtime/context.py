@@ -92,6 +92,8 @@ class StepContext:
         self.external: Callable[[], dict[str, Any] | None] | None = None
         # (node id, input-mapped locals) computed for its start listeners, reused by its work
         self.start_inputs: tuple[str, dict[str, Any]] | None = None
+        # the node whose SpiffWorkflow post-scripts ran before its outputs (not again at its end)
+        self.post_scripts_ran: str | None = None
 
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)
