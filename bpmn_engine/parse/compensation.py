@@ -41,7 +41,35 @@ def link_handlers(
             if handler is not None and isinstance(host, Activity):
                 result[host.id] = replace(host, compensation_handler=handler)
         _check(node, nodes, container_kind, refuse)
+        if node.kind == "transaction":
+            _check_cancel_caught(node, nodes, refuse)
     return result
+
+
+def _check_cancel_caught(
+    transaction: FlowNode, nodes: Mapping[str, FlowNode], refuse: Refuse
+) -> None:
+    """A cancel end event leaves its transaction by the cancel boundary event (spec 10.2.2):
+    without one, reaching it could only fail, so the diagram is refused before it runs."""
+    caught = any(
+        isinstance(n, BoundaryEvent)
+        and n.attached_to == transaction.id
+        and "cancel" in n.definition_kinds
+        for n in nodes.values()
+    )
+    inner = getattr(getattr(transaction, "scope", None), "nodes", {})
+    if caught or not inner:
+        return
+    for node in inner.values():
+        if isinstance(node, EndEvent):
+            for definition in node.definitions:
+                if definition.kind == "cancel":
+                    refuse(
+                        node,
+                        definition.line or node.line,
+                        f"transaction {transaction.id!r} has no cancel boundary event: the "
+                        "cancel end event leaves a transaction only through one (spec 10.2.2)",
+                    )
 
 
 def _handler(

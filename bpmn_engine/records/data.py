@@ -179,6 +179,16 @@ class InstanceData:
         listed = self._live.get(scope, {})
         return [t for i in listed if (t := tracks[i]).live and t.scope == scope]
 
+    def live_everywhere(self) -> list[Track]:
+        """The live tracks of every scope (from the index: no scan of ended tracks)."""
+        tracks = self.tracks
+        return [
+            t
+            for scope, listed in self._live.items()
+            for i in listed
+            if (t := tracks[i]).live and t.scope == scope
+        ]
+
     def has_tokens(self, scope: int) -> bool:
         """Whether a live track that is a token (not an event subprocess listener) is in the
         scope: what decides that a scope has completed."""

@@ -14,6 +14,9 @@ LISTENING = "event subprocess"
 # a complex gateway's record that one incoming flow delivered since its last activation
 DELIVERED = "delivered"
 NOT_TOKENS = frozenset({LISTENING, DELIVERED})
+# a token a complex gateway waiting for reset consumed: it stays a token (the scope lives on)
+# until the reset passes it on
+CONSUMED = "consumed"
 # an ad-hoc subprocess waits for activations, then (its completion condition held and its
 # running activities go on) for them to end: its behaviour decides when its scope completes
 AD_HOC = "ad-hoc"

@@ -92,6 +92,8 @@ class StepContext:
         self.external: Callable[[], dict[str, Any] | None] | None = None
         # (node id, input-mapped locals) computed for its start listeners, reused by its work
         self.start_inputs: tuple[str, dict[str, Any]] | None = None
+        # the node whose SpiffWorkflow post-scripts ran before its outputs (not again at its end)
+        self.post_scripts_ran: str | None = None
 
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)
@@ -199,11 +201,13 @@ class StepContext:
         return values
 
     # --- moving on --------------------------------------------------------------------------
-    def condition_holds(self, flow: Flow) -> bool:
+    def condition_holds(self, flow: Flow, extra: Mapping[str, Any] | None = None) -> bool:
+        """`extra`: names the condition sees besides the variables (a complex gateway's
+        `waitingForStart`)."""
         if flow.condition is None:
             return True
         what = f"the condition of flow {flow.id!r}"
-        value = self.evaluate(flow.condition, what=what)
+        value = self.evaluate(flow.condition, extra, what=what)
         language = compile_expression(flow.condition.text, flow.condition.language).language
         if value is None and language != "javascript":  # FEEL's null (warned about) is false
             return False
@@ -318,10 +322,15 @@ class StepContext:
             self.step.sent.append(calls.upward(head, calls.COMPLETION, head.process, variables))
 
     def end_instance(self, event: str, **data: Any) -> None:
-        """Terminate the whole instance from inside a step (its error went to its caller)."""
+        """Terminate the whole instance from inside a step (its error went to its caller).
+
+        As `bpmn cancel`: the elements' Camunda 7 end listeners run, then the process's (in
+        Camunda 7 the catching call activity deletes the called instance, and a deletion runs
+        them; Zeebe's end listeners do not run on termination)."""
         root = self.data.root_scope
         self.step.set_state(InstanceState.TERMINATING)
         self.terminate_scope(root)
+        self.engine.listen(self, "cancel", self.definitions.processes[self.data.head.process])
         self.step.touch_scope(self.data.scopes[root]).status = "terminated"
         self.step.set_state(InstanceState.TERMINATED)
         variables = dict(sorted(self.data.values.get(root, {}).items()))

@@ -25,6 +25,7 @@ from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import (
     AD_HOC,
     AD_HOC_COMPLETING,
+    CONSUMED,
     NOT_TOKENS,
     Event,
     Receipt,
@@ -39,6 +40,7 @@ from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
 from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
 from bpmn_engine.runtime.behaviours.call_activities import CallActivityBehaviour
+from bpmn_engine.runtime.behaviours.complex_gateway import RECORDS, ComplexGatewayBehaviour
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
 from bpmn_engine.runtime.calls import CallRow
@@ -259,6 +261,7 @@ class Instance:
                     "signal",
                     "event",
                     *NOT_TOKENS,
+                    CONSUMED,  # passed on by the gateway's reset, not waiting for anyone
                     AD_HOC_COMPLETING,
                 ):
                     continue  # listed below, with what they wait for
@@ -378,9 +381,15 @@ class Instance:
         self._enter(track, on_event)
 
     def _fire_join(self, action: Action, variables: Any, on_event: Listener | None) -> None:
-        chosen = self.scheduler.join_choice(self.data.tracks[action.track])
+        track = self.data.tracks[action.track]
+        chosen = self.scheduler.join_choice(track)
         if chosen is None:
-            raise UsageError(f"the inclusive join {action.element} cannot fire yet")
+            raise UsageError(f"the join {action.element} cannot fire yet")
+        if track.wait in RECORDS:  # a complex gateway waiting for reset
+            records = chosen
+            complex_ = ComplexGatewayBehaviour()
+            self._step(track, lambda c: complex_.reset(c, records), on_event)
+            return
         behaviour = InclusiveGatewayBehaviour()
         self._step(chosen[0], lambda c: behaviour.fire_join(c, chosen), on_event)
 

@@ -78,19 +78,33 @@ def inclusive_enabled(data: InstanceData, model: FlowScope, gateway: Track) -> l
     """
     node = model.nodes[gateway.element]
     chosen = first_per_flow(data, gateway.scope, node.id)
-    if not chosen:
+    if not chosen or may_still_arrive(data, model, gateway.scope, node.id, set(chosen)):
         return None
-    waiting = waiting_at(data, gateway.scope, node.id)
-    full = {model.flows[f].source for f in chosen}
-    empty = {model.flows[f].source for f in node.incoming if f not in chosen}
-    waiting_ids = {t.id for t in waiting}
-    for track in data.live_tracks(gateway.scope):
-        if track.id in waiting_ids:
-            continue
-        reach = model.reachable_avoiding(track.element, node.id)
-        if reach & empty and not reach & full:
-            return None
     return list(chosen.values())
+
+
+def may_still_arrive(
+    data: InstanceData, model: FlowScope, scope: int, gateway: str, full: set[str]
+) -> bool:
+    """Whether a token of the scope can still reach an incoming flow of `gateway` outside
+    `full` without also being able to reach one in `full` (paths through the gateway itself
+    do not count; tokens at the gateway are not upstream of it).
+
+    The upstream question of the inclusive join (13.3.4), and of the complex gateway's reset
+    (13.3.5), which asks it with `full` = the flows that delivered since its activation.
+    """
+    node = model.nodes[gateway]
+    full_sources = {model.flows[f].source for f in node.incoming if f in full}
+    empty_sources = {model.flows[f].source for f in node.incoming if f not in full}
+    if not empty_sources:
+        return False
+    for track in data.live_tracks(scope):
+        if track.element == gateway or track.listening:
+            continue
+        reach = model.reachable_avoiding(track.element, gateway)
+        if reach & empty_sources and not reach & full_sources:
+            return True
+    return False
 
 
 def fire(ctx: StepContext, chosen: list[Track]) -> None:

@@ -34,13 +34,14 @@ from bpmn_engine.model import (
     StartEvent,
     SubProcess,
 )
-from bpmn_engine.records.rows import DELIVERED
+from bpmn_engine.records.rows import CONSUMED, DELIVERED
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.handlers import ServiceTaskContext
 
 # a track waiting at a gateway that has not fired with it (or a complex gateway's record of
 # a flow that delivered): no start listener ran for it, so no end listener runs
-_UNSTARTED = frozenset({"join", DELIVERED})
+_UNSTARTED = frozenset({"join", DELIVERED, CONSUMED})
+SPIFF_POST_SCRIPT = "spiffworkflow:postScript"  # a listener's source (`parse/listeners.py`)
 
 
 def compile_listener(listener: Listener, trusted: bool) -> None:
@@ -104,7 +105,21 @@ def notify(ctx: StepContext, event: str, subject: FlowNode | SequenceFlow | Proc
     extra: dict[str, Any] = {}
     if event == "start" and isinstance(subject, Activity):
         extra = _inputs_before_start(ctx, subject)
-    run(ctx, subject.listeners, event, subject.id, extra)
+    ran = event == "end" and ctx.post_scripts_ran == subject.id
+    run(ctx, subject.listeners, event, subject.id, extra, SPIFF_POST_SCRIPT if ran else None)
+
+
+def run_post_scripts(ctx: StepContext, node: FlowNode, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A task's SpiffWorkflow post-scripts, over its data (the variables plus `data`: its
+    locals and results), before its outputs are mapped: SpiffWorkflow runs them first when
+    the task completes, then its data outputs and data output associations. What they wrote
+    is returned, not written: the outputs carry it. They do not run again as end listeners."""
+    ctx.post_scripts_ran = node.id
+    written: dict[str, Any] = {}
+    for index, listener in enumerate(node.listeners):
+        if listener.source == SPIFF_POST_SCRIPT:
+            written.update(_run_one(ctx, listener, node.id, {**data, **written}, index))
+    return written
 
 
 def run(
@@ -113,12 +128,14 @@ def run(
     event: str,
     where: str,
     extra: Mapping[str, Any] | None = None,
+    skip: str | None = None,
 ) -> dict[str, Any]:
     """Run the listeners for `event`, in document order, over the variables plus `extra`
-    (an activity's input-mapped locals, a user task's completion values); what they wrote."""
+    (an activity's input-mapped locals, a user task's completion values); what they wrote.
+    `skip`: a listener source that already ran (a post-script run before the outputs)."""
     written: dict[str, Any] = {}
     for index, listener in enumerate(listeners):
-        if listener.event == event:
+        if listener.event == event and listener.source != skip:
             values = _run_one(ctx, listener, where, {**(extra or {}), **written}, index)
             ctx.set_variables(values)
             written.update(values)

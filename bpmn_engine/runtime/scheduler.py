@@ -5,7 +5,8 @@ event whose condition now holds (checked only after variables changed: a conditi
 fires before anything else moves, as Camunda evaluates it on the variable change itself, so
 a task inside a subprocess that makes its conditional boundary event true is interrupted
 before the next task starts); (3) the ready track that became ready first (lowest `seq`);
-(4) a waiting inclusive join whose OR-join rule now holds, the longest waiting first; (5)
+(4) a waiting inclusive join whose OR-join rule now holds, or a complex gateway waiting for
+reset that no token can reach any more (the same upstream rule), the longest waiting first; (5)
 the earliest timer that is due; and, on a virtual
 clock with nothing else to do, the earliest finite timer (the clock jumps to it). Completing
 a user task needs a person: it is offered, never chosen. `Instance.run` takes the first
@@ -24,6 +25,7 @@ from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Subscription, Timer, Track
 from bpmn_engine.runtime import joins
+from bpmn_engine.runtime.behaviours import complex_gateway
 from bpmn_engine.runtime.clock import Clock
 
 
@@ -127,16 +129,26 @@ class Scheduler:
         return None
 
     def waiting_joins(self) -> list[Track]:
-        """Tracks waiting at an inclusive join, the longest waiting first."""
+        """Tracks waiting at an inclusive join, and the first record of each complex gateway
+        waiting for reset, the longest waiting first."""
         waiting = []
         for scope, gateway in self.data.joins_waited_at():
             if self.definitions.node_scopes[gateway].nodes[gateway].kind == "inclusiveGateway":
                 waiting += joins.waiting_at(self.data, scope, gateway)
-        return sorted(waiting, key=lambda t: t.seq)
+        firsts: dict[tuple[int, str], Track] = {}
+        for track in (t for t in self.data.live_everywhere() if t.wait in complex_gateway.RECORDS):
+            key = (track.scope, track.element)
+            if key not in firsts or track.seq < firsts[key].seq:
+                firsts[key] = track
+        return sorted(waiting + list(firsts.values()), key=lambda t: t.seq)
 
     def join_choice(self, track: Track) -> list[Track] | None:
-        """The tokens an inclusive join at `track` would merge now (None: it cannot fire)."""
+        """The tokens an inclusive join at `track` would merge now, or the records of the
+        complex gateway waiting for reset that `track` belongs to, if it may reset now
+        (None: it cannot fire)."""
         model = self.definitions.node_scopes[track.element]
+        if track.wait in complex_gateway.RECORDS:
+            return complex_gateway.may_reset(self.data, model, track)
         return joins.inclusive_enabled(self.data, model, track)
 
     def earliest_timer(self, endless: bool = True) -> Timer | None:

@@ -31,3 +31,49 @@ def test_a_cancel_end_event_outside_a_transaction_is_refused_by_run_and_validate
     assert validate.returncode == 1
     assert "cancel.bpmn:5:" in validate.stdout and "error executable" in validate.stdout
     assert "[Cancel_[red]]" in validate.stdout  # shown as text, not taken as markup
+
+
+UNCAUGHT_CANCEL = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="p" isExecutable="true">
+    <startEvent id="s"/>
+    <transaction id="Booking">
+      <startEvent id="ts"/>
+      <endEvent id="Abort"><cancelEventDefinition/></endEvent>
+      <sequenceFlow id="tf" sourceRef="ts" targetRef="Abort"/>
+    </transaction>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="Booking"/>
+    <sequenceFlow id="f2" sourceRef="Booking" targetRef="e"/>
+  </process>
+</definitions>
+"""
+
+
+def test_a_cancel_end_event_of_a_transaction_without_a_cancel_boundary_is_refused(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    (tmp_path / "tx.bpmn").write_text(UNCAUGHT_CANCEL)
+    run = bpmn("run", "tx.bpmn")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "tx.bpmn:7: Abort: transaction 'Booking' has no cancel boundary event" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stdout == ""  # nothing started
+    validate = bpmn("validate", "tx.bpmn")
+    assert validate.returncode == 1
+    assert "tx.bpmn:7:" in validate.stdout and "error executable" in validate.stdout
+    assert "has no cancel boundary event" in validate.stdout
+
+
+def test_the_same_transaction_with_a_cancel_boundary_event_runs(bpmn: Bpmn, tmp_path: Path) -> None:
+    caught = UNCAUGHT_CANCEL.replace(
+        '<endEvent id="e"/>',
+        '<endEvent id="e"/><boundaryEvent id="Cancelled" attachedToRef="Booking">'
+        '<cancelEventDefinition/></boundaryEvent><endEvent id="ce"/>'
+        '<sequenceFlow id="f3" sourceRef="Cancelled" targetRef="ce"/>',
+    )
+    (tmp_path / "tx.bpmn").write_text(caught)
+    run = bpmn("run", "tx.bpmn")
+    assert run.returncode == 0, run.stdout + run.stderr
+    validate = bpmn("validate", "tx.bpmn")
+    assert "has no cancel boundary event" not in validate.stdout

@@ -8,10 +8,19 @@ from bpmn_engine import Engine
 from tests.runtime.conftest import Bpmn, MakeEngine, activations, events_named, flow, script
 
 
-def complex_join(condition: str | None, *, twice_a: bool = False, outgoing: str = "") -> str:
+def complex_join(
+    condition: str | None,
+    *,
+    twice_a: bool = False,
+    outgoing: str = "",
+    after_when: str | None = "waitingForStart",
+    to_c: str = "",
+) -> str:
     """Fork -> user tasks A, B, C -> complex gateway G (flows fA, fB, fC) -> After -> End.
 
-    With `twice_a`, two tokens reach A (so two tokens can come on fA)."""
+    With `twice_a`, two tokens reach A (so two tokens can come on fA). G -> After holds when
+    `after_when` does (by default at the activation only, not at the reset). `to_c` replaces
+    the path from C to G (flow fC must end at G)."""
     activation = (
         ""
         if condition is None
@@ -26,7 +35,7 @@ def complex_join(condition: str | None, *, twice_a: bool = False, outgoing: str 
         flow("Fork", "C"),
         flow("A", "G", "fA"),
         flow("B", "G", "fB"),
-        flow("C", "G", "fC"),
+        to_c or flow("C", "G", "fC"),
     ]
     if twice_a:
         body += [flow("Fork", "A", "Fork_A1"), flow("Fork", "A", "Fork_A2")]
@@ -35,7 +44,7 @@ def complex_join(condition: str | None, *, twice_a: bool = False, outgoing: str 
     body += [
         outgoing
         or (script("After", "fired = fired + 1") + '<endEvent id="End"/>')
-        + flow("G", "After")
+        + flow("G", "After", "toAfter", after_when)
         + flow("After", "End")
     ]
     return "\n".join(body)
@@ -93,11 +102,11 @@ def test_a_late_token_on_a_flow_that_delivered_waits_for_the_next_activation(
     # then: it waits at the gateway, nothing fires
     assert instance.variables["fired"] == 1
     assert waiting_at_g(instance) == ["fA"]
-    # when: B is consumed (no reset yet: C has not delivered)
+    # when: B is consumed (no reset yet: C has not delivered, and still can)
     instance.complete_task("B")
     instance.run()
     assert instance.variables["fired"] == 1
-    assert waiting_at_g(instance) == ["fA"]
+    assert sorted(waiting_at_g(instance)) == ["fA", "fB"]  # B's until the reset
     # when: C delivers: the gateway resets, and the waiting token fires it again
     instance.complete_task("C")
     outcome = instance.run()
@@ -243,3 +252,114 @@ def test_rewinding_the_consuming_step_puts_the_gateway_back_to_waiting_for_reset
     assert outcome.state == "completed"
     assert outcome.variables["fired"] == 1
     assert len(events_named(instance, "gateway.consumed")) == 1
+
+
+def c_may_go_elsewhere() -> str:
+    """C -> exclusive X -> G (fC) when `go_c`, else -> EndC: C's branch may never reach G."""
+    return "\n".join(
+        [
+            '<exclusiveGateway id="X" default="xEnd"/><endEvent id="EndC"/>',
+            flow("C", "X"),
+            flow("X", "G", "fC", "go_c"),
+            flow("X", "EndC", "xEnd"),
+        ]
+    )
+
+
+def test_a_branch_that_is_never_taken_does_not_keep_it_waiting_for_reset(
+    bpmn: Bpmn, engine: Engine
+):
+    # given: a discriminator, two tokens for A; C's token goes elsewhere
+    body = complex_join("activationCount >= 1", twice_a=True, to_c=c_may_go_elsewhere())
+    instance = engine.start(bpmn(body), variables={"fired": 0, "go_c": False})
+    instance.run()
+    instance.complete_task("C")
+    instance.complete_task("A")
+    instance.run()
+    assert instance.variables["fired"] == 1
+    instance.complete_task("A")
+    instance.run()
+    assert waiting_at_g(instance) == ["fA"]  # waits for the next activation
+    # when: B is consumed, and no token can come on fC any more
+    instance.complete_task("B")
+    outcome = instance.run()
+    # then: the gateway resets at once, and the second A token fires it again
+    assert outcome.variables["fired"] == 2
+    assert outcome.state == "completed"
+    [reset, *_] = events_named(instance, "gateway.reset")
+    assert reset.data["consumed"] == ["fB"]
+
+
+def test_it_resets_when_the_last_token_that_could_come_goes_elsewhere_on_a_fresh_engine(
+    bpmn: Bpmn, make_engine: MakeEngine, tmp_path: Path
+):
+    # given: fired by the first A; the second A waits; B consumed while C may still come
+    db = tmp_path / "store.db"
+    first = make_engine(db)
+    body = complex_join("activationCount >= 1", twice_a=True, to_c=c_may_go_elsewhere())
+    instance = first.start(bpmn(body), variables={"fired": 0, "go_c": False})
+    instance.run()
+    instance.complete_task("A")
+    instance.complete_task("A")
+    instance.complete_task("B")
+    instance.run()
+    assert instance.variables["fired"] == 1
+    assert events_named(instance, "gateway.reset") == []
+    first.close()
+    # when: C's token ends elsewhere, in an instance loaded by another engine
+    again = make_engine(db).instance(instance.id)
+    again.complete_task("C")
+    outcome = again.run()
+    # then: nothing else can move, so the gateway resets, and the waiting A token fires it
+    assert outcome.state == "completed"
+    assert outcome.variables["fired"] == 2
+    assert next(e.data["consumed"] for e in events_named(again, "gateway.reset")) == ["fB"]
+
+
+def test_at_the_reset_the_outgoing_conditions_are_evaluated_again_for_the_late_tokens(
+    bpmn: Bpmn, engine: Engine
+):
+    # given: G -> After while waiting for start, G -> Late at the reset
+    outgoing = "\n".join(
+        [
+            script("After", "fired = fired + 1"),
+            script("Late", "late = late + 1"),
+            '<endEvent id="End"/>',
+            flow("G", "After", "toAfter", "waitingForStart"),
+            flow("G", "Late", "toLate", "not waitingForStart"),
+            flow("After", "End"),
+            flow("Late", "End"),
+        ]
+    )
+    body = complex_join("activationCount >= 2", outgoing=outgoing)
+    instance = engine.start(bpmn(body), variables={"fired": 0, "late": 0})
+    instance.run()
+    instance.complete_task("A")
+    instance.complete_task("B")
+    instance.run()
+    assert (instance.variables["fired"], instance.variables["late"]) == (1, 0)
+    # when: C's token comes after the activation
+    instance.complete_task("C")
+    outcome = instance.run()
+    # then: it is consumed, and the reset passes it on where waitingForStart is false
+    assert outcome.state == "completed"
+    assert (outcome.variables["fired"], outcome.variables["late"]) == (1, 1)
+
+
+def test_a_reset_with_an_unconditional_outgoing_flow_passes_the_late_token_on(
+    bpmn: Bpmn, engine: Engine
+):
+    # given: G -> After without a condition (the spec's reset takes it again)
+    instance = engine.start(
+        bpmn(complex_join("activationCount >= 2", after_when=None)), variables={"fired": 0}
+    )
+    instance.run()
+    instance.complete_task("A")
+    instance.complete_task("B")
+    instance.run()
+    # when
+    instance.complete_task("C")
+    outcome = instance.run()
+    # then
+    assert outcome.state == "completed"
+    assert outcome.variables["fired"] == 2

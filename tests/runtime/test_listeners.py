@@ -735,3 +735,48 @@ def test_validate_accepts_listeners_that_run(bpmn: Bpmn) -> None:
     findings = [f for f in validate([path]).findings if f.rule == "executable"]
     # then
     assert findings == []
+
+
+def test_an_uncaught_error_that_ends_a_called_instance_runs_its_camunda_end_listeners(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    # given: the child has process end listeners (Camunda 7 and Zeebe) and a waiting task
+    # with an end listener; its error end event ends it, the call activity catches the error
+    zeebe_end = (
+        '<zeebe:executionListeners><zeebe:executionListener eventType="end" type="never"/>'
+        "</zeebe:executionListeners>"
+    )
+    child = (
+        ext(note("end", "child end"), zeebe_end)
+        + '<startEvent id="cs"/><parallelGateway id="fork"/>'
+        + f'<userTask id="W">{ext(note("end", "W end"))}</userTask>'
+        + '<endEvent id="Fail"><errorEventDefinition errorRef="Err"/></endEvent>'
+        + flow("cs", "fork")
+        + flow("fork", "W")
+        + flow("fork", "Fail")
+    )
+    parent = (
+        '<startEvent id="S"/><callActivity id="Call" calledElement="child"/>'
+        '<boundaryEvent id="Caught" attachedToRef="Call"><errorEventDefinition errorRef="Err"/>'
+        '</boundaryEvent><endEvent id="Handled"/><endEvent id="E"/>'
+        + flow("S", "Call")
+        + flow("Call", "E")
+        + flow("Caught", "Handled")
+    )
+    path = bpmn(
+        parent,
+        process='id="child" isExecutable="true">'
+        + child
+        + '</process>\n<error id="Err" errorCode="BROKEN"/>\n<process id="p" isExecutable="true"',
+    )
+    instance = engine.start(path, "p", variables={"log": []})
+    # when
+    outcome = instance.run()
+    # then: the child ended by the error; the task's, then the process's Camunda end
+    # listeners ran in the step that ended it (not the Zeebe one: it would be an incident)
+    assert (outcome.state, outcome.end_event) == ("completed", "Handled")
+    [called] = [engine.instance(i) for i in engine.family(instance.id)[1:]]
+    assert called.state == "terminated"
+    assert called.variables["log"] == ["W end", "child end"]
+    ended = [e.event for e in called.history()]
+    assert ended.index("error.propagated") < ended.index("instance.terminated")

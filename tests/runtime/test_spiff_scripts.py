@@ -160,3 +160,65 @@ def test_a_trusted_post_script_runs_as_full_python(tmp_path: Path) -> None:
         outcome = instance.run()
     # then
     assert outcome.variables["charged"] == 12
+
+
+OUTPUTS_DIAGRAM = """<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
+    xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core"
+    id="Definitions_outputs" targetNamespace="http://bpmn.io/schema/bpmn">
+  <bpmn:process id="Process_outputs" isExecutable="true">
+    <bpmn:dataObject id="invoice"/>
+    <bpmn:dataObjectReference id="InvoiceRef" dataObjectRef="invoice"/>
+    <bpmn:startEvent id="Start"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="Start" targetRef="Price"/>
+    <bpmn:scriptTask id="Price" scriptFormat="python">
+      <bpmn:extensionElements>
+        <spiffworkflow:postScript>out_1 = total * 2
+runs = runs + 1</spiffworkflow:postScript>
+      </bpmn:extensionElements>
+      <bpmn:ioSpecification>
+        <bpmn:dataOutput id="out_1"/>
+        <bpmn:inputSet/>
+        <bpmn:outputSet><bpmn:dataOutputRefs>out_1</bpmn:dataOutputRefs></bpmn:outputSet>
+      </bpmn:ioSpecification>
+      <bpmn:dataOutputAssociation id="toInvoice">
+        <bpmn:sourceRef>out_1</bpmn:sourceRef>
+        <bpmn:targetRef>InvoiceRef</bpmn:targetRef>
+      </bpmn:dataOutputAssociation>
+      <bpmn:script>total = 10</bpmn:script>
+    </bpmn:scriptTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="Price" targetRef="End"/>
+    <bpmn:endEvent id="End"/>
+  </bpmn:process>
+</bpmn:definitions>
+"""
+
+
+def test_a_post_script_runs_before_the_data_outputs_are_mapped(
+    tmp_path: Path, engine: Engine
+) -> None:
+    # given: the data output out_1 is produced by the post-script, not by the script
+    path = diagram(tmp_path, OUTPUTS_DIAGRAM)
+    # when
+    outcome = engine.start(path, variables={"runs": 0}).run()
+    # then: as SpiffWorkflow, the post-script ran over the task's data first, then the data
+    # output and its association carried what it wrote; only the data output came back
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables == {"runs": 0, "invoice": 20}
+
+
+def test_a_post_script_without_data_outputs_runs_once_and_its_writes_come_back(
+    tmp_path: Path, engine: Engine
+) -> None:
+    # given: no ioSpecification, no association: what the post-script writes comes back
+    text = OUTPUTS_DIAGRAM
+    for start, end in (
+        ("<bpmn:ioSpecification>", "</bpmn:ioSpecification>"),
+        ('<bpmn:dataOutputAssociation id="toInvoice">', "</bpmn:dataOutputAssociation>"),
+    ):
+        text = text[: text.index(start)] + text[text.index(end) + len(end) :]
+    # when
+    outcome = engine.start(diagram(tmp_path, text), variables={"runs": 0}).run()
+    # then: it ran once (not again as an end listener)
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables == {"runs": 1, "total": 10, "out_1": 20, "invoice": None}

@@ -16,7 +16,14 @@ import pytest
 from bpmn_engine.errors import ConcurrentModification, UsageError
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import COMPENSABLE, COMPENSATED, COMPENSATING, Receipt, Sent
+from bpmn_engine.records.rows import (
+    COMPENSABLE,
+    COMPENSATED,
+    COMPENSATING,
+    CONSUMED,
+    Receipt,
+    Sent,
+)
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store import SqliteStore
 
@@ -324,6 +331,20 @@ def test_work_is_found_in_the_rows(store: Store) -> None:
     assert store.runnable_instances(NOW + timedelta(minutes=5)) == ["ready", "timed"]
     [(_due, repeat, version, element)] = list(store.waiting_timers_by_due())
     assert (repeat, version, element) == (0, VERSION, "t")
+
+
+def test_the_join_sweep_finds_a_complex_gateway_waiting_for_reset(store: Store) -> None:
+    # given: an instance whose only track is a complex gateway's record of a consumed token
+    data = new_instance(store, "resetting")
+    step = Step(data)
+    track = step.touch_track(data.tracks[1])
+    track.move(TrackState.EXECUTING)
+    track.move(TrackState.WAITING)
+    track.wait = CONSUMED
+    store.commit(step)
+    # then: only a step can re-check whether the gateway may reset: the sweep lists it
+    assert store.runnable_instances(NOW) == []
+    assert store.runnable_instances(NOW, joins=True) == ["resetting"]
 
 
 def test_a_claimed_job_is_leased_renewed_and_released(store: Store) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bpmn_engine.model import Activity, SequenceFlow
 from bpmn_engine.records.rows import Subscription, Timer
-from bpmn_engine.runtime import data_associations
+from bpmn_engine.runtime import data_associations, listeners
 from bpmn_engine.runtime.behaviours.multi_instance import instance_completed, start_body
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import compensation
@@ -152,6 +152,7 @@ class ActivityBehaviour(FlowNodeBehaviour):
         """
         node = ctx.node
         assert isinstance(node, Activity)
+        results = {**results, **listeners.run_post_scripts(ctx, node, {**inputs, **results})}
         if node.io is not None and node.io.outputs:
             values = ctx.mapped(node.io.outputs, {**inputs, **results})
         elif node.data is not None and node.data.outputs is not None:

@@ -6,12 +6,18 @@ Two states, both kept in the rows:
   waiting, all incoming flows together) and `activationCounts` (flow id -> tokens waiting on
   that flow). When it holds, one token of each flow that has one is consumed, the gateway
   activates once (a join row) and the outgoing flows are chosen like an inclusive gateway's
-  (every true condition, else the default flow).
-- *waiting for reset*: each flow that delivered is recorded by a `DELIVERED` track at the
-  gateway (no token: it keeps no scope alive). A token arriving on a flow that has not
-  delivered yet is consumed without firing; one on a flow that already delivered waits for
-  the next activation. Once every incoming flow has delivered, the records go and the gateway
-  waits for start again, with the tokens that waited meanwhile.
+  (every true condition, else the default flow), with `waitingForStart` true.
+- *waiting for reset*: each flow that delivered at the activation is recorded by a
+  `DELIVERED` track at the gateway (no token: it keeps no scope alive). A token arriving on a
+  flow that has not delivered yet is consumed (a `CONSUMED` track: still a token, so the
+  scope lives on until the reset passes it on); one on a flow that
+  already delivered waits for the next activation. The gateway resets when every incoming
+  flow has delivered, or when no token of the scope can reach one that has not any more
+  without also reaching one that has (the inclusive join's upstream rule, `joins.py`; the
+  scheduler asks it when nothing else can move). At the reset the outgoing conditions are
+  evaluated again, with `waitingForStart` false, for the tokens consumed since the
+  activation: every true one gets a token, else the default flow, else none (no incident);
+  then the gateway waits for start again, with the tokens that waited meanwhile.
 
 Without an `activationCondition` the gateway waits for a token on every incoming flow (the
 spec gives no default; waiting for all is the one reading that loses no token).
@@ -19,25 +25,42 @@ spec gives no default; waiting for all is the one reading that loses no token).
 
 from __future__ import annotations
 
-from bpmn_engine.model import ComplexGateway
+from bpmn_engine.model import ComplexGateway, FlowScope, SequenceFlow
+from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.records.rows import DELIVERED, Track
+from bpmn_engine.records.rows import CONSUMED, DELIVERED, Track
 from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 
 ACTIVATION_COUNT = "activationCount"
 ACTIVATION_COUNTS = "activationCounts"
+WAITING_FOR_START = "waitingForStart"
+RECORDS = frozenset({DELIVERED, CONSUMED})
+
+
+def records_at(data: InstanceData, scope: int, gateway: str) -> dict[str, Track]:
+    """The flows that delivered since the gateway's last activation (waiting for reset)."""
+    return {
+        t.via or "": t
+        for t in data.live_tracks(scope)
+        if t.element == gateway and t.wait in RECORDS
+    }
 
 
 def delivered(ctx: StepContext) -> dict[str, Track]:
-    """The flows that delivered since the gateway's last activation (waiting for reset)."""
-    node, scope = ctx.node, ctx.track.scope
-    return {
-        t.via or "": t
-        for t in ctx.data.live_tracks(scope)
-        if t.element == node.id and t.wait == DELIVERED
-    }
+    return records_at(ctx.data, ctx.track.scope, ctx.node.id)
+
+
+def may_reset(data: InstanceData, model: FlowScope, record: Track) -> list[Track] | None:
+    """The records of the gateway waiting for reset that `record` belongs to, if it may reset
+    now: no token can reach a flow that has not delivered any more (None: it may not)."""
+    records = records_at(data, record.scope, record.element)
+    if not records or joins.may_still_arrive(
+        data, model, record.scope, record.element, set(records)
+    ):
+        return None
+    return sorted(records.values(), key=lambda t: t.seq)
 
 
 def counts(ctx: StepContext) -> dict[str, int]:
@@ -60,27 +83,57 @@ class ComplexGatewayBehaviour(FlowNodeBehaviour):
         if records and track.via not in records:  # waiting for reset: consumed, no firing
             ctx.step.touch_track(track)
             track.move(TrackState.WAITING)
-            track.wait = DELIVERED
+            track.wait = CONSUMED
             ctx.emit("gateway.consumed", flow=track.via)
             records[track.via or ""] = track
-            if all(f in records for f in node.incoming):
-                self.reset(ctx, records)
-            if not ctx.data.has_tokens(track.scope):  # it was the scope's last token
-                ctx.scope_completed(track.scope)
+            if not joins.may_still_arrive(
+                ctx.data, ctx.scope_model, track.scope, node.id, set(records)
+            ):  # every flow delivered, or no token can come on the others any more
+                self.reset(ctx, sorted(records.values(), key=lambda t: t.seq))
             return
         ctx.wait("join", flow=track.via)
         if not records:
             self.try_fire(ctx)
 
-    def reset(self, ctx: StepContext, records: dict[str, Track]) -> None:
-        """Every incoming flow delivered: back to waiting for start, with the tokens that
-        waited meanwhile (they may fire the gateway at once)."""
-        for record in records.values():
-            ctx.step.touch_track(record).move(TrackState.MERGED)
-        ctx.emit("gateway.reset")
+    def reset(self, ctx: StepContext, records: list[Track]) -> None:
+        """Back to waiting for start. The tokens consumed since the activation leave by the
+        outgoing flows whose condition holds with `waitingForStart` false (else the default
+        flow, else nowhere); then the tokens that waited meanwhile may fire it at once."""
+        consumed = [r for r in records if r.wait == CONSUMED]
+        for record in records:
+            if not consumed or record is not consumed[0]:
+                ctx.step.touch_track(record).move(TrackState.MERGED)
+        ctx.emit("gateway.reset", consumed=[r.via for r in consumed])
         waiting = joins.waiting_at(ctx.data, ctx.track.scope, ctx.node.id)
+        if consumed:
+            carrier = ctx.for_track(consumed[0])
+            carrier.step.touch_track(carrier.track).move(TrackState.EXECUTING)
+            carrier.track.wait = None
+            carrier.leave(self.flows(carrier, waiting_for_start=False))
         if waiting:
             self.try_fire(ctx.for_track(waiting[0]))
+
+    def outgoing(self, ctx: StepContext) -> list[SequenceFlow]:
+        return self.flows(ctx, waiting_for_start=True)
+
+    def flows(self, ctx: StepContext, *, waiting_for_start: bool) -> list[SequenceFlow]:
+        """Every flow whose condition holds (they may read `waitingForStart`), else the
+        default; none at all is an incident at the activation, and no token at the reset."""
+        node = ctx.node
+        assert isinstance(node, ComplexGateway)
+        flows = ctx.scope_model.outgoing(node)
+        extra = {WAITING_FOR_START: waiting_for_start}
+        taken = [f for f in flows if f.id != node.default and ctx.condition_holds(f, extra)]
+        if taken or not flows:
+            return taken
+        if node.default:
+            return [ctx.scope_model.flows[node.default]]
+        if not waiting_for_start:
+            return []
+        raise Incident(
+            "complex gateway: no outgoing condition is true and there is no default flow",
+            node.id,
+        )
 
     def try_fire(self, ctx: StepContext) -> None:
         """Evaluate the activation condition over the waiting tokens; fire if it holds."""

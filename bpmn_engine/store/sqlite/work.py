@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
+from bpmn_engine.records.rows import CONSUMED, DELIVERED
 from bpmn_engine.store.sqlite.connection import SqliteConnection, instant, stamp
 from bpmn_engine.store.sqlite.leases import holds
 
@@ -16,7 +17,8 @@ class WorkQueries(SqliteConnection):
         """Active instances with something to do at `now`: a ready track, a due timer, or a
         job nobody alive holds. An instance with a job another live worker holds is left
         alone (any step of ours would make its result fail to commit). `joins` adds those
-        waiting at a join, which only a step can re-check (for a worker that just started).
+        waiting at a join or at a complex gateway's reset, which only a step can re-check
+        (for a worker that just started).
         """
         active = "JOIN instances i ON i.id = {0}.instance AND i.state = 'active'"
         found = {
@@ -44,7 +46,8 @@ class WorkQueries(SqliteConnection):
                 for r in self.conn.execute(
                     "SELECT DISTINCT t.instance FROM tracks t "
                     + active.format("t")
-                    + " WHERE t.status = 'waiting' AND t.wait = 'join'"
+                    + " WHERE t.status = 'waiting' AND t.wait IN ('join', ?, ?)",
+                    (DELIVERED, CONSUMED),  # a complex gateway's reset is re-checked too
                 )
             )
         held: set[str] = set()
