@@ -65,8 +65,7 @@ def diagram(tmp_path: Path, *processes: str) -> Path:
 
 CALL = '<callActivity id="call" calledElement="child"/>'
 CHILD_EVENT_SUBPROCESS = child(
-    script("c", 'log = log + ["c"]')
-    + '<subProcess id="comp" triggeredByEvent="true">'
+    script("c", 'log = log + ["c"]') + '<subProcess id="comp" triggeredByEvent="true">'
     '<startEvent id="cs2"><compensateEventDefinition/></startEvent>'
     + script("undo", 'log = log + ["undo child"]')
     + '<endEvent id="ce2"/><sequenceFlow id="e1" sourceRef="cs2" targetRef="undo"/>'
@@ -81,9 +80,7 @@ def assert_refused(path: Path, element: str = "call", line: int = 3) -> None:
     assert refused.value.line == line
     assert refused.value.file == str(path)
     assert "compensating the called process" in str(refused.value)
-    errors = [
-        f for f in validate(path).findings if f.rule == "executable" and f.element == element
-    ]
+    errors = [f for f in validate(path).findings if f.rule == "executable" and f.element == element]
     assert errors and "compensating the called process" in errors[0].message
     assert errors[0].line == line
     assert not Engine(path.parent / "e.db").instances()  # nothing started
