@@ -261,7 +261,7 @@ class Engine:
                     element_id=node.id,
                 )
 
-    def _check_called_compensation(self, definitions: Definitions, process: Process) -> None:
+    def check_called_compensation(self, definitions: Definitions, process: Process) -> None:
         """Refuse before the first step a compensation that would have to undo a called
         process's activities (not supported yet: `events/compensation.py`)."""
         files: dict[int, Definitions] = {id(process): definitions}
@@ -366,7 +366,7 @@ class Engine:
         key = (definitions.version, process.id, self.trust_scripts)
         if key not in self._checked:
             check_process(definitions, process, self.trust_scripts)
-            self._check_called_compensation(definitions, process)
+            self.check_called_compensation(definitions, process)
             warned = [(w.element, w.message) for w in process.warned]
             self._checked[key] = unarmed_event_subprocesses(process) + warned
         return self._checked[key]

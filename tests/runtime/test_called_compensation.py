@@ -178,3 +178,16 @@ def test_a_process_that_throws_no_compensation_calls_a_compensable_child(tmp_pat
     outcome = Engine(tmp_path / "e.db").start(path, "parent", {"log": []}).run()
     assert outcome.state == "completed"
     assert outcome.variables["log"] == ["c"]
+
+
+def test_deploying_or_starting_at_an_event_is_refused_too(tmp_path: Path) -> None:
+    path = diagram(tmp_path, caller(CALL), child(compensable("c")))
+    engine = Engine(tmp_path / "e.db")
+    with pytest.raises(LoadError) as refused:
+        engine.deploy_processes(path)
+    assert (refused.value.element_id, refused.value.line) == ("call", 3)
+    assert not engine.store.deployments()
+    with pytest.raises(LoadError) as refused:
+        engine.start_at(path, "parent", "parent_s", {"log": []})
+    assert "compensating the called process 'child'" in str(refused.value)
+    assert not engine.instances()
