@@ -191,3 +191,11 @@ def test_deploying_or_starting_at_an_event_is_refused_too(tmp_path: Path) -> Non
         engine.start_at(path, "parent", "parent_s", {"log": []})
     assert "compensating the called process 'child'" in str(refused.value)
     assert not engine.instances()
+
+
+def test_a_called_process_found_nowhere_is_refused_for_that(tmp_path: Path) -> None:
+    missing = '<callActivity id="call" calledElement="nowhere"/>'
+    path = diagram(tmp_path, caller(missing))
+    with pytest.raises(LoadError) as refused:
+        Engine(tmp_path / "e.db").start(path, "parent", {"log": []})
+    assert "calls process 'nowhere', which is in none of the files given" in str(refused.value)

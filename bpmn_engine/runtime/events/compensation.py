@@ -50,6 +50,7 @@ from bpmn_engine.records.rows import (
     Scope,
     Track,
 )
+from bpmn_engine.runtime.calls import is_expression
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
 
@@ -108,7 +109,7 @@ CALLED = (
     "first step (give the call activity a compensation boundary event and handler)"
 )
 
-FindCalled = Callable[[CallActivity], FlowScope | None]  # the process a static call names
+FindCalled = Callable[[CallActivity], FlowScope | None]  # a static call's process, if found
 
 
 def throws_compensation(scope: FlowScope) -> bool:
@@ -146,10 +147,10 @@ def uncompensated_calls(
                 todo.append(called)
             if not throws or node.compensation_handler or not node.called_element:
                 continue
-            if called is None:  # a computed calledElement: what it calls is not known yet
+            if called is None and is_expression(node.called_element):  # not known yet
                 what = f"(calledElement {node.called_element!r}, computed per call)"
                 yield current, node, CALLED.format(what=what)
-            elif _may_compensate(called, find, set()):
+            elif called is not None and _may_compensate(called, find, set()):
                 yield current, node, CALLED.format(what=repr(node.called_element))
 
 
