@@ -32,7 +32,7 @@ from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.decisions import DecisionRegistry
-from bpmn_engine.runtime.events import starts
+from bpmn_engine.runtime.events import compensation, starts
 from bpmn_engine.runtime.events.starts import opening_step
 from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
@@ -261,6 +261,24 @@ class Engine:
                     element_id=node.id,
                 )
 
+    def check_called_compensation(self, definitions: Definitions, process: Process) -> None:
+        """Refuse before the first step a compensation that would have to undo a called
+        process's activities (not supported yet: `events/compensation.py`)."""
+        files: dict[int, Definitions] = {id(process): definitions}
+
+        def find(node: CallActivity) -> Process | None:
+            called = node.called_element
+            if not called or is_expression(called):
+                return None
+            found = self._find_callable(called, definitions, node.binding, node.version)
+            if found is None:
+                return None
+            files.setdefault(id(found.processes[called]), found)
+            return found.processes[called]
+
+        for holder, node, reason in compensation.uncompensated_calls(process, find):
+            raise LoadError(reason, file=files[id(holder)].path, line=node.line, element_id=node.id)
+
     def _not_callable(
         self, process_id: str, caller: Definitions, binding: str, version: int | None
     ) -> str:
@@ -348,6 +366,7 @@ class Engine:
         key = (definitions.version, process.id, self.trust_scripts)
         if key not in self._checked:
             check_process(definitions, process, self.trust_scripts)
+            self.check_called_compensation(definitions, process)
             warned = [(w.element, w.message) for w in process.warned]
             self._checked[key] = unarmed_event_subprocesses(process) + warned
         return self._checked[key]

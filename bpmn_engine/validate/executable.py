@@ -26,10 +26,12 @@ from bpmn_engine.model import (
     Expression,
     FlowNode,
     FlowScope,
+    Process,
     StartEvent,
     SubProcess,
     Task,
 )
+from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.timers import (
     TimerRangeError,
     TimerValueError,
@@ -92,8 +94,28 @@ class ExecutableRule:
                         warned.message, warned.element, warned.line, severity=Severity.WARNING
                     )
                 yield from _scope(document, process)
+                yield from _called_compensation(document, process)
                 yield from _deployed_starts(process)
                 yield from _listeners(process)
+
+
+def _called_compensation(document: Document, process: Process) -> Iterator[Issue]:
+    """A compensation that would have to undo a called process's activities: refused by
+    `bpmn run` too (`events/compensation.py`); reported at this file's call activities."""
+    documents = document.workspace.all_documents if document.workspace else [document]
+
+    def find(node: CallActivity) -> FlowScope | None:
+        called = node.called_element
+        if not called or references.is_expression(called):
+            return None
+        for other in documents:
+            if other.definitions is not None and called in other.definitions.processes:
+                return other.definitions.processes[called]
+        return None
+
+    for holder, node, reason in compensation.uncompensated_calls(process, find):
+        if holder is process:  # a called process's own calls: reported when it is checked
+            yield Issue(reason, node.id, node.line)
 
 
 def _load_error(document: Document) -> Iterator[Issue]:

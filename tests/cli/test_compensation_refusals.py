@@ -77,3 +77,41 @@ def test_the_same_transaction_with_a_cancel_boundary_event_runs(bpmn: Bpmn, tmp_
     assert run.returncode == 0, run.stdout + run.stderr
     validate = bpmn("validate", "tx.bpmn")
     assert "has no cancel boundary event" not in validate.stdout
+
+
+CALLED = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="parent" isExecutable="true">
+    <startEvent id="s"/>
+    <callActivity id="Book" calledElement="booking"/>
+    <endEvent id="e"><compensateEventDefinition/></endEvent>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="Book"/>
+    <sequenceFlow id="f2" sourceRef="Book" targetRef="e"/>
+  </process>
+  <process id="booking" isExecutable="true">
+    <startEvent id="bs"/>
+    <task id="reserve"/>
+    <boundaryEvent id="rc" attachedToRef="reserve"><compensateEventDefinition/></boundaryEvent>
+    <task id="release" isForCompensation="true"/>
+    <association id="a" sourceRef="rc" targetRef="release"/>
+    <endEvent id="be"/>
+    <sequenceFlow id="b1" sourceRef="bs" targetRef="reserve"/>
+    <sequenceFlow id="b2" sourceRef="reserve" targetRef="be"/>
+  </process>
+</definitions>
+"""
+
+
+def test_compensating_through_a_called_process_is_refused_by_run_and_validate(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    (tmp_path / "called.bpmn").write_text(CALLED)
+    run = bpmn("run", "called.bpmn")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "called.bpmn:5: Book: compensating the called process 'booking'" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stdout == ""  # nothing started
+    validate = bpmn("validate", "called.bpmn")
+    assert validate.returncode == 1
+    assert "called.bpmn:5:" in validate.stdout and "error executable" in validate.stdout
+    assert "compensating the called process" in validate.stdout

@@ -26,9 +26,20 @@ Everything is rows, so a resumed run compensates exactly as the first would have
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from weakref import WeakKeyDictionary
 
-from bpmn_engine.model import Activity, EventDefinition, FlowNode, FlowScope, StartEvent, SubProcess
+from bpmn_engine.model import (
+    Activity,
+    CallActivity,
+    EndEvent,
+    EventDefinition,
+    FlowNode,
+    FlowScope,
+    IntermediateEvent,
+    StartEvent,
+    SubProcess,
+)
 from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import (
@@ -39,6 +50,7 @@ from bpmn_engine.records.rows import (
     Scope,
     Track,
 )
+from bpmn_engine.runtime.calls import is_expression
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
 
@@ -88,6 +100,71 @@ def _holds(scope: FlowScope) -> bool:
             is_compensable(n) or compensation_start(n) is not None for n in scope.nodes.values()
         )
     return _HOLDS[scope]
+
+
+# --- what is refused: compensating through a called process ----------------------------------
+CALLED = (
+    "compensating the called process {what} is not supported yet: a compensation thrown in "
+    "this process would undo nothing the called process did, so it is refused before the "
+    "first step (give the call activity a compensation boundary event and handler)"
+)
+
+FindCalled = Callable[[CallActivity], FlowScope | None]  # a static call's process, if found
+
+
+def throws_compensation(scope: FlowScope) -> bool:
+    """Whether anything in the scope compensates: a compensate throw or end event, or a
+    cancel end event (it compensates its transaction)."""
+    return any(
+        isinstance(node, EndEvent | IntermediateEvent)
+        and node.kind != "intermediateCatchEvent"
+        and {"compensate", "cancel"} & set(node.definition_kinds)
+        for _, node in scope.walk()
+    )
+
+
+def uncompensated_calls(
+    process: FlowScope, find: FindCalled
+) -> Iterator[tuple[FlowScope, CallActivity, str]]:
+    """Each call activity that a compensation would have to undo through its called process
+    (no boundary handler of its own, in a process that throws compensation, calling a process
+    that holds something compensable, or one computed per call): (the process it is in, the
+    call activity, why it is refused). The called processes are looked into in turn, so a
+    child that throws compensation over its own call is refused too."""
+    seen: set[int] = set()
+    todo = [process]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        throws = throws_compensation(current)
+        for _, node in current.walk():
+            if not isinstance(node, CallActivity):
+                continue
+            called = find(node) if node.called_element else None
+            if called is not None:
+                todo.append(called)
+            if not throws or node.compensation_handler or not node.called_element:
+                continue
+            if called is None and is_expression(node.called_element):  # not known yet
+                what = f"(calledElement {node.called_element!r}, computed per call)"
+                yield current, node, CALLED.format(what=what)
+            elif called is not None and _may_compensate(called, find, set()):
+                yield current, node, CALLED.format(what=repr(node.called_element))
+
+
+def _may_compensate(process: FlowScope, find: FindCalled, seen: set[int]) -> bool:
+    """A called process holds something a compensation of its call would have to undo."""
+    if _holds(process) or id(process) in seen:
+        return _holds(process)
+    seen.add(id(process))
+    for _, node in process.walk():
+        if isinstance(node, CallActivity) and node.called_element and not is_compensable(node):
+            called = find(node)
+            if called is None or _may_compensate(called, find, seen):
+                return True
+    return False
 
 
 # --- recording --------------------------------------------------------------------------------

@@ -102,6 +102,7 @@ def deploy(engine: Engine, definitions: Definitions) -> list[Deployment]:
     for process in processes:  # everything is checked before anything is recorded
         check_process(definitions, process, engine.trust_scripts)
         engine.check_decisions(definitions, process)
+        engine.check_called_compensation(definitions, process)
         plans.append((process, *_triggers(definitions, process, now)))
     engine.deploy(definitions)
     deployments = []
@@ -329,6 +330,7 @@ def start_at(
             f"(its start events: {', '.join(starts) or 'none'})"
         )
     check_process(definitions, process, engine.trust_scripts)
+    engine.check_called_compensation(definitions, process)
     engine.deploy(definitions)
     data, step, scope = opening_step(
         definitions,
