@@ -8,12 +8,12 @@ SUM, MIN, MAX or COUNT one value), RULE ORDER, OUTPUT ORDER (by the output value
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 from bpmn_engine.dmn.model import DecisionTable, OutputClause, Rule
 from bpmn_engine.expressions import guards
-from bpmn_engine.expressions.feel.values import D128, compare, equal, text
+from bpmn_engine.expressions.feel.functions import lists
+from bpmn_engine.expressions.feel.values import FeelError, equal, text
 
 Conform = Callable[[Any, Any, str], Any]
 
@@ -169,25 +169,14 @@ def _apply_policy(
 
 
 def _aggregate(aggregation: str, values: list[Any]) -> Any:
-    if aggregation == "COUNT":
-        return Decimal(len(values))
-    if not values:
-        return None
-    if aggregation == "SUM":
-        if not all(isinstance(v, Decimal) and not isinstance(v, bool) for v in values):
-            raise DecisionFailed("COLLECT SUM over outputs that are not all numbers")
-        total = Decimal(0)
-        for value in values:
-            total = D128.add(total, value)
-        return total
-    best = values[0]
-    for value in values[1:]:
-        order = compare(value, best)
-        if order is None:
-            raise DecisionFailed(f"COLLECT {aggregation} over outputs that cannot be compared")
-        if (order < 0) == (aggregation == "MIN") and order != 0:
-            best = value
-    return best
+    """C+, C<, C> and C# are FEEL's sum, min, max and count over the outputs (DMN 8.2.11)."""
+    function = {"SUM": lists.total, "MIN": lists.minimum, "MAX": lists.maximum}.get(aggregation)
+    if function is None:
+        return lists.count(values)
+    try:
+        return function(values)
+    except FeelError as error:
+        raise DecisionFailed(f"COLLECT {aggregation} over these outputs: {error}") from None
 
 
 def _defaults(

@@ -169,6 +169,16 @@ class StepContext:
                 f"expression {expression.text!r}{where}: {error}", self.node.id
             ) from None
 
+    def holds(self, expression: Expression, extra: Mapping[str, Any] | None, what: str) -> bool:
+        """A condition that must be a boolean (null, warned about, is false); anything else
+        is an incident naming it."""
+        value = self.evaluate(expression, extra, what)
+        if value is not None and not isinstance(value, bool):
+            raise Incident(
+                f"{what} {expression.text!r} must be a boolean, not {value!r}", self.node.id
+            )
+        return bool(value)
+
     def run_script(
         self,
         text: str,

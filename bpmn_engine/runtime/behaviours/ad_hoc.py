@@ -103,14 +103,7 @@ class AdHocSubProcessBehaviour(SubProcessBehaviour):
             return  # completing: it completes when its scope runs dry (`may_complete`)
         if isinstance(inner.node, Activity) and node.completion is not None:
             extra = ctx.data.variables.visible(scope_id)
-            value = ctx.evaluate(node.completion, extra, "the completionCondition")
-            if value is not None and not isinstance(value, bool):
-                raise Incident(
-                    f"the completionCondition {node.completion.text!r} must be a boolean, "
-                    f"not {value!r}",
-                    node.id,
-                )
-            if value:
+            if ctx.holds(node.completion, extra, "the completionCondition"):
                 ctx.emit("ad-hoc.completion-condition", after=inner.node.id)
                 self.finish(ctx, scope_id, cancel=node.cancel_remaining)
                 return

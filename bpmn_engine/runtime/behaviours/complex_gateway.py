@@ -144,14 +144,7 @@ class ComplexGatewayBehaviour(FlowNodeBehaviour):
             holds = all(per_flow.values())
         else:
             extra = {ACTIVATION_COUNT: sum(per_flow.values()), ACTIVATION_COUNTS: per_flow}
-            value = ctx.evaluate(node.activation, extra, "the activationCondition")
-            if value is not None and not isinstance(value, bool):
-                raise Incident(
-                    f"the activationCondition {node.activation.text!r} must be a boolean, "
-                    f"not {value!r}",
-                    node.id,
-                )
-            holds = bool(value)
+            holds = ctx.holds(node.activation, extra, "the activationCondition")
         if holds:
             self.fire(ctx, per_flow)
 
