@@ -18,11 +18,13 @@ from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Receipt, Sent
 from bpmn_engine.runtime.storage import Store
-from bpmn_engine.store import SqliteStore
+from bpmn_engine.store import SqliteStore, open_store
+from tests.postgresql_server import fresh_url
 
 STORES: dict[str, Callable[[Path], Store]] = {
     "sqlite-memory": lambda tmp: SqliteStore(":memory:"),
     "sqlite-file": lambda tmp: SqliteStore(tmp / "contract.db"),
+    "postgresql": lambda tmp: open_store(fresh_url()),
 }
 VERSION = "v" * 64
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -49,7 +51,7 @@ def new_instance(store: Store, instance_id: str = "i-1") -> InstanceData:
     return data
 
 
-def test_the_sqlite_store_implements_the_protocol(store: Store) -> None:
+def test_the_store_implements_the_protocol(store: Store) -> None:
     assert isinstance(store, Store)
 
 
