@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgresql_server import drop_schemas
+from tests.postgresql_server import drop_pool, drop_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 MIWG = ROOT.parent / "shared" / "miwg" / "reference"
@@ -26,6 +26,12 @@ def _drop_postgresql_schemas() -> Iterator[None]:
     """The schemas a test made on the PostgreSQL server go when it ends (none: no cost)."""
     yield
     drop_schemas()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _drop_postgresql_pool() -> Iterator[None]:
+    yield
+    drop_pool()
 
 
 @pytest.fixture

@@ -18,12 +18,13 @@ import tempfile
 import uuid
 from functools import cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 ENV = "BPMN_TEST_POSTGRESQL"
-_created: list[tuple[str, str]] = []  # (server URL, schema) made by fresh_url
+_created: list[tuple[str, str, bool]] = []  # (server URL, schema, reusable) a test used
 
 
 def _binaries() -> Path | None:
@@ -137,30 +138,100 @@ def server_url() -> str:
     return url
 
 
-def fresh_url() -> str:
-    """A URL whose tables live in a new, empty schema (search_path): a test sees only its own."""
+def _admin(url: str) -> Any:
+    """One autocommit connection per server for making and cleaning schemas."""
     import psycopg
 
-    url = server_url()
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')  # type: ignore[arg-type]
-    _created.append((url, schema))
+    conn = _admins.get(url)
+    if conn is None or conn.closed:
+        conn = _admins[url] = psycopg.connect(url, autocommit=True)
+    return conn
+
+
+_admins: dict[str, Any] = {}
+_pool: list[tuple[str, str]] = []  # (server URL, schema): emptied behaviour-test schemas
+
+
+def _schema_url(url: str, schema: str) -> str:
     joiner = "&" if "?" in url else "?"
     return f"{url}{joiner}options={quote(f'-csearch_path={schema}', safe='')}"
 
 
+def fresh_url(*, reuse: bool = False) -> str:
+    """A URL whose tables live in a schema of its own (search_path): a test sees only its
+    own rows. A new, empty schema; with `reuse`, possibly one an earlier behaviour test used
+    and that was emptied since (every row deleted, ids restarted): making the tables is what
+    costs, not the test."""
+    url = server_url()
+    if reuse and _pool:
+        url, schema = _pool.pop()
+    else:
+        schema = f"t_{uuid.uuid4().hex[:16]}"
+        _admin(url).execute(f'CREATE SCHEMA "{schema}"')
+    _created.append((url, schema, reuse))
+    return _schema_url(url, schema)
+
+
+def _emptied(url: str, schema: str) -> bool:
+    """Delete every row of a schema the store made (nothing else changed in it); False when
+    it is not as the store makes it (then it is dropped instead)."""
+    import psycopg
+
+    from bpmn_engine.store.postgresql.schema import schema as described
+    from bpmn_engine.store.schema import SCHEMA_VERSION
+
+    tables = described().tables
+    conn = _admin(url)
+    found = {
+        r[0]
+        for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,)
+        )
+    }
+    if found != set(tables):
+        return False
+    script = [f'SET LOCAL search_path TO "{schema}"']
+    script += [f'DELETE FROM "{name}"' for name in tables if name != "meta"]
+    script += [
+        f'ALTER TABLE "{t.name}" ALTER COLUMN "{t.key[0]}" RESTART'
+        for t in tables.values()
+        if t.identity
+    ]
+    try:
+        with conn.transaction():
+            row = conn.execute(
+                f"SELECT value FROM \"{schema}\".meta WHERE key = 'schema_version'"
+            ).fetchone()
+            if row is None or int(row[0]) != SCHEMA_VERSION:
+                return False
+            conn.execute(";\n".join(script))
+    except psycopg.Error:
+        return False
+    return True
+
+
 def drop_schemas() -> None:
-    """Drop the schemas the tests made (a server named by the user keeps nothing of ours)."""
+    """Drop the schemas the tests made, or empty behaviour tests' schemas for the next one
+    (a server named by the user keeps nothing of ours when the tests end)."""
     import psycopg
 
     while _created:
-        url, schema = _created.pop()
+        url, schema, reuse = _created.pop()
         try:
-            with psycopg.connect(url, autocommit=True) as conn:
-                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')  # type: ignore[arg-type]
+            if reuse and _emptied(url, schema):
+                _pool.append((url, schema))
+            else:
+                _admin(url).execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
         except psycopg.Error:
             pass  # the server went away: nothing left to clean
+    _shared.clear()
+
+
+def drop_pool() -> None:
+    """At the end of the tests: drop the emptied schemas kept for reuse."""
+    while _pool:
+        _created.append((*_pool.pop(), False))
+    drop_schemas()
 
 
 STORE_ENV = "BPMN_TEST_STORE"  # `postgresql`: the behaviour suites' engines run on PostgreSQL
@@ -174,4 +245,17 @@ def on_postgresql() -> bool:
 def scratch_db() -> str:
     """The database a behaviour test's engine starts on: `:memory:`, or in the PostgreSQL
     pass a fresh schema (dropped when the test ends)."""
-    return fresh_url() if on_postgresql() else ":memory:"
+    return fresh_url(reuse=True) if on_postgresql() else ":memory:"
+
+
+_shared: dict[str, str] = {}  # a test's database file -> its PostgreSQL schema in that pass
+
+
+def shared_db(path: Path) -> Path | str:
+    """The database a test names by a file (several engines and processes share it): that
+    file, or in the PostgreSQL pass one fresh schema per file."""
+    if not on_postgresql():
+        return path
+    if str(path) not in _shared:
+        _shared[str(path)] = fresh_url(reuse=True)
+    return _shared[str(path)]

@@ -11,6 +11,7 @@ import pytest
 
 from bpmn_engine import Engine, Instance
 from bpmn_engine.records.data import InstanceData, Step
+from tests.postgresql_server import scratch_db
 
 HEADER = (
     '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"'
@@ -90,9 +91,9 @@ def bpmn(tmp_path: Path) -> Bpmn:
 
 @pytest.fixture(params=["step", "wait"])
 def engine(request: pytest.FixtureRequest) -> Iterable[Engine]:
-    """An engine on an in-memory store; each test runs once per checkpoint policy, since
-    both must behave alike."""
-    with Engine(":memory:", checkpoint=request.param) as eng:
+    """An engine on an in-memory store (PostgreSQL in that pass); each test runs once per
+    checkpoint policy, since both must behave alike."""
+    with Engine(scratch_db(), checkpoint=request.param) as eng:
         yield eng
 
 
@@ -101,11 +102,12 @@ MakeEngine = Callable[..., Engine]
 
 @pytest.fixture
 def make_engine() -> Iterable[MakeEngine]:
-    """`make_engine(db=":memory:", **options)`: an Engine closed when the test ends."""
+    """`make_engine(db=":memory:", **options)`: an Engine closed when the test ends (in the
+    PostgreSQL pass, `:memory:` is a fresh PostgreSQL schema)."""
     made: list[Engine] = []
 
     def make(db: Any = ":memory:", **options: Any) -> Engine:
-        made.append(Engine(db, **options))
+        made.append(Engine(scratch_db() if db == ":memory:" else db, **options))
         return made[-1]
 
     yield make
