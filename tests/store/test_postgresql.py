@@ -160,3 +160,17 @@ def test_every_command_takes_a_postgresql_url_by_option_or_environment(bpmn: Bpm
     assert env_run.returncode == 0, env_run.stderr
     assert "completed" in env_run.stdout
     assert not any(p.suffix == ".db" for p in bpmn.cwd.iterdir())  # no SQLite file was made
+
+
+def test_a_read_only_store_cannot_write() -> None:
+    import psycopg
+
+    url = fresh_url()
+    open_store(url).close()
+    looking = open_store(url, read_only=True)
+    try:
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            looking.save_definition("v" * 64, "x.bpmn", b"<definitions/>")
+        assert looking.definition_versions() == []
+    finally:
+        looking.close()

@@ -109,6 +109,8 @@ class PostgresConnection:
         except LoadError:
             pg.close()
             raise
+        if read_only:  # a command that only looks cannot write, even by mistake
+            pg.execute("SET default_transaction_read_only = on")
         self.conn = self.db = PgSql(pg)
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
 
