@@ -65,6 +65,7 @@ def _start_cluster(binaries: Path) -> str:
         capture_output=True,
     )
     options = f"-k {home} -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
+    options += " -c max_connections=200"  # engines a test leaves open hold theirs till GC
     subprocess.run(
         [
             *run_as,
