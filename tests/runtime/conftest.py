@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import count
 from pathlib import Path
 from typing import Any, Protocol
@@ -11,7 +11,7 @@ import pytest
 
 from bpmn_engine import Engine, Instance
 from bpmn_engine.records.data import InstanceData, Step
-from tests.postgresql_server import scratch_db
+from tests.postgresql_server import on_postgresql, scratch_db
 
 HEADER = (
     '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"'
@@ -70,6 +70,26 @@ def exact_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(Instance, "_commit", checked_commit)
     monkeypatch.setattr(Step, "rollback", checked_rollback)
+
+
+@pytest.fixture(autouse=True)
+def _close_engines(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """In the PostgreSQL pass, the engines a test opened itself are closed when it ends:
+    their connections and heartbeat threads must not outlive the test's schema."""
+    if not on_postgresql():
+        yield
+        return
+    opened: list[Engine] = []
+    init = Engine.__init__
+
+    def tracked(self: Engine, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(Engine, "__init__", tracked)
+    yield
+    for eng in opened:
+        eng.close()
 
 
 @pytest.fixture
