@@ -19,6 +19,8 @@ from bpmn_engine.errors import (
 )
 
 if TYPE_CHECKING:
+    from bpmn_engine.dmn import DecisionResult, Decisions
+    from bpmn_engine.dmn import load as load_decisions
     from bpmn_engine.engine import Engine
     from bpmn_engine.model import Definitions
     from bpmn_engine.parse import load_file as load
@@ -35,6 +37,9 @@ __version__ = "0.1.0"
 
 # public name -> (module, name in it)
 _LAZY: dict[str, tuple[str, str]] = {
+    "DecisionResult": ("bpmn_engine.dmn", "DecisionResult"),
+    "Decisions": ("bpmn_engine.dmn", "Decisions"),
+    "load_decisions": ("bpmn_engine.dmn", "load"),
     "Engine": ("bpmn_engine.engine", "Engine"),
     "Definitions": ("bpmn_engine.model", "Definitions"),
     "load": ("bpmn_engine.parse", "load_file"),
@@ -80,6 +85,8 @@ __all__ = [
     "BpmnError",
     "Clock",
     "ConcurrentModification",
+    "DecisionResult",
+    "Decisions",
     "Definitions",
     "Engine",
     "Event",
@@ -99,6 +106,7 @@ __all__ = [
     "WorkerReport",
     "__version__",
     "load",
+    "load_decisions",
     "load_handlers",
     "parse_duration",
     "stop_on_signals",

@@ -20,6 +20,7 @@ from rich.prompt import Confirm, Prompt
 
 from bpmn_engine import (
     ConcurrentModification,
+    Definitions,
     Engine,
     Event,
     Instance,
@@ -29,6 +30,8 @@ from bpmn_engine import (
     UsageError,
     UserTask,
     VirtualClock,
+    load,
+    load_decisions,
     parse_duration,
 )
 from bpmn_engine.cli.render import Trace, json_line, outcome_summary
@@ -252,6 +255,28 @@ def seconds(duration: str, option: str = "--wait-timers") -> float:
         too_far = f"{duration!r} ends after the year 9999"
         raise click.BadParameter(too_far, param_hint=option) from None
     return span.total_seconds()
+
+
+# --- files: BPMN and DMN -----------------------------------------------------------------------
+
+
+def is_dmn(path: str) -> bool:
+    """A DMN file is told from a BPMN file by its name: `*.dmn`."""
+    return path.lower().endswith(".dmn")
+
+
+def load_files(engine: Engine, files: tuple[str, ...]) -> list[Definitions]:
+    """Every file read before anything is used: the BPMN files compiled, the DMN files given
+    to the engine (business rule tasks find their decisions there first). The BPMN files, in
+    order; at least one is needed."""
+    bpmn_files = [f for f in files if not is_dmn(f)]
+    dmn_files = [f for f in files if is_dmn(f)]
+    if not bpmn_files:
+        raise click.UsageError("give a BPMN file to run (the .dmn files only hold decisions)")
+    loaded = [load(file) for file in bpmn_files]
+    if dmn_files:
+        engine.add_decisions(load_decisions(*dmn_files))
+    return loaded
 
 
 # --- the engine --------------------------------------------------------------------------------

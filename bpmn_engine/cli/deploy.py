@@ -7,13 +7,14 @@ from datetime import timedelta
 
 import click
 
-from bpmn_engine import Event, Worker, load, stop_on_signals
+from bpmn_engine import Decisions, Event, Worker, load, load_decisions, stop_on_signals
 from bpmn_engine.cli.common import (
     OUTCOME_EVENTS,
     checkpoint_option,
     console,
     db_option,
     errors,
+    is_dmn,
     json_option,
     new_engine,
     seconds,
@@ -29,14 +30,20 @@ from bpmn_engine.terminal import safe
 @db_option
 @json_option
 def deploy(files: tuple[str, ...], trust_scripts: bool, db: str, as_json: bool) -> None:
-    """Deploy a BPMN file: `bpmn worker` fires its timer start events, and `bpmn message`
-    starts it at a message start event. A new version replaces the active one. Call
-    activities of later runs find the deployed processes by id.
+    """Deploy BPMN files: `bpmn worker` fires their timer start events, and `bpmn message`
+    starts them at a message start event. A new version replaces the active one. Call
+    activities of later runs find the deployed processes by id. DMN files (*.dmn): business
+    rule tasks of later runs find their decisions there (the newest deployment first).
 
     Example: bpmn deploy models/subscription-renewal.bpmn && bpmn worker
     """
     engine = new_engine(db, trust_scripts=trust_scripts)
-    loaded = [load(file) for file in files]  # every file read before any is deployed
+    dmn_files = [f for f in files if is_dmn(f)]
+    loaded = [load(file) for file in files if not is_dmn(file)]  # read before any is deployed
+    decisions = load_decisions(*dmn_files) if dmn_files else None
+    if decisions is not None:  # first: the processes deployed next may decide with them
+        changed = engine.deploy_decisions(decisions)
+        show_decisions(decisions, changed, as_json)
     deployments = [d for definitions in loaded for d in engine.deploy_processes(definitions)]
     for deployment in deployments:
         payload = deployment.to_json()
@@ -63,6 +70,26 @@ def deploy(files: tuple[str, ...], trust_scripts: bool, db: str, as_json: bool) 
             )
         for element in payload["not_started_by_triggers"]:
             console.print(f"  [yellow]not started by anything yet:[/] {safe(element)}")
+
+
+def show_decisions(decisions: Decisions, changed: bool, as_json: bool) -> None:
+    names = decisions.names()
+    if as_json:
+        payload = {
+            "event": "decisions.deployed",
+            "version": decisions.version,
+            "files": decisions.paths,
+            "decisions": names,
+            "changed": changed,
+        }
+        click.echo(json_line(payload))
+        return
+    verb = "deployed" if changed else "unchanged:"
+    console.print(
+        f"{verb} decisions {', '.join(safe(repr(n)) for n in names)} "
+        f"(version {decisions.version[:12]}, from {', '.join(safe(p) for p in decisions.paths)})",
+        highlight=False,
+    )
 
 
 @click.command()

@@ -63,14 +63,19 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "deploy": (
         "bpmn_engine.cli.deploy",
         "deploy",
-        "Deploy a BPMN file: `bpmn worker` fires its timer start events, and `bpmn message` "
-        "starts it at a message start event.",
+        "Deploy BPMN files: `bpmn worker` fires their timer start events, and `bpmn message` "
+        "starts them at a message start event.",
     ),
     "worker": (
         "bpmn_engine.cli.deploy",
         "worker",
         "Run every instance in the database that has something to do, and start instances "
         "from due timer start events, until Ctrl-C or SIGTERM (the step in progress finishes).",
+    ),
+    "decide": (
+        "bpmn_engine.cli.decide",
+        "decide",
+        "Evaluate a DMN decision: its required decisions first, then its table or expression.",
     ),
     "validate": (
         "bpmn_engine.cli.validate",

@@ -80,6 +80,11 @@ class Trace:
             line = f"  [magenta]⑂[/] new track {track} → {self.name(event)}"
         elif kind == "track.merged":
             line = f"  [magenta]⑃[/] track {track} joined #{data.get('into')} at {self.name(event)}"
+        elif kind == "compensation.started":
+            line = f"  [yellow]↶[/] {self.name(event)} [yellow]compensating[/] {track}"
+        elif kind in ("transaction.cancelled", "transaction.interrupted"):
+            outcome = kind.split(".", 1)[1]
+            line = f"  [yellow]✗[/] {self.name(event)} [yellow]transaction {outcome}[/] {track}"
         elif kind == "element.terminated":
             line = f"  [yellow]✗[/] {self.name(event)} terminated {track}"
         elif kind == "variables.updated":
@@ -206,6 +211,7 @@ def show_json(instance: Instance) -> dict[str, Any]:
         "incident": outcome.incident,
         "variables": outcome.variables,
         "tokens": instance.tokens(),
+        "transactions": instance.transactions(),
         "waiting_for": outcome.waiting_for,
         "history": [e.to_json() for e in instance.history()],
     }
@@ -225,6 +231,11 @@ def show(console: Console, instance: Instance) -> None:
     for token in instance.tokens():
         tokens.add_row(str(token["track"]), safe(token["element"]), token["state"])
     console.print(tokens)
+    for transaction in instance.transactions():  # cancelled is not completed: say which
+        console.print(
+            f"transaction {safe(transaction['element'])}: {transaction['outcome']}",
+            highlight=False,
+        )
     for line in ad_hoc_waits(outcome):
         console.print(f"waiting: {line}", highlight=False)
     console.print(variables_table(outcome.variables))
@@ -263,9 +274,25 @@ def step_tokens(instance: Instance) -> list[dict[str, Any]]:
 
 def step_actions(stepper: Any, actions: list[Any] | None = None) -> list[dict[str, Any]]:
     return [
-        {"number": i, "kind": a.kind, "element": a.element, "track": a.track}
+        {
+            "number": i,
+            "kind": a.kind,
+            "element": a.element,
+            "track": a.track,
+            "instance": a.instance.id,
+        }
         | ({"task": a.task} if a.task is not None else {})
         for i, a in enumerate(stepper.actions() if actions is None else actions, start=1)
+    ]
+
+
+def tree_tokens(stepper: Any) -> list[dict[str, Any]]:
+    """The tokens of every instance of the stepped tree, each naming its instance (and,
+    for a called one, its process)."""
+    return [
+        {**token, "instance": member.id, "process": member.process_id}
+        for member in stepper.tree()
+        for token in step_tokens(member)
     ]
 
 
@@ -280,7 +307,7 @@ def step_json(stepper: Any, report: Any) -> dict[str, Any]:
             k: {"before": b, "after": a} for k, (b, a) in report.variable_changes().items()
         },
         "state": instance.outcome().state,
-        "tokens": step_tokens(instance),
+        "tokens": tree_tokens(stepper),
         "variables": instance.variables,
         "actions": step_actions(stepper),
         "breakpoints": sorted(stepper.breakpoints),
@@ -364,22 +391,29 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
     if report.show == "breaks":
         console.print("breakpoints: " + (safe(", ".join(sorted(stepper.breakpoints))) or "none"))
         return
-    tokens = Table("track", "element", "name", "state", "scope", box=None, header_style="bold")
-    for token in step_tokens(instance):
-        tokens.add_row(
+    every = tree_tokens(stepper)
+    called = any(t["instance"] != instance.id for t in every)  # a tree: say whose token
+    columns = ("track", "element", "name", "state", "scope") + (("instance",) if called else ())
+    tokens = Table(*columns, box=None, header_style="bold")
+    for token in every:
+        cells = [
             f"#{token['track']}",
             safe(token["element"]),
             safe(token["name"]),
             token["state"],
             safe(token["scope"]),
-        )
+        ]
+        if called:
+            cells.append(safe(f"{token['instance']} ({token['process']})"))
+        tokens.add_row(*cells)
     state = instance.outcome().state
     console.print(f"[{STATE_STYLE.get(state, 'bold')}]{state}[/]")
-    if instance.tokens():
+    if every:
         console.print(tokens)
     actions = stepper.actions()
     for action in step_actions(stepper, actions):
-        name = node_name(instance, action["element"])
+        move = actions[action["number"] - 1]
+        name = node_name(move.instance, action["element"])
         what = {
             "enter": "enter",
             "join": "join at",
@@ -393,6 +427,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
             f"  [bold]{action['number']}[/] {what} {safe(action['element'])}"
             + (f" [dim]{safe(name)}[/]" if name else "")
             + f" [dim]#{action['track']}[/]"
+            + (f" [dim]in {safe(move.instance.id)}[/]" if move.instance is not instance else "")
             + (f" [dim](due in {wait}: advance {wait})[/]" if wait else "")
         )
     for line in ad_hoc_waits(instance.outcome()):

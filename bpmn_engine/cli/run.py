@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from bpmn_engine import Definitions, Engine, Event, Instance, Outcome, UsageError, load
+from bpmn_engine import Definitions, Engine, Event, Instance, Outcome, UsageError
 from bpmn_engine.cli.common import (
     RUNNING,
     JsonLines,
@@ -17,6 +17,7 @@ from bpmn_engine.cli.common import (
     event_listener,
     finish,
     json_option,
+    load_files,
     open_engine,
     parse_variables,
     run_options,
@@ -50,15 +51,16 @@ def run(
 ) -> None:
     """Run a process until it completes, fails or waits.
 
-    The other FILEs hold the processes its call activities call. Each process a call
-    activity calls runs as a child instance; the run goes on until the whole tree waits
-    or ends, and reports the first file's instance.
+    The other FILEs hold the processes its call activities call, and the decisions its
+    business rule tasks evaluate (*.dmn). Each process a call activity calls runs as a child
+    instance; the run goes on until the whole tree waits or ends, and reports the first
+    file's instance.
 
     Example: bpmn run models/loan-approval.bpmn --var income=4200 --var amount=15000
     """
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
-    loaded = [load(file) for file in files]
+    loaded = load_files(engine, files)
     for definitions in loaded:  # where called processes are found
         engine.deploy(definitions)
     main, targets, skipped = chosen_processes(loaded, process_id)

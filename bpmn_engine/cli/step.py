@@ -1,10 +1,17 @@
 """`bpmn step`: a REPL over the public stepping API (`Instance.enabled`, `Instance.step`).
 
-Each command returns a `Report` (what changed, the tokens, the variables, the actions now
-possible); the command line renders it for people (rich) or as one JSON object per command.
-`back` rewinds the instance from the store's undo log (`Engine.rewind`): the before-images
-of the last committed steps, applied in one transaction. A command of this session is undone
-whole; the steps of an earlier session (`bpmn step --instance ID`) one at a time.
+The stepper moves the whole call tree: the root and every instance its call activities start
+(`Engine.hold`: a delivery makes its one step, through the stepper's own objects, and runs
+nothing on), so a child's tokens are listed and stepped like the root's, each saying which
+instance it is in. Each command returns a `Report` (what changed, the tokens, the variables,
+the actions now possible); the command line renders it for people (rich) or as one JSON object
+per command. `back` rewinds from the store's undo log (`Engine.rewind_together`): the
+before-images of the last committed steps of every instance the command moved, receivers
+before senders, in one transaction. A command of this session is undone whole; the steps of
+an earlier session (`bpmn step --instance ID`) one at a time, in the root only. Going back
+past the step that called a child is refused: a called instance cannot be un-started (its
+opening step is not in the undo log), and rewinding the parent alone would leave the child
+running for a call that was never made.
 """
 
 from __future__ import annotations
@@ -28,13 +35,13 @@ from bpmn_engine import (
     TimerValueError,
     UsageError,
     VirtualClock,
-    load,
     parse_duration,
 )
 from bpmn_engine.cli.common import (
     console,
     db_option,
     json_option,
+    load_files,
     new_engine,
     parse_value,
     parse_variables,
@@ -59,6 +66,30 @@ signal NAME [N=V...]         broadcast a signal (to every waiting instance)
 advance DURATION             move the virtual clock (timers that fall due can then fire)
 back [N]                     undo the last N steps
 save / help / quit (q)"""
+
+
+@dataclass(frozen=True)
+class Move:
+    """An action of one instance of the tree (`Instance.enabled`), and that instance."""
+
+    instance: Instance
+    action: Action
+
+    @property
+    def kind(self) -> ActionKind:
+        return self.action.kind
+
+    @property
+    def track(self) -> int:
+        return self.action.track
+
+    @property
+    def element(self) -> str:
+        return self.action.element
+
+    @property
+    def task(self) -> int | None:
+        return self.action.task
 
 
 @dataclass
@@ -107,15 +138,18 @@ def iso_duration(seconds: float) -> str:
 
 
 class Stepper:
-    """Drives one instance a command at a time."""
+    """Drives one instance and the instances it calls, a command at a time."""
 
     def __init__(self, engine: Engine, instance: Instance) -> None:
         engine.undo = True  # every step keeps its before-images: `back` rewinds from them
         self.engine = engine
         self.instance = instance
+        engine.hold(instance)  # deliveries within the tree run nothing on: we step it
         self.breakpoints: set[str] = set()
-        self.undo_counts: list[int] = []  # how many steps each command committed, for `back`
-        self._version: int | None = None  # the instance's version before the command
+        # per command of this session, (instance, steps) in the order they first stepped,
+        # or the reason it cannot be undone (it started a called instance)
+        self.undo_counts: list[list[tuple[str, int]] | str] = []
+        self._versions: dict[str, int] | None = None  # the tree's versions before the command
         self.done = False
         self.help = HELP
         self._commands: dict[str, Callable[[list[str], Report], None]] = {
@@ -150,12 +184,30 @@ class Stepper:
         return sorted(self._commands)
 
     def element_ids(self) -> list[str]:
-        return list(self.instance.definitions.node_ids)
+        ids = dict.fromkeys(self.instance.definitions.node_ids)
+        for member in self.tree()[1:]:
+            ids.update(dict.fromkeys(member.definitions.node_ids))
+        return list(ids)
 
-    def actions(self) -> list[Action]:
-        if self.instance.state is not InstanceState.ACTIVE:
-            return []
-        return self.instance.enabled()
+    def tree(self) -> list[Instance]:
+        """The root, then every instance it called, directly or not (breadth first)."""
+        members = [self.instance]
+        for member_id in self.engine.family(self.instance.id)[1:]:
+            held = self.engine.held_instance(member_id)
+            if held is None:  # started before this session: held from now on
+                held = self.engine.instance(member_id)
+                self.engine.hold(held)
+            members.append(held)
+        return members
+
+    def actions(self) -> list[Move]:
+        """What can happen next in every live instance of the tree, the root's first."""
+        return [
+            Move(member, action)
+            for member in self.tree()
+            if member.state is InstanceState.ACTIVE
+            for action in member.enabled()
+        ]
 
     def execute(self, line: str) -> Report:
         """Run one command line; never raises for a user's mistake."""
@@ -178,7 +230,7 @@ class Stepper:
             self.reload()
             return self._failed(report, f"internal error: {type(error).__name__}: {error}")
         finally:
-            self._count_steps()
+            self._count_steps(report)
         report.after = self.instance.variables
         return report
 
@@ -190,21 +242,33 @@ class Stepper:
     # --- moving tokens ------------------------------------------------------------------------
     def _checkpoint(self) -> None:
         """A command is about to commit steps: count them when it ends (for `back`)."""
-        if self._version is None:
-            self._version = self.instance.version
+        if self._versions is None:
+            self._versions = {member.id: member.version for member in self.tree()}
 
-    def _count_steps(self) -> None:
-        if self._version is not None:
-            made = self.instance.version - self._version
-            if made > 0:
-                self.undo_counts.append(made)
-            self._version = None
+    def _count_steps(self, report: Report) -> None:
+        if self._versions is None:
+            return
+        before, self._versions = self._versions, None
+        after = {member.id: member.version for member in self.tree()}
+        started = [i for i in after if i not in before]
+        if started:
+            self.undo_counts.append(
+                f"this command started called instance {', '.join(started)}: a called "
+                "instance cannot be un-started, so going back past it is refused"
+            )
+            return
+        made = {i: after[i] - before[i] for i in after if after[i] > before[i]}
+        if not made:
+            return
+        named = list(dict.fromkeys(e.instance for e in report.events if e.instance in made))
+        order = named + [i for i in made if i not in named]
+        self.undo_counts.append([(i, made[i]) for i in order])
 
-    def _do(self, report: Report, action: Action | None, variables: dict | None = None) -> None:
+    def _do(self, report: Report, move: Move, variables: dict | None = None) -> None:
         self._checkpoint()
-        self.instance.step(action, variables, on_event=report.events.append)
+        move.instance.step(move.action, variables, on_event=report.events.append)
 
-    def _pick(self, args: list[str]) -> Action | None:
+    def _pick(self, args: list[str]) -> Move:
         actions = self.actions()
         automatic = [a for a in actions if a.kind != "complete-task"]
         if not args:
@@ -233,7 +297,8 @@ class Stepper:
         if wait is not None:
             raise UsageError(f"waiting for timer {action.element}, due in {wait}: advance {wait}")
         self._do(report, action)
-        report.message = f"{action.kind} {action.element} (track #{action.track})"
+        where = "" if action.instance is self.instance else f" in {action.instance.id}"
+        report.message = f"{action.kind} {action.element} (track #{action.track}){where}"
 
     def _continue(self, args: list[str], report: Report) -> None:
         steps = 0
@@ -257,12 +322,16 @@ class Stepper:
         report.message = f"{steps} steps"
 
     def reload(self) -> None:
-        """Read the instance again from its rows (after a command was cut short)."""
-        self.instance = self.engine.instance(self.instance.id)
+        """Read the tree again from its rows (after a command was cut short, or a rewind)."""
+        family = self.engine.family(self.instance.id)
+        self.instance = self.engine.instance(family[0])
+        self.engine.hold(self.instance)
+        for member_id in family[1:]:
+            self.engine.hold(self.engine.instance(member_id))
 
-    def time_to(self, action: Action | None) -> str | None:
+    def time_to(self, action: Move | None) -> str | None:
         """For a timer action that is not due yet: how long until it is (ISO 8601)."""
-        due = self.instance.due(action) if action is not None else None
+        due = action.instance.due(action.action) if action is not None else None
         if due is None:
             return None
         left = (due - self.engine.clock.now()).total_seconds()
@@ -275,8 +344,15 @@ class Stepper:
         if count < 1:
             raise UsageError("back N: N is at least 1")
         mine = self.undo_counts[-count:]
-        steps = sum(mine) + max(count - len(mine), 0)
-        self.instance = self.engine.rewind(self.instance.id, steps)
+        refused = [reason for reason in mine if isinstance(reason, str)]
+        if refused:
+            raise UsageError(refused[-1])
+        rewinds = [pair for command in reversed(mine) for pair in reversed(command)]
+        earlier = max(count - len(mine), 0)  # steps of an earlier session: the root's
+        if earlier:
+            rewinds.append((self.instance.id, earlier))
+        self.engine.rewind_together(rewinds)
+        self.reload()
         del self.undo_counts[len(self.undo_counts) - len(mine) :]
         report.message = f"back {count} step{'s' if count > 1 else ''}"
 
@@ -310,12 +386,21 @@ class Stepper:
         report.message = f"{args[0]} will take {', '.join(args[1:])}"
 
     def _complete(self, args: list[str], report: Report) -> None:
+        """complete TASK: the task waits in the root or any instance it called."""
         if not args:
             raise UsageError("complete TASK [NAME=VALUE...]")
-        task = self.instance.find_task(args[0])
+        holder = self._task_holder(args[0])
+        task = holder.find_task(args[0])
         self._checkpoint()
-        self.instance.complete_task(task.id, parse_assignments(args[1:]), report.events.append)
-        report.message = f"completed {task.element}"
+        holder.complete_task(task.id, parse_assignments(args[1:]), report.events.append)
+        where = "" if holder is self.instance else f" in {holder.id}"
+        report.message = f"completed {task.element}{where}"
+
+    def _task_holder(self, task: str) -> Instance:
+        for member in self.tree():
+            if any(task in (str(t.id), t.element, t.name) for t in member.user_tasks()):
+                return member
+        return self.instance  # its refusal names what the root waits for
 
     def _activate(self, args: list[str], report: Report) -> None:
         if len(args) != 1:
@@ -353,8 +438,9 @@ class Stepper:
         key = rest.pop(0) if rest and "=" not in rest[0] else None
         variables = parse_assignments(rest)
         waiting = [
-            s
-            for s in self.instance.subscriptions()
+            (member, s)
+            for member in self.tree()
+            for s in member.subscriptions()
             if s.kind == "message" and s.name == name and (s.key is None or s.key == key)
         ]
         if not waiting:
@@ -362,9 +448,10 @@ class Stepper:
                 f"this instance waits for no message {name!r}"
                 + (f" with key {key!r}" if key else "")
             )
+        holder, subscription = waiting[0]
         self._checkpoint()
-        self.instance.deliver(waiting[0].id, variables, report.events.append)
-        report.message = f"message {name!r} received at {waiting[0].element}"
+        holder.deliver(subscription.id, variables, report.events.append)
+        report.message = f"message {name!r} received at {subscription.element}"
 
     def _signal(self, args: list[str], report: Report) -> None:
         """signal NAME [NAME=VALUE...]: broadcast, as a throw event would (other instances too)."""
@@ -413,8 +500,8 @@ def step(
 ) -> None:
     """Walk through the token flow one step at a time (type help at the prompt).
 
-    The steps are the first FILE's instance's; the instances its call activities start run
-    on by themselves (through the outbox) as soon as the step that calls them commits.
+    The steps are those of the first FILE's instance and of every instance its call
+    activities start: each token and action names the instance it is in.
 
     Commands are read from the terminal, or line by line from a pipe:
     echo -e "next\\ncontinue" | bpmn step models/loan-approval.bpmn --var amount=5000
@@ -425,7 +512,7 @@ def step(
     if instance_id is not None:
         instance = engine.instance(instance_id)
     else:
-        loaded = [load(file) for file in files]
+        loaded = load_files(engine, files)
         for definitions in loaded:  # the other files: where called processes are found
             engine.deploy(definitions)
         main = loaded[0]

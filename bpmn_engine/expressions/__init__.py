@@ -1,9 +1,11 @@
 """The one interface for conditions, mappings and scripts: compile once, evaluate many times.
 
-Languages: `${...}` / `#{...}` is JUEL (Camunda 7), `=...` is FEEL (Camunda 8), anything else is
-a sandboxed Python subset (see `sandbox.py`) unless the diagram names another language, which is
-refused at compile time. Scripts are sandboxed Python, or full Python when the user trusts them.
-Every failure, at compile or evaluation time, is an ExpressionError.
+Languages: `${...}` / `#{...}` is JUEL (Camunda 7), `=...` is FEEL (Camunda 8), a `language` or
+`scriptFormat` naming JavaScript runs in an embedded V8 (the optional extra `js`, see
+`javascript.py`), anything else is a sandboxed Python subset (see `sandbox.py`) unless the
+diagram names another language, which is refused at compile time. Python scripts are sandboxed,
+or full Python when the user trusts them. Every failure, at compile or evaluation time, is an
+ExpressionError.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions import juel
+from bpmn_engine.expressions import juel, v8
 from bpmn_engine.expressions.compiled import (
     MAX_SOURCE_LENGTH,
     CompiledExpression,
@@ -19,15 +21,28 @@ from bpmn_engine.expressions.compiled import (
     parse_python,
 )
 from bpmn_engine.expressions.feel import FeelExpression, compile_feel
+from bpmn_engine.expressions.javascript import (
+    JavaScriptExpression,
+    JavaScriptScript,
+    compile_javascript_expression,
+    compile_javascript_script,
+    is_javascript,
+)
 from bpmn_engine.expressions.scripts import CompiledScript, compile_python_script
 
 __all__ = [
     "CompiledExpression",
     "CompiledScript",
     "FeelExpression",
+    "JavaScriptExpression",
+    "JavaScriptScript",
     "compile_expression",
     "compile_script",
+    "script_is_expression",
 ]
+
+Expression = CompiledExpression | FeelExpression | JavaScriptExpression
+Script = CompiledScript | JavaScriptScript
 
 _PYTHON = frozenset({"", "python", "python3", "py", "http://www.python.org", "text/x-python"})
 XPATH = frozenset({"xpath", "http://www.w3.org/1999/xpath"})
@@ -51,20 +66,23 @@ def _language(text: str, language: str | None) -> str:
     if stripped.startswith("="):
         return "feel"
     name = (language or "").strip().lower()
+    if is_javascript(name):
+        return "javascript"
     if name in XPATH:
         raise ExpressionError(
             f"expression language {language!r} is not supported: XPath expressions cannot be "
-            "evaluated here; write the expression in python, ${...} or =FEEL"
+            "evaluated here; write the expression in python, ${...}, =FEEL or javascript"
         )
     if name not in _LANGUAGES:
         raise ExpressionError(
-            f"expression language {language!r} is not supported; use python, ${{...}} or =FEEL"
+            f"expression language {language!r} is not supported; "
+            "use python, ${...}, =FEEL or javascript"
         )
     return _LANGUAGES[name]
 
 
 @functools.lru_cache(maxsize=4096)
-def _compile_expression(text: str, language: str | None) -> CompiledExpression | FeelExpression:
+def _compile_expression(text: str, language: str | None) -> Expression:
     chosen = _language(text, language)
     if len(text) > MAX_SOURCE_LENGTH:
         raise ExpressionError(f"the expression is longer than {MAX_SOURCE_LENGTH:,} characters")
@@ -74,7 +92,9 @@ def _compile_expression(text: str, language: str | None) -> CompiledExpression |
         raise ExpressionError("the expression is too deeply nested") from None
 
 
-def _translate(text: str, chosen: str) -> CompiledExpression | FeelExpression:
+def _translate(text: str, chosen: str) -> Expression:
+    if chosen == "javascript":
+        return compile_javascript_expression(text)
     if chosen == "juel":
         tree, defaults, uses_variables = juel.translate(text)
         program = compile_tree(tree, "expression", juel.HELPERS)
@@ -87,29 +107,44 @@ def _translate(text: str, chosen: str) -> CompiledExpression | FeelExpression:
     )
 
 
-def compile_expression(
-    text: str, language: str | None = None
-) -> CompiledExpression | FeelExpression:
+def compile_expression(text: str, language: str | None = None) -> Expression:
     """Compile a condition or mapping expression; cached, since the runtime asks repeatedly."""
     if not isinstance(text, str):
         raise ExpressionError(f"an expression must be text, not {type(text).__name__}")
-    return _compile_expression(text, language)
+    compiled = _compile_expression(text, language)
+    if isinstance(compiled, JavaScriptExpression):
+        v8.require()  # the cache outlives the engine's installation (tests uninstall it)
+    return compiled
 
 
 @functools.lru_cache(maxsize=1024)
-def _compile_script(text: str, script_format: str | None, trusted: bool) -> CompiledScript:
+def _compile_script(text: str, script_format: str | None, trusted: bool) -> Script:
     name = (script_format or "").strip().lower()
+    if is_javascript(name):
+        if len(text) > MAX_SOURCE_LENGTH:
+            raise ExpressionError(f"the script is longer than {MAX_SOURCE_LENGTH:,} characters")
+        return compile_javascript_script(text)
     if name not in _PYTHON:
         raise ExpressionError(
-            f"script format {script_format!r} is not supported; scripts must be python"
+            f"script format {script_format!r} is not supported; scripts must be python "
+            "or javascript"
         )
     return compile_python_script(text, trusted)
 
 
-def compile_script(
-    text: str, script_format: str | None = None, *, trusted: bool = False
-) -> CompiledScript:
+def compile_script(text: str, script_format: str | None = None, *, trusted: bool = False) -> Script:
     """Compile a script task's script; sandboxed unless `trusted` (the user's explicit choice)."""
     if not isinstance(text, str):
         raise ExpressionError(f"a script must be text, not {type(text).__name__}")
-    return _compile_script(text, script_format, bool(trusted))
+    compiled = _compile_script(text, script_format, bool(trusted))
+    if isinstance(compiled, JavaScriptScript):
+        v8.require()
+    return compiled
+
+
+def script_is_expression(script_format: str | None, result_variable: str | None) -> bool:
+    """A script task whose script is evaluated as one expression for its result variable
+    (Python, JUEL, FEEL); a JavaScript script runs whole, its last value the result."""
+    if is_javascript(script_format):
+        return False
+    return bool(result_variable) or (script_format or "").strip().lower() == "feel"

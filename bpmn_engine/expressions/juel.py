@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions.juel_methods import juel_call
+from bpmn_engine.expressions.juel_methods import juel_call, juel_set
 from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser
 
 
@@ -28,7 +28,15 @@ def juel_empty(value: Any) -> bool:
 
 VARIABLES = "_juel_variables"
 """The name `execution.getVariables()` reads: all variables, bound at evaluation."""
-HELPERS: dict[str, Any] = {"_juel_empty": juel_empty, "_juel_call": juel_call, VARIABLES: None}
+HELPERS: dict[str, Any] = {
+    "_juel_empty": juel_empty,
+    "_juel_call": juel_call,
+    "_juel_set": juel_set,
+    VARIABLES: None,
+}
+# a task listener's `task` has the variable methods of `execution` (a `task` variable keeps
+# its own methods otherwise: `task.get('id')` of a map)
+TASK_METHODS = frozenset({"getVariable", "getVariableLocal", "getVariables", "setVariable"})
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -142,7 +150,8 @@ class _Parser(TokenParser):
                 return node
 
     def method(self, target: ast.expr, name: str) -> ast.expr:
-        """`execution.getVariable(...)` / `getVariables()`, or a Java method on a value."""
+        """`execution.getVariable(...)` / `getVariables()` / `setVariable(...)` (also on a task
+        listener's `task`), or a Java method on a value."""
         self.take()
         args: list[ast.expr] = []
         while not self.at(")"):
@@ -150,17 +159,22 @@ class _Parser(TokenParser):
             if not self.at(")"):
                 self.expect(",")
         self.take()
-        if isinstance(target, ast.Name) and target.id == "execution":
-            return self.execution(name, args)
+        if isinstance(target, ast.Name) and (
+            target.id == "execution" or (target.id == "task" and name in TASK_METHODS)
+        ):
+            return self.execution(target.id, name, args)
         func = ast.Name(id="_juel_call", ctx=ast.Load())
         return ast.Call(func=func, args=[target, ast.Constant(name), *args], keywords=[])
 
-    def execution(self, name: str, args: list[ast.expr]) -> ast.expr:
+    def execution(self, target: str, name: str, args: list[ast.expr]) -> ast.expr:
         if name == "getVariables" and not args:
             self.uses_variables = True
             return ast.Name(id=VARIABLES, ctx=ast.Load())
+        if name == "setVariable" and len(args) == 2:
+            func = ast.Name(id="_juel_set", ctx=ast.Load())
+            return ast.Call(func=func, args=args, keywords=[])
         if name not in ("getVariable", "getVariableLocal") or len(args) != 1:
-            self.unexpected(f"execution.{name}() with {len(args)} argument(s) is not supported")
+            self.unexpected(f"{target}.{name}() with {len(args)} argument(s) is not supported")
         literal = args[0]
         if isinstance(literal, ast.Constant) and isinstance(literal.value, str):
             variable = literal.value

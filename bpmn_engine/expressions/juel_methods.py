@@ -7,7 +7,9 @@ builtins (results over the size caps are refused, work is charged when a budget 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
@@ -139,3 +141,31 @@ def juel_call(target: Any, name: str, *args: Any) -> Any:
         raise ExpressionError(
             f"JUEL: {kind}.{name}() does not take {len(args)} argument(s)"
         ) from None
+
+
+_WRITES: ContextVar[dict[str, Any] | None] = ContextVar("juel_writes", default=None)
+
+
+@contextmanager
+def collected_writes() -> Iterator[dict[str, Any]]:
+    """Collect what `execution.setVariable(name, value)` writes while evaluating a listener's
+    expression; anywhere else (a condition, a mapping) the call is an error."""
+    writes: dict[str, Any] = {}
+    token = _WRITES.set(writes)
+    try:
+        yield writes
+    finally:
+        _WRITES.reset(token)
+
+
+def juel_set(name: Any, value: Any) -> None:
+    """`execution.setVariable(name, value)`: recorded, written by the runtime after the call."""
+    writes = _WRITES.get()
+    if writes is None:
+        raise ExpressionError(
+            "JUEL: execution.setVariable() changes variables: it runs only in a listener's "
+            "expression, not in a condition or mapping"
+        )
+    if not isinstance(name, str) or not name or name.startswith("_"):
+        raise ExpressionError(f"JUEL: variable name {name!r} is not allowed")
+    writes[name] = value

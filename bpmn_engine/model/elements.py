@@ -20,6 +20,30 @@ class Expression:
 
 
 @dataclass(frozen=True, slots=True)
+class Listener:
+    """Code run on one lifecycle event of an element: a Camunda execution or task listener, a
+    Zeebe listener job, or a SpiffWorkflow pre-/post-script (docs/listeners.md).
+
+    `event` is the engine's name for the moment (start, end, take, create, complete, delete);
+    exactly one of `script` (sandboxed Python), `expression` (JUEL run for its effect) and
+    `handler_names` (a handler by class, bean or job type) says what runs. `fields` are the
+    `camunda:field` values a handler receives (an Expression is evaluated at the call).
+    """
+
+    event: str
+    line: int
+    source: str  # as written: "camunda:executionListener", "spiffworkflow:preScript"...
+    script: Expression | None = None
+    expression: Expression | None = None
+    handler_names: tuple[str, ...] = ()
+    fields: tuple[tuple[str, Expression | str], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.source} ({self.event}, line {self.line})"
+
+
+@dataclass(frozen=True, slots=True)
 class SequenceFlow:
     id: str
     source: str
@@ -28,6 +52,7 @@ class SequenceFlow:
     name: str | None = None
     condition: Expression | None = None
     is_default: bool = False
+    listeners: tuple[Listener, ...] = ()  # run when the flow is taken
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +93,7 @@ class EventDefinition:
     timer: tuple[str, str] | None = None  # (timeDate|timeDuration|timeCycle, text)
     condition: Expression | None = None
     timer_language: str | None = None  # of a timer value that is an expression
+    wait_for_completion: bool = True  # a compensate throw waits for its handlers
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +141,7 @@ class FlowNode:
     name: str | None = None
     incoming: tuple[str, ...] = ()
     outgoing: tuple[str, ...] = ()
+    listeners: tuple[Listener, ...] = ()  # run on its start and end (tasks: create, complete)
 
     @property
     def label(self) -> str:
@@ -165,6 +192,21 @@ class Activity(FlowNode):
     boundary_events: tuple[str, ...] = ()
     is_for_compensation: bool = False
     data: ActivityData | None = None
+    # the isForCompensation activity its compensation boundary event is associated with
+    compensation_handler: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionCall:
+    """A business rule task's DMN decision: Camunda 7 `camunda:decisionRef` (with
+    `resultVariable` and `mapDecisionResult`) or Zeebe `zeebe:calledDecision` (`decisionId`,
+    `resultVariable`). `mapping` is Camunda's (singleEntry, singleResult, collectEntries,
+    resultList) or "value" (Zeebe: the decision's value as it is)."""
+
+    decision: str
+    result_variable: str | None
+    mapping: str
+    line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +220,7 @@ class Task(Activity):
     form_fields: tuple[FormField, ...] = ()
     message_ref: str | None = None  # receive (and send) tasks
     headers: tuple[tuple[str, str], ...] = ()  # zeebe:taskHeaders, given to handlers
+    decision: DecisionCall | None = None  # a business rule task that evaluates a DMN decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,13 +272,17 @@ class CallMapping:
 class CallActivity(Activity):
     """Calls another process as a child instance. `called_element` is a process id or an
     expression (`${...}`, `=...`). Camunda 7 `camunda:in`/`out` are `ins`/`outs`; Zeebe's
-    `propagateAll...` flags say whether every variable goes in and comes back."""
+    `propagateAll...` flags say whether every variable goes in and comes back. `binding`
+    (Camunda `calledElementBinding`, Zeebe `bindingType`) says which definitions of the
+    process are called: "latest", "deployment" or "version" (with `version`, 1-based)."""
 
     called_element: str | None = None
     ins: tuple[CallMapping, ...] = ()
     outs: tuple[CallMapping, ...] = ()
     propagate_parent: bool = True
     propagate_child: bool = True
+    binding: str = "latest"
+    version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

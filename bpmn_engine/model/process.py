@@ -23,6 +23,7 @@ from bpmn_engine.model.elements import (
     BoundaryEvent,
     CallActivity,
     FlowNode,
+    Listener,
     Refusal,
     SequenceFlow,
     StartEvent,
@@ -136,6 +137,7 @@ class Process(FlowScope):
     inputs: tuple[tuple[str, int], ...] = ()  # ioSpecification data inputs (name, line)
     refused: tuple[Refusal, ...] = ()  # what it holds that the engine cannot run
     warned: tuple[Refusal, ...] = ()  # what it runs differently from a server, said at start
+    listeners: tuple[Listener, ...] = ()  # run when an instance starts and completes
 
 
 @dataclass(frozen=True, eq=False)

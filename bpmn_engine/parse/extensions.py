@@ -1,19 +1,22 @@
 """Execution facts kept in vendor namespaces (Camunda 7/8, Activiti, Flowable, Spiff).
 
 Only facts that change how an element runs are read: service task types, task headers, I/O
-mappings, form fields and scripts. `refused` names the extension elements that would change
-how an element runs and that the engine cannot honour; everything else in
-`extensionElements` cannot change a local run (docs/coverage.md says why, one by one).
+mappings, form fields and scripts (listeners and pre-/post-scripts are `listeners.py`'s).
+`refused` names the extension elements that would change how an element runs and that the
+engine cannot honour; everything else in `extensionElements` cannot change a local run
+(docs/coverage.md says why, one by one).
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from lxml import etree
 
 from bpmn_engine.model.elements import (
     CallMapping,
+    DecisionCall,
     Expression,
     FormField,
     IoMapping,
@@ -61,7 +64,6 @@ def handler_names(element: etree._Element) -> tuple[str, ...]:
         if match:
             names.append(match.group(1))
     names.append((vendor_attr(element, "class") or "").rsplit(".", 1)[-1])
-    names.append(vendor_attr(element, "decisionRef") or "")
     for operator in extension_children(element, SPIFF, "serviceTaskOperator"):
         names.append(operator.get("id", ""))
     implementation = element.get("implementation", "")
@@ -86,50 +88,10 @@ def task_headers(element: etree._Element) -> tuple[tuple[str, str], ...]:
     )
 
 
-# (namespaces, local name, why it is refused): code or timing the engine would not run
-_REFUSED = (
-    (
-        CAMUNDA_LIKE,
-        "executionListener",
-        "execution listeners run code on lifecycle events; bpmn-engine does not run them",
-    ),
-    (
-        CAMUNDA_LIKE,
-        "taskListener",
-        "task listeners run code on user task events; bpmn-engine does not run them",
-    ),
-    (
-        (ZEEBE,),
-        "executionListeners",
-        "execution listeners are jobs on lifecycle events; bpmn-engine does not run them",
-    ),
-    (
-        (ZEEBE,),
-        "taskListeners",
-        "task listeners are jobs on user task events; bpmn-engine does not run them",
-    ),
-    (
-        (SPIFF,),
-        "preScript",
-        "SpiffWorkflow pre-scripts are not run by bpmn-engine yet; use a script task",
-    ),
-    (
-        (SPIFF,),
-        "postScript",
-        "SpiffWorkflow post-scripts are not run by bpmn-engine yet; use a script task",
-    ),
-)
-
-
 def refused(element: etree._Element, *, mappings: bool) -> list[tuple[etree._Element, str]]:
     """Extension elements of `element` that change how it runs and that the engine cannot
     honour, with the reason; `mappings` False where I/O mappings are not run (events)."""
-    found = [
-        (child, reason)
-        for namespaces, name, reason in _REFUSED
-        for ns in namespaces
-        for child in extension_children(element, ns, name)
-    ]
+    found: list[tuple[etree._Element, str]] = []  # listeners: parse/listeners.py
     if not mappings:
         for ns in CAMUNDA_LIKE:
             for io in extension_children(element, ns, "inputOutput"):
@@ -198,6 +160,95 @@ def is_expression(text: str) -> bool:
     """A JUEL `${...}`/`#{...}` or FEEL `=...` expression rather than a plain name."""
     text = text.strip()
     return text.startswith("=") or "${" in text or "#{" in text
+
+
+class CallBinding(NamedTuple):
+    """Which definitions of the called process a call activity calls, and what of the
+    diagram's binding the engine cannot honour (element, reason)."""
+
+    kind: str = "latest"  # "latest", "deployment" or "version"
+    version: int | None = None
+    refused: tuple[tuple[etree._Element, str], ...] = ()
+
+
+_NO_VERSION_TAGS = (
+    "version tags are not kept for deployed processes; use the binding latest, deployment "
+    "or version"
+)
+
+
+def call_binding(element: etree._Element) -> CallBinding:
+    """Camunda 7's `calledElementBinding` (with `calledElementVersion`), and the attributes
+    of a call activity that pick or compute its callee in ways the engine cannot follow."""
+    refused: list[tuple[etree._Element, str]] = []
+    for attr, why in (
+        ("calledElementTenantId", "there are no tenants: every process is one tenant's"),
+        ("variableMappingClass", "delegate code is not run; use camunda:in and camunda:out"),
+        (
+            "variableMappingDelegateExpression",
+            "delegate code is not run; use camunda:in and camunda:out",
+        ),
+        ("caseRef", "CMMN cases are not run"),
+    ):
+        if vendor_attr(element, attr) is not None:
+            refused.append((element, f"{attr}: {why}"))
+    kind = (vendor_attr(element, "calledElementBinding") or "latest").strip()
+    version_text = (vendor_attr(element, "calledElementVersion") or "").strip()
+    version = None
+    if kind == "version":
+        if version_text.isdigit() and int(version_text) > 0:
+            version = int(version_text)
+        elif is_expression(version_text):
+            refused.append(
+                (
+                    element,
+                    f"calledElementVersion {version_text!r}: an expression is not "
+                    "supported; give the version number",
+                )
+            )
+        else:
+            refused.append(
+                (
+                    element,
+                    f"calledElementBinding 'version' needs calledElementVersion, a "
+                    f"version number of 1 or more (got {version_text!r})",
+                )
+            )
+    elif kind == "versionTag":
+        refused.append((element, f"calledElementBinding 'versionTag': {_NO_VERSION_TAGS}"))
+    elif kind not in ("latest", "deployment"):
+        refused.append(
+            (
+                element,
+                f"calledElementBinding {kind!r}: expected latest, deployment, version "
+                "or versionTag",
+            )
+        )
+    elif version_text:
+        refused.append(
+            (
+                element,
+                f"calledElementVersion {version_text!r} is used only with "
+                "calledElementBinding 'version'",
+            )
+        )
+    if kind not in ("latest", "deployment", "version"):
+        kind = "latest"
+    return CallBinding(kind, version, tuple(refused))
+
+
+def zeebe_binding(definition: etree._Element) -> CallBinding | None:
+    """Zeebe's `bindingType` on `zeebe:calledElement`; None when it is not given."""
+    kind = definition.get("bindingType")
+    if kind is None:
+        return None
+    kind = kind.strip()
+    if kind in ("latest", "deployment"):
+        return CallBinding(kind)
+    if kind == "versionTag":
+        return CallBinding(refused=((definition, f"bindingType 'versionTag': {_NO_VERSION_TAGS}"),))
+    why = f"bindingType {kind!r}: expected latest, deployment or versionTag"
+    return CallBinding(refused=((definition, why),))
 
 
 def call_mappings(element: etree._Element, direction: str) -> tuple[CallMapping, ...]:
@@ -282,3 +333,50 @@ def uses_camunda_7(*elements: etree._Element) -> bool:
             if any(str(child.tag).startswith(f"{{{ns}}}") for ns in CAMUNDA_LIKE):
                 return True
     return False
+
+
+MAPPINGS = ("singleEntry", "singleResult", "collectEntries", "resultList")
+
+
+def has_handler(element: etree._Element) -> bool:
+    """Whether the task names a handler implementation (class, delegate, expression, external
+    topic, Zeebe job type): such a business rule task keeps calling handlers."""
+    if extension_children(element, ZEEBE, "taskDefinition"):
+        return True
+    return any(vendor_attr(element, a) for a in ("class", "delegateExpression", "expression")) or (
+        vendor_attr(element, "type") == "external"
+    )
+
+
+def decision_call(element: etree._Element) -> tuple[DecisionCall | None, str | None]:
+    """A business rule task's DMN decision, or why it is refused (one of the two, or neither
+    when the task has none or calls a handler)."""
+    if has_handler(element):
+        return None, None
+    line = element.sourceline or 0
+    called = extension_children(element, ZEEBE, "calledDecision")
+    if called:
+        decision = (called[0].get("decisionId") or "").strip()
+        result = (called[0].get("resultVariable") or "").strip()
+        if not decision:
+            return None, "zeebe:calledDecision has no decisionId"
+        if is_expression(decision):
+            return None, f"decisionId {decision!r}: a computed decision id is not supported yet"
+        if not result:
+            return None, "zeebe:calledDecision has no resultVariable to hold the decision's value"
+        return DecisionCall(decision, result, "value", line), None
+    ref = (vendor_attr(element, "decisionRef") or "").strip()
+    if not ref:
+        return None, None
+    if is_expression(ref):
+        return None, f"decisionRef {ref!r}: a computed decision reference is not supported yet"
+    binding = vendor_attr(element, "decisionRefBinding") or "latest"
+    if binding != "latest":
+        return None, (
+            f"decisionRefBinding {binding!r}: only 'latest' is supported (the decision is "
+            "taken from the DMN files given, else the newest deployed)"
+        )
+    mapping = vendor_attr(element, "mapDecisionResult") or "resultList"
+    if mapping not in MAPPINGS:
+        return None, f"mapDecisionResult {mapping!r}: not one of {', '.join(MAPPINGS)}"
+    return DecisionCall(ref, vendor_attr(element, "resultVariable"), mapping, line), None

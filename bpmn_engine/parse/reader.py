@@ -37,7 +37,7 @@ from bpmn_engine.model.elements import (
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import data, extensions
+from bpmn_engine.parse import compensation, data, extensions, listeners
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
@@ -106,6 +106,7 @@ class _Compiler:
         self.language: str | None = None  # definitions/@expressionLanguage
         self.items: data.DataItems | None = None
         self.refusals: list[Refusal] = []  # of the process being compiled
+        self.associations: dict[str, tuple[str, ...]] = {}  # source id -> target ids
         self.warnings: list[Refusal] = []
 
     def error(self, message: str, element: etree._Element | None, element_id: str | None = None):
@@ -123,6 +124,10 @@ class _Compiler:
             )
         self._index_ids(root)
         self.items = data.DataItems(root)
+        for association in root.iter(f"{{{BPMN}}}association"):
+            start, end = _ref(association.get("sourceRef")), _ref(association.get("targetRef"))
+            if start and end:
+                self.associations[start] = (*self.associations.get(start, ()), end)
         language = (root.get("expressionLanguage") or "").strip()
         if language and language.lower() != XPATH_DEFAULT:
             self.language = language
@@ -183,6 +188,7 @@ class _Compiler:
             raise self.error("process has no id", element)
         self.refusals, self.warnings = [], []
         nodes, flows = self.scope_contents(element)
+        process_listeners = listeners.read(element, "process", self.refuse)
         return Process.build(
             process_id,
             element.sourceline or 0,
@@ -194,11 +200,18 @@ class _Compiler:
             inputs=data.process_inputs(element),
             refused=tuple(self.refusals),
             warned=tuple(self.warnings),
+            listeners=process_listeners,
         )
 
     def audit(self, element: etree._Element, node: FlowNode) -> None:
         """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
         is_activity = isinstance(node, Activity)
+        method = (element.get("method") or "##Compensate").strip()
+        if node.kind == "transaction" and method != "##Compensate":
+            self.refuse(
+                element,
+                f"transaction method {method!r}: only ##Compensate (undo by compensation) runs",
+            )
         resource = extensions.vendor_attr(element, "resource")
         if resource:
             self.refuse(
@@ -267,7 +280,17 @@ class _Compiler:
             nodes[node.id] = node
             self.audit(element, node)
         self.check_scope(container, nodes, flows)
-        return _with_boundaries(nodes), flows
+        kind = _local(container)
+        if container.get("triggeredByEvent", "false") == "true":
+            kind = "eventSubProcess"
+
+        def refuse(node: FlowNode, line: int, message: str) -> None:
+            self.refusals.append(Refusal(node.id, line, message))
+
+        linked = compensation.link_handlers(
+            _with_boundaries(nodes), self.associations, kind, refuse
+        )
+        return linked, flows
 
     def check_scope(
         self,
@@ -317,6 +340,7 @@ class _Compiler:
             name=element.get("name"),
             condition=condition,
             is_default=defaults.get(flow_id) == source,
+            listeners=listeners.read(element, "sequenceFlow", self.refuse),
         )
 
     def generated_id(self, base: str) -> str:
@@ -349,6 +373,7 @@ class _Compiler:
             "name": element.get("name"),
             "incoming": tuple(flows.incoming.get(node_id, ())),
             "outgoing": tuple(flows.outgoing.get(node_id, ())),
+            "listeners": listeners.read(element, _local(element), self.refuse),
         }
 
     def activity(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
@@ -492,7 +517,14 @@ class _Compiler:
         for child in _children(element, "condition"):
             condition = self.expression(child)
         return EventDefinition(
-            kind, element.sourceline or 0, element.get("id"), ref, timer, condition, timer_language
+            kind,
+            element.sourceline or 0,
+            element.get("id"),
+            ref,
+            timer,
+            condition,
+            timer_language,
+            wait_for_completion=element.get("waitForCompletion", "true").strip() != "false",
         )
 
 
@@ -506,6 +538,11 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
     if zeebe and script is None:
         script, result_variable = zeebe
         script_format = "feel"
+    decision = None
+    if _local(element) == "businessRuleTask":
+        decision, refused = extensions.decision_call(element)
+        if refused:
+            c.refuse(element, refused)
     return Task(
         **c.activity(element, flows),
         handler_names=extensions.handler_names(element),
@@ -515,6 +552,7 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         form_fields=extensions.form_fields(element),
         message_ref=_ref(element.get("messageRef")),
         headers=extensions.task_headers(element),
+        decision=decision,
     )
 
 
@@ -585,10 +623,16 @@ def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) ->
     if called is not None and not extensions.is_expression(called):
         called = _ref(called)
     parent_all = child_all = True
+    binding = extensions.call_binding(element)
     for definition in extensions.extension_children(element, extensions.ZEEBE, "calledElement"):
         called = called or definition.get("processId")
         parent_all = definition.get("propagateAllParentVariables", "true") != "false"
         child_all = definition.get("propagateAllChildVariables", "true") != "false"
+        zeebe = extensions.zeebe_binding(definition)
+        if zeebe is not None:
+            binding = zeebe._replace(refused=binding.refused + zeebe.refused)
+    for where, problem in binding.refused:
+        c.refuse(where, problem)
     return CallActivity(
         **c.activity(element, flows),
         called_element=(called or "").strip() or None,
@@ -596,6 +640,8 @@ def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) ->
         outs=extensions.call_mappings(element, "out"),
         propagate_parent=parent_all,
         propagate_child=child_all,
+        binding=binding.kind,
+        version=binding.version,
     )
 
 

@@ -19,6 +19,10 @@ NOT_TOKENS = frozenset({LISTENING, DELIVERED})
 AD_HOC = "ad-hoc"
 AD_HOC_COMPLETING = "ad-hoc completing"
 SELF_COMPLETING = frozenset({AD_HOC, AD_HOC_COMPLETING})
+# the states of a scope that records a completed compensable activity (its variables as the
+# activity left them): `runtime/events/compensation.py`
+COMPENSABLE, COMPENSATING, COMPENSATED = "compensable", "compensating", "compensated"
+SNAPSHOT_STATES = frozenset({COMPENSABLE, COMPENSATING, COMPENSATED})
 
 
 @dataclass(slots=True)

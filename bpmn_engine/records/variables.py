@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bpmn_engine.records.rows import Scope
+from bpmn_engine.records.rows import SNAPSHOT_STATES, Scope
 
 
 class VariableStore:
@@ -37,9 +37,12 @@ class VariableStore:
         return merged
 
     def owner(self, scope_id: int, name: str) -> int:
-        """The scope a write to `name` lands in."""
+        """The scope a write to `name` lands in. A compensation snapshot is read, never
+        written: a handler's writes go past it to the live scopes."""
         chain = self.chain(scope_id)
         for sid in chain:
+            if self.scopes[sid].status in SNAPSHOT_STATES:
+                continue
             if name in self.values.get(sid, {}):
                 return sid
         return chain[-1]

@@ -11,8 +11,17 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions import compile_expression, compile_script
-from bpmn_engine.model import Definitions, Expression, FlowNode, FlowScope, IoParameter, Task
+from bpmn_engine.expressions import JavaScriptScript, compile_expression, compile_script
+from bpmn_engine.model import (
+    Definitions,
+    Expression,
+    FlowNode,
+    FlowScope,
+    IoParameter,
+    Listener,
+    Process,
+    Task,
+)
 from bpmn_engine.model import SequenceFlow as Flow
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
@@ -52,9 +61,14 @@ class Services(Protocol):
     clock: Clock
     trust_scripts: bool
 
-    def handler_for(self, node: Task) -> tuple[Handler | None, str | None]: ...
+    def handler_for(self, node: Task | Listener) -> tuple[Handler | None, str | None]: ...
     def behaviour_for(self, node: FlowNode) -> Behaviour: ...
-    def callable_definitions(self, process_id: str, caller: Definitions) -> Definitions: ...
+    def listen(self, ctx: StepContext, event: str, subject: FlowNode | Flow | Process) -> None:
+        """Run the listeners of `subject` for `event` (`runtime/listeners.py`)."""
+
+    def callable_definitions(
+        self, process_id: str, caller: Definitions, binding: str = ..., version: int | None = ...
+    ) -> Definitions: ...
 
 
 class StepContext:
@@ -76,6 +90,8 @@ class StepContext:
         self.scope_model: FlowScope = definitions.node_scopes[track.element]
         self.node: FlowNode = self.scope_model.nodes[track.element]
         self.external: Callable[[], dict[str, Any] | None] | None = None
+        # (node id, input-mapped locals) computed for its start listeners, reused by its work
+        self.start_inputs: tuple[str, dict[str, Any]] | None = None
 
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)
@@ -102,8 +118,10 @@ class StepContext:
         self.step.touch_track(self.track)
         self.track.move(TrackState.EXECUTING)
         self.emit("element.activated", type=self.node.kind, name=self.node.name)
+        self.engine.listen(self, "start", self.node)
 
     def completed(self) -> None:
+        self.engine.listen(self, "end", self.node)
         self.emit("element.completed", type=self.node.kind)
 
     def warn(self, message: str) -> None:
@@ -149,9 +167,20 @@ class StepContext:
                 f"expression {expression.text!r}{where}: {error}", self.node.id
             ) from None
 
-    def run_script(self, text: str, script_format: str | None, extra: Mapping[str, Any]) -> dict:
+    def run_script(
+        self,
+        text: str,
+        script_format: str | None,
+        extra: Mapping[str, Any],
+        result_variable: str | None = None,
+    ) -> dict:
+        """The variables a script set; its completion value as `result_variable`, if named
+        (only a JavaScript script has one: others with a result variable are expressions)."""
         try:
             script = compile_script(text, script_format, trusted=self.engine.trust_scripts)
+            if result_variable and isinstance(script, JavaScriptScript):
+                result, changes = script.run_with_result(self.variables(extra))
+                return {**changes, result_variable: result}
             return script.run(self.variables(extra))
         except ExpressionError as error:
             raise Incident(f"script failed: {error}", self.node.id) from None
@@ -175,10 +204,11 @@ class StepContext:
             return True
         what = f"the condition of flow {flow.id!r}"
         value = self.evaluate(flow.condition, what=what)
-        if value is None:  # FEEL's null (an error, already warned about) is false
+        language = compile_expression(flow.condition.text, flow.condition.language).language
+        if value is None and language != "javascript":  # FEEL's null (warned about) is false
             return False
-        feel = compile_expression(flow.condition.text, flow.condition.language).language == "feel"
-        if feel and not isinstance(value, bool):  # as Zeebe: a non-boolean is an incident
+        # as Zeebe and as Camunda 7's script conditions: a non-boolean is an incident
+        if language in ("feel", "javascript") and not isinstance(value, bool):
             raise Incident(
                 f"expression {flow.condition.text!r} in {what}: a condition must be a boolean, "
                 f"not {value!r}",
@@ -217,6 +247,7 @@ class StepContext:
         fork_group = track.id if len(flows) > 1 else track.fork_group
         for flow in flows:
             self.step.emit("flow.taken", flow.source, track.id, flow=flow.id, target=flow.target)
+            self.engine.listen(self, "take", flow)
         self.step.touch_track(track)
         if track.status is not TrackState.EXECUTING:
             track.move(TrackState.EXECUTING)
@@ -275,6 +306,7 @@ class StepContext:
         head = self.data.head
         if head.state is not InstanceState.ACTIVE:
             return
+        self.engine.listen(self, "end", self.definitions.processes[head.process])
         self.step.set_state(InstanceState.COMPLETED)
         head.end_event = self.node.id
         root = self.data.root_scope

@@ -7,12 +7,23 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from bpmn_engine.dmn import Decisions
 from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
-from bpmn_engine.model import CallActivity, Definitions, FlowNode, Process, StartEvent, Task
+from bpmn_engine.model import (
+    CallActivity,
+    Definitions,
+    FlowNode,
+    Process,
+    SequenceFlow,
+    StartEvent,
+    Task,
+)
+from bpmn_engine.model import Listener as ElementListener
 from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
+from bpmn_engine.runtime import listeners
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
@@ -20,6 +31,7 @@ from bpmn_engine.runtime.calls import CallRow, is_expression
 from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.decisions import DecisionRegistry
 from bpmn_engine.runtime.events import starts
 from bpmn_engine.runtime.events.starts import opening_step
 from bpmn_engine.runtime.events.subprocesses import listen
@@ -90,7 +102,9 @@ class Engine:
         # where a call activity looks for a process before the store's deployments
         self._deployed: dict[str, None] = {}
         self.postman = Postman(self)
+        self._held: dict[str, Instance] = {}  # instances `bpmn step` moves itself (`hold`)
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
+        self.decisions = DecisionRegistry(self.store)
 
     def close(self) -> None:
         self.heartbeat.close()
@@ -119,11 +133,42 @@ class Engine:
             self._definitions[version] = compile_definitions(source, path)
         return self._definitions[version]
 
-    def handler_for(self, node: Task) -> tuple[Handler | None, str | None]:
+    # --- DMN decisions (business rule tasks, runtime/decisions.py) --------------------------
+    def add_decisions(self, decisions: Decisions) -> Decisions:
+        """Business rule tasks look for their decision in these first (`bpmn run p.bpmn
+        rules.dmn`); the files are kept in the store for later runs and resumes."""
+        self.decisions.add(decisions)
+        return decisions
+
+    def deploy_decisions(self, decisions: Decisions) -> bool:
+        """Deploy DMN files: business rule tasks of later runs find their decisions without
+        the files (the newest deployment first). False if they were deployed already."""
+        return self.decisions.add(decisions, deployed=True)
+
+    def check_decisions(self, definitions: Definitions, process: Process) -> None:
+        """Refuse to start a process whose business rule tasks name a decision nowhere to be
+        found."""
+        for _, node in process.walk():
+            call = node.decision if isinstance(node, Task) else None
+            if call is not None and self.decisions.find(call.decision) is None:
+                raise LoadError(
+                    f"decides with decision {call.decision!r}, which is in none of the DMN "
+                    f"files given and not in the store {self.store.path}",
+                    file=definitions.path,
+                    line=call.line or node.line,
+                    element_id=node.id,
+                )
+
+    def handler_for(self, node: Task | ElementListener) -> tuple[Handler | None, str | None]:
         return find_handler(self.handlers, node.handler_names)
 
     def behaviour_for(self, node: FlowNode) -> FlowNodeBehaviour:
         return behaviour_for(node)
+
+    def listen(
+        self, ctx: StepContext, event: str, subject: FlowNode | SequenceFlow | Process
+    ) -> None:
+        listeners.notify(ctx, event, subject)
 
     # --- instances ----------------------------------------------------------------------------
     def start(
@@ -141,6 +186,7 @@ class Engine:
         self.deploy(definitions)
         _check_startable(definitions, process)
         self._check_calls(definitions, process)
+        self.check_decisions(definitions, process)
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
         return self._open(definitions, process, data, step, scope, on_event)
 
@@ -170,16 +216,29 @@ class Engine:
         return instance
 
     # --- call activities (runtime/calls.py) --------------------------------------------------
-    def callable_definitions(self, process_id: str, caller: Definitions) -> Definitions:
-        """The definitions a call activity finds `process_id` in: the caller's own file, the
-        files this engine was given (`bpmn run a.bpmn b.bpmn`), the active deployments
-        (`bpmn deploy`), then any definitions saved in the store, newest first. The process
-        is checked to be startable (a none start event, expressions that compile)."""
-        found = self._find_callable(process_id, caller)
-        if found is None:
+    def callable_definitions(
+        self,
+        process_id: str,
+        caller: Definitions,
+        binding: str = "latest",
+        version: int | None = None,
+    ) -> Definitions:
+        """The definitions a call activity finds `process_id` in, by its binding
+        (docs/call-activities.md): `latest` looks in the caller's own file, the files this
+        engine was given (`bpmn run a.bpmn b.bpmn`), the active deployments (`bpmn deploy`),
+        then any definitions saved in the store, newest first; `deployment` only in the
+        caller's file and the files given with it; `version` takes that deployment of the
+        process (1 = the first `bpmn deploy`). The process is checked to be startable (a none
+        start event, expressions that compile)."""
+        found = self._find_callable(process_id, caller, binding, version)
+        if found is None and binding == "latest":
             raise UsageError(
                 f"no process {process_id!r} to call: not in {caller.path}, in the files "
                 f"given, or in the store {self.store.path}"
+            )
+        if found is None:
+            raise UsageError(
+                "cannot call " + self._not_callable(process_id, caller, binding, version)
             )
         process = found.processes[process_id]
         self._checked_process(found, process)
@@ -193,30 +252,68 @@ class Engine:
             called = node.called_element if isinstance(node, CallActivity) else None
             if not called or is_expression(called):
                 continue
-            if self._find_callable(called, definitions) is None:
+            assert isinstance(node, CallActivity)
+            if self._find_callable(called, definitions, node.binding, node.version) is None:
                 raise LoadError(
-                    f"calls process {called!r}, which is in none of the files given and "
-                    f"not in the store {self.store.path}",
+                    "calls " + self._not_callable(called, definitions, node.binding, node.version),
                     file=definitions.path,
                     line=node.line,
                     element_id=node.id,
                 )
 
-    def _find_callable(self, process_id: str, caller: Definitions) -> Definitions | None:
+    def _not_callable(
+        self, process_id: str, caller: Definitions, binding: str, version: int | None
+    ) -> str:
+        """Why no definitions of `process_id` can be called with this binding."""
+        if binding == "version":
+            versions = self._deployed_versions(process_id)
+            return (
+                f"version {version} of process {process_id!r} (calledElementBinding "
+                f"'version'), but the store {self.store.path} has {len(versions)} deployed "
+                "version(s) of it (`bpmn deploy` makes one each time the file changes)"
+            )
+        if binding == "deployment":
+            return (
+                f"process {process_id!r} of its own deployment (binding 'deployment'), but it "
+                f"is not in {caller.path} or the files given with it"
+            )
+        return (
+            f"process {process_id!r}, which is in none of the files given and "
+            f"not in the store {self.store.path}"
+        )
+
+    def _find_callable(
+        self,
+        process_id: str,
+        caller: Definitions,
+        binding: str = "latest",
+        version: int | None = None,
+    ) -> Definitions | None:
+        if binding == "version":
+            versions = self._deployed_versions(process_id)
+            if version is None or not 0 < version <= len(versions):
+                return None
+            return self.definitions(versions[version - 1])
         if process_id in caller.processes:
             return caller
-        for version in list(self._deployed):
-            given = self.definitions(version)
-            if process_id in given.processes:
-                return given
+        for given in list(self._deployed):
+            if process_id in self.definitions(given).processes:
+                return self.definitions(given)
+        if binding == "deployment":
+            return None
         for deployment in self.store.deployments():
             if deployment["process"] == process_id:
                 return self.definitions(deployment["definition"])
-        for version in self.store.definition_versions():
-            stored = self.definitions(version)
-            if process_id in stored.processes:
-                return stored
+        for stored in self.store.definition_versions():
+            if process_id in self.definitions(stored).processes:
+                return self.definitions(stored)
         return None
+
+    def _deployed_versions(self, process_id: str) -> list[str]:
+        """The definitions versions of each deployment of a process, oldest first: version
+        1 is the first `bpmn deploy` of it, as Camunda numbers process definition versions."""
+        rows = self.store.deployments(active_only=False)
+        return [row["definition"] for row in rows if row["process"] == process_id]
 
     def start_child(self, call: CallRow, on_event: Listener | None = None) -> Instance | None:
         """The child a `call` row asks for, started by one step that records the row as
@@ -268,6 +365,33 @@ class Engine:
         instance_id = self.store.resolve(instance_id)
         self.store.rewind(instance_id, steps)
         return self.instance(instance_id)
+
+    def rewind_together(self, rewinds: list[tuple[str, int]]) -> None:
+        """Take several instances of a call tree back at once, in this order (the receiver of
+        a row before its sender), in one transaction: a child's completion and the parent's
+        step that received it go back together, or nothing changes. Refused past the step
+        that called a child (a called instance is not un-started)."""
+        self.store.rewind_together([(self.store.resolve(i), n) for i, n in rewinds])
+
+    def hold(self, instance: Instance) -> None:
+        """Deliveries to this instance and to the instances it calls are made (each one
+        step, through this very object) but do not run them on: `bpmn step` moves every
+        token of the tree itself."""
+        self._held[instance.id] = instance
+
+    def held(self, instance: Instance) -> bool:
+        """Whether a delivery leaves `instance` where it is (`hold`): it, or its caller, is
+        held; a child of a held instance is held from then on."""
+        if instance.id in self._held:
+            return True
+        if instance.parent is not None and instance.parent in self._held:
+            self._held[instance.id] = instance
+            return True
+        return False
+
+    def held_instance(self, instance_id: str) -> Instance | None:
+        """The object a held instance is moved through (`hold`), if it is held."""
+        return self._held.get(instance_id)
 
     def publish_message(
         self,

@@ -30,6 +30,9 @@ class ServiceTaskContext:
     attempt: int
     idempotency_key: str
     headers: dict[str, str] = field(default_factory=dict)  # zeebe:taskHeaders of the task
+    # a listener's call: the event (start, end, take, create, complete) and its camunda:fields
+    event: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
 def load_handlers(path: str | Path) -> dict[str, Handler]:

@@ -30,6 +30,7 @@ from bpmn_engine.records.rows import (
     Receipt,
     Sent,
     Subscription,
+    Timer,
     Track,
     UserTask,
 )
@@ -55,6 +56,7 @@ from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
 from bpmn_engine.runtime.variables import storable_all
 
+TRANSACTION_OUTCOMES = ("transaction.completed", "transaction.cancelled", "transaction.interrupted")
 # tracks that wait for the tracks inside them (listed in their stead)
 BODY_WAITS = ("subprocess", "multi-instance", "loop")
 
@@ -194,6 +196,15 @@ class Instance:
         `scope` is this id, and people want to read the element."""
         return self.data.scopes[scope_id].element
 
+    def transactions(self) -> list[dict[str, Any]]:
+        """Each transaction this instance ran, with how it ended: completed, cancelled (a
+        cancel end event compensated it) or interrupted (an error or another boundary event)."""
+        return [
+            {"element": e.element, "track": e.track, "outcome": e.event.split(".", 1)[1]}
+            for e in self.history()
+            if e.event in TRANSACTION_OUTCOMES
+        ]
+
     def subscriptions(self) -> list[Subscription]:
         """The message, signal and conditional subscriptions that wait now, oldest first."""
         waiting = [s for s in self.data.subscriptions.values() if s.status == "waiting"]
@@ -292,9 +303,10 @@ class Instance:
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
                     continue
-                timer = self.scheduler.earliest_timer()
-                if timer is None or wait_timers <= 0:
+                found = self._earliest_timer_in_tree() if wait_timers > 0 else None
+                if found is None:
                     break
+                holder, timer = found
                 delay = (
                     datetime.fromisoformat(timer.due) - self.engine.clock.now()
                 ).total_seconds()
@@ -302,7 +314,27 @@ class Instance:
                     break
                 self.checkpoints.flush()  # a sleep is a wait state
                 time.sleep(max(delay, 0.0))
+                if holder is not self:
+                    self._run_called(holder, on_event)
         return self.outcome()
+
+    def _earliest_timer_in_tree(self) -> tuple[Instance, Timer] | None:
+        """The timer due first in this instance or any instance its call activities started
+        (directly or not), with its holder: `--wait-timers` waits for the whole tree."""
+        found = [(self, t) for t in [self.scheduler.earliest_timer()] if t is not None]
+        for member in self.engine.family(self.id)[1:]:
+            called = self.engine.instance(member)
+            timer = called.scheduler.earliest_timer()
+            if called.state is InstanceState.ACTIVE and timer is not None:
+                found.append((called, timer))
+        return min(found, key=lambda pair: datetime.fromisoformat(pair[1].due), default=None)
+
+    def _run_called(self, called: Instance, on_event: Listener | None) -> None:
+        """Run an instance of the tree whose timer fell due; what it sends (its completion,
+        on up to this instance) is delivered to this very object, which runs on."""
+        with self.engine.postman.deferred():
+            called.run(on_event)
+        self.engine.postman.flush(self, on_event)
 
     def step_once(self, on_event: Listener | None = None) -> bool:
         """Do the next thing in scheduling order; False when nothing can happen now."""
@@ -528,7 +560,15 @@ class Instance:
         step.set_state(InstanceState.TERMINATING)
         root = self.data.root_scope
         anchor = StepContext(self.engine, self.definitions, self.data, step, self._any_track())
-        anchor.terminate_scope(root)
+        try:
+            anchor.terminate_scope(root)
+            anchor.engine.listen(anchor, "cancel", self.definitions.processes[self.process_id])
+        except (Incident, BpmnError) as failure:  # a delete listener failed: nothing changes
+            step.rollback()
+            where = f"{failure.element}: " if isinstance(failure, Incident) else ""
+            raise UsageError(
+                f"instance {self.id} was not cancelled: {where}{failure.message}"
+            ) from None
         step.touch_scope(self.data.scopes[root]).status = "terminated"
         step.set_state(InstanceState.TERMINATED)
         step.emit("instance.terminated", variables=self.variables)
@@ -593,6 +633,11 @@ class Instance:
             step.rollback()
             self._fail(track.id, incident.element or track.element, incident.message, on_event)
             return None
+        except BpmnError as thrown:  # from a listener's handler: thrown at its element
+            step.rollback()
+            code, message = thrown.code, thrown.message
+            restored = self.data.tracks[track.id]  # the track as before the step
+            return self._step(restored, lambda c: throw_error(c, code, message), on_event)
         except BpmnEngineError:
             step.rollback()
             raise

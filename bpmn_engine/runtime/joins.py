@@ -106,3 +106,4 @@ def fire(ctx: StepContext, chosen: list[Track]) -> None:
     track.move(TrackState.EXECUTING)
     track.wait = None
     ctx.emit("element.activated", type=node.kind, name=node.name)
+    ctx.engine.listen(ctx, "start", node)

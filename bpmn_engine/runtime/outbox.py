@@ -15,7 +15,8 @@ the loop's next round instead of growing the stack.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,17 @@ class Postman:
         self._busy = False
 
     # --- the outbox ---------------------------------------------------------------------------
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Commits inside the block leave their rows pending for the caller's next `flush`:
+        a child run on behalf of its root delivers its completion to the root's own object,
+        not to a copy that would leave the root stale."""
+        busy, self._busy = self._busy, True
+        try:
+            yield
+        finally:
+            self._busy = busy
+
     def flush(self, sender: Instance | None = None, on_event: Listener | None = None) -> int:
         """Deliver every pending outbox row, and run the instances woken to their next wait;
         the number of rows delivered."""
@@ -68,7 +80,7 @@ class Postman:
                         known.setdefault(instance.id, instance)
                         woken.setdefault(instance.id, instance)
                 for instance in woken.values():  # as `bpmn message` runs what it wakes
-                    if instance is not sender:
+                    if instance is not sender and not self.engine.held(instance):
                         instance.run(on_event)
         finally:
             self._busy = False
@@ -214,7 +226,7 @@ class Postman:
                 # received before a crash, maybe not run on: run it on (nothing, if it did)
                 if row.kind == calls.CANCEL:
                     return []
-                instance = known.get(row.receiver) or self.engine.instance(row.receiver)
+                instance = self._instance(row.receiver, known)
                 known[instance.id] = instance
                 return [instance]
             try:
@@ -223,7 +235,7 @@ class Postman:
                     return [child] if child is not None else []
                 if not store.instance_exists(row.receiver):
                     return []  # a cancel for a child never started (its call failed)
-                instance = known.get(row.receiver) or self.engine.instance(row.receiver)
+                instance = self._instance(row.receiver, known)
                 known[instance.id] = instance
                 if row.kind == calls.CANCEL:
                     instance.cancel(on_event, receipt=receipt)
@@ -239,12 +251,18 @@ class Postman:
         try:
             return self.engine.start_child(row, on_event)
         except BpmnEngineError as error:  # the called process cannot start: the caller fails
-            parent = known.get(row.source) or self.engine.instance(row.source)
+            parent = self._instance(row.source, known)
             known[parent.id] = parent
             parent.call_failed(row, str(error), on_event)
             return None
 
     # --- one delivery ---------------------------------------------------------------------------
+    def _instance(self, instance_id: str, known: Mapping[str, Instance]) -> Instance:
+        """The receiver: the object in memory here (this round's, or one `bpmn step` holds),
+        else loaded from its rows."""
+        found = known.get(instance_id) or self.engine.held_instance(instance_id)
+        return found if found is not None else self.engine.instance(instance_id)
+
     def _deliver(
         self,
         instance_id: str,
@@ -255,7 +273,7 @@ class Postman:
         on_event: Listener | None,
     ) -> tuple[Instance | None, bool]:
         """(the instance, if it took the delivery; whether a race was lost, worth a retry)."""
-        instance = known.get(instance_id) or self.engine.instance(instance_id)
+        instance = self._instance(instance_id, known)
         subscription = instance.data.subscriptions.get(subscription_id)
         if subscription is None or subscription.status != "waiting":
             return None, False

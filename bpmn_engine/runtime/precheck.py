@@ -11,11 +11,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from bpmn_engine.errors import ExpressionError, LoadError
-from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.expressions import compile_expression, compile_script, script_is_expression
 from bpmn_engine.model import (
     Activity,
     AdHocSubProcess,
-    CallActivity,
     ComplexGateway,
     Definitions,
     Expression,
@@ -31,6 +30,7 @@ from bpmn_engine.runtime.events.timers import (
     is_timer_expression,
     schedule,
 )
+from bpmn_engine.runtime.listeners import compile_listener, listeners_of
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
@@ -57,8 +57,6 @@ def unrunnable_loop(node: Activity) -> str | None:
     if node.loop is None:
         return None
     marker = "multi-instance" if node.loop == "multiInstance" else "standard loop"
-    if isinstance(node, CallActivity):
-        return f"{marker} call activities are not supported yet"
     if spec is None:
         return f"{marker} markers are not supported yet"
     if spec.refused:
@@ -123,6 +121,8 @@ def _check_timers(definitions: Definitions, scope: FlowScope) -> None:
 
 
 def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | None, object]]:
+    for element_id, listener in listeners_of(scope):
+        yield element_id, listener.line, lambda li=listener: compile_listener(li, trusted)
     for flow in scope.flows.values():
         if flow.condition is not None:
             yield flow.id, flow.condition.line or flow.line, _expression(flow.condition)
@@ -132,7 +132,7 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
                 if flow.condition is not None:
                     yield flow.id, flow.condition.line or flow.line, _expression(flow.condition)
         if isinstance(node, Task) and node.script:
-            if node.result_variable or node.script_format == "feel":
+            if script_is_expression(node.script_format, node.result_variable):
                 expression = Expression(node.script, node.script_format, node.line)
                 yield node.id, node.line, _expression(expression)
             else:

@@ -106,6 +106,10 @@ class DeploymentStore(Protocol):
     ) -> bool: ...
     def message_start(self, name: str) -> tuple[str, str, str] | None: ...
     def signal_starts(self, name: str) -> list[tuple[str, str, str]]: ...
+    def save_decision_set(
+        self, version: str, paths: list[str], source: bytes, *, deployed: bool
+    ) -> bool: ...
+    def decision_sets(self) -> list[tuple[str, bytes]]: ...
 
 
 class WorkStore(Protocol):
@@ -144,6 +148,12 @@ class UndoStore(Protocol):
     def rewind(self, instance_id: str, steps: int) -> None:
         """The rows as before the last `steps` steps, in one transaction, or `UsageError`
         (fewer steps recorded, or a step sent what others already received)."""
+        ...
+
+    def rewind_together(self, rewinds: list[tuple[str, int]]) -> None:
+        """`rewind` of each (instance, steps) in this order, all in one transaction, or
+        `UsageError` and nothing changed; also refused when a parent/child row's receipt goes
+        back while the step that sent it stays (it would never be delivered again)."""
         ...
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -251,6 +251,16 @@ def _v8(db: sqlite_utils.Database) -> None:
     db["instances"].create_index(["parent_instance"])
 
 
+def _v9(db: sqlite_utils.Database) -> None:
+    """DMN decisions for business rule tasks: each set of DMN files given together (`bpmn run
+    p.bpmn rules.dmn`) or deployed (`bpmn deploy rules.dmn`), by the hash of their contents;
+    the files themselves are kept, so a later run or resume finds the decisions without them."""
+    db["decision_sets"].create(
+        {"version": str, "paths": str, "source": bytes, "saved_at": str, "deployed_at": str},
+        pk="version",
+    )
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -260,6 +270,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (6, _v6),
     (7, _v7),
     (8, _v8),
+    (9, _v9),
 ]
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SUFFIXES = (".bpmn", ".bpmn2", ".bpmn20.xml")
+SUFFIXES = (".bpmn", ".bpmn2", ".bpmn20.xml", ".dmn")  # DMN: business rule tasks' decisions
 _GLOB_CHARS = frozenset("*?[")
 
 
@@ -25,6 +25,7 @@ class Discovery:
 
 
 def is_bpmn_name(name: str) -> bool:
+    """A BPMN file's name, or a DMN file's (validated with the BPMN files that use it)."""
     return name.lower().endswith(SUFFIXES)
 
 

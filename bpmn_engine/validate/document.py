@@ -15,6 +15,9 @@ from typing import Any
 
 from lxml import etree
 
+from bpmn_engine.dmn import Decisions
+from bpmn_engine.dmn import load as load_decisions
+from bpmn_engine.dmn.reader import VERSIONS as DMN_VERSIONS
 from bpmn_engine.errors import LoadError
 from bpmn_engine.model import Definitions
 from bpmn_engine.model.kinds import BPMN
@@ -53,11 +56,21 @@ class Document:
         except LoadError as error:
             document.read_error = error
             return document
+        if document.is_dmn:
+            return document
         try:
             document.definitions = compile_tree(document.root, document.source, path)
         except LoadError as error:
             document.model_error = error
         return document
+
+    @property
+    def is_dmn(self) -> bool:
+        """The XML read, and its root is a DMN 1.1-1.5 `definitions` element."""
+        if self.root is None or not isinstance(self.root.tag, str):
+            return False
+        name = etree.QName(self.root)
+        return name.localname == "definitions" and name.namespace in DMN_VERSIONS
 
     @property
     def is_bpmn(self) -> bool:
@@ -160,6 +173,26 @@ class Workspace:
             self.documents.setdefault(_key(document.path), document)
             document.workspace = self
         self.validated = list(documents)
+        self._decisions: dict[str, Decisions | LoadError] | None = None
+
+    def decisions(self) -> dict[str, Decisions | LoadError]:
+        """Each DMN file validated, loaded (with what it imports beside it), or why not."""
+        if self._decisions is None:
+            self._decisions = {}
+            for document in self.validated:
+                if document.is_dmn:
+                    try:
+                        self._decisions[document.path] = load_decisions(document.path)
+                    except LoadError as error:
+                        self._decisions[document.path] = error
+        return self._decisions
+
+    def has_decision(self, name_or_id: str) -> bool:
+        """Whether a DMN file validated (that loads) has this decision."""
+        return any(
+            isinstance(loaded, Decisions) and loaded.has(name_or_id)
+            for loaded in self.decisions().values()
+        )
 
     def imported(self, document: Document) -> list[tuple[etree._Element, Document | None]]:
         """Each BPMN `import` of a document with the document it names (None: unreadable)."""

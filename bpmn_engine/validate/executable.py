@@ -4,7 +4,8 @@ Only processes with `isExecutable` other than "false" are checked: a descriptive
 a program. Unsupported elements are warnings (the engine raises an incident only if a token
 reaches one); conditions and scripts that do not compile, malformed timer values, calls to
 processes that do not exist and what `bpmn run` refuses before its first step (`Process.refused`:
-data stores, listeners, quantities other than 1... see docs/coverage.md) are errors, because no
+data stores, listener events with no moment here, quantities other than 1... see
+docs/coverage.md; listener scripts that do not compile) are errors, because no
 run could ever succeed through them.
 """
 
@@ -14,8 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
-from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.errors import ExpressionError, LoadError
+from bpmn_engine.expressions import compile_expression, compile_script, script_is_expression
 from bpmn_engine.model import (
     Activity,
     BoundaryEvent,
@@ -35,6 +36,7 @@ from bpmn_engine.runtime.events.timers import (
     is_timer_expression,
     schedule,
 )
+from bpmn_engine.runtime.listeners import compile_listener, listeners_of
 from bpmn_engine.runtime.precheck import (
     control_expressions,
     data_expressions,
@@ -46,19 +48,19 @@ from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
 
 NOT_SUPPORTED = "not supported yet by bpmn-engine"
-UNSUPPORTED_KINDS = {
-    "transaction": "transactions",
-}
+UNSUPPORTED_KINDS: dict[str, str] = {}  # element kinds refused by kind: none since issue 13
 SUPPORTED_DEFINITIONS = frozenset(
-    {"terminate", "error", "escalation", "signal", "message"}
+    {"terminate", "error", "escalation", "signal", "message", "compensate", "cancel"}
 )  # end events
 SUPPORTED_BOUNDARIES = frozenset(
-    {"error", "escalation", "timer", "message", "signal", "conditional"}
+    {"error", "escalation", "timer", "message", "signal", "conditional", "compensate", "cancel"}
 )
 SUPPORTED_CATCHES = frozenset({"timer", "message", "signal", "link", "conditional"})
-SUPPORTED_THROWS = frozenset({"link", "signal", "escalation", "message"})  # intermediate
+SUPPORTED_THROWS = frozenset({"link", "signal", "escalation", "message", "compensate"})
 # starts: timer and message (deploy + worker), and those of event subprocesses
-SUPPORTED_STARTS = frozenset({"timer", "message", "signal", "error", "escalation", "conditional"})
+SUPPORTED_STARTS = frozenset(
+    {"timer", "message", "signal", "error", "escalation", "conditional", "compensate"}
+)
 _NUMBER = r"\d+(?:[.,]\d+)?"
 DURATION = re.compile(
     rf"P(?!$)(?:{_NUMBER}Y)?(?:{_NUMBER}M)?(?:{_NUMBER}W)?(?:{_NUMBER}D)?"
@@ -71,9 +73,13 @@ CRON_FIELD = re.compile(r"[0-9A-Za-z*?/,#-]+")
 class ExecutableRule:
     id = "executable"
     levels = {"recommended": "error", "correctness": "error", "all": "error"}
-    summary = "bpmn-engine can run every element, expression, script, timer and call"
+    summary = "bpmn-engine can run every element, expression, script, timer, call and decision"
+    checks_dmn = True  # also run on DMN files: they load and their FEEL compiles
 
     def check(self, document: Document) -> Iterator[Issue]:
+        if document.is_dmn:
+            yield from _dmn(document)
+            return
         if document.definitions is None:
             yield from _load_error(document)
             return
@@ -87,6 +93,7 @@ class ExecutableRule:
                     )
                 yield from _scope(document, process)
                 yield from _deployed_starts(process)
+                yield from _listeners(process)
 
 
 def _load_error(document: Document) -> Iterator[Issue]:
@@ -114,8 +121,37 @@ def _scope(document: Document, scope: FlowScope) -> Iterator[Issue]:
                     yield from _timer(node, definition)
         if isinstance(node, CallActivity):
             yield from _call(document, node)
+        if isinstance(node, Task) and node.decision is not None:
+            yield from _decision(document, node)
         if isinstance(node, SubProcess) and node.scope is not None:
             yield from _scope(document, node.scope)
+
+
+def _dmn(document: Document) -> Iterator[Issue]:
+    """A DMN file loads: its XML, references and imports hold and every FEEL text compiles."""
+    if document.workspace is None:
+        return
+    loaded = document.workspace.decisions().get(document.path)
+    if isinstance(loaded, LoadError):
+        if loaded.file in (None, document.path):
+            message = f"bpmn-engine cannot load this DMN file: {loaded.message}"
+            yield Issue(message, loaded.element_id, loaded.line)
+        else:  # in a file it imports: say where
+            yield Issue(f"bpmn-engine cannot load this DMN file: {loaded}", None, None)
+
+
+def _decision(document: Document, node: Task) -> Iterator[Issue]:
+    """A business rule task's decision is in a DMN file validated with the diagram."""
+    call = node.decision
+    assert call is not None
+    if document.workspace is not None and document.workspace.has_decision(call.decision):
+        return
+    yield Issue(
+        f"{subject(node)} decides with decision {call.decision!r}, which is in none of the "
+        "DMN files validated with it (give them too: bpmn validate FILE.bpmn RULES.dmn)",
+        node.id,
+        call.line or node.line,
+    )
 
 
 def _deployed_starts(process: FlowScope) -> Iterator[Issue]:
@@ -168,7 +204,7 @@ def _warning(node: FlowNode, message: str) -> Issue:
 
 def _node_expressions(node: FlowNode) -> Iterator[Issue]:
     if isinstance(node, Task) and node.script:
-        if node.result_variable or node.script_format == "feel":
+        if script_is_expression(node.script_format, node.result_variable):
             script = Expression(node.script, node.script_format, node.line)
             yield from _expression(node.id, script, node.line, "script")
         else:
@@ -186,6 +222,19 @@ def _node_expressions(node: FlowNode) -> Iterator[Issue]:
             yield from _expression(node.id, expression, node.line, "data association")
     for what, expression in control_expressions(node):
         yield from _expression(node.id, expression, node.line, what)
+
+
+def _listeners(process: FlowScope) -> Iterator[Issue]:
+    """Listener scripts and expressions that do not compile (or need `--trust-scripts`)."""
+    for element, listener in listeners_of(process):
+        sandboxed = _compiles(lambda li=listener: compile_listener(li, False))
+        if not sandboxed:
+            continue
+        if _compiles(lambda li=listener: compile_listener(li, True)):
+            yield Issue(f"does not compile: {sandboxed}", element, listener.line)
+        else:
+            message = f"runs only with `bpmn run --trust-scripts`: {sandboxed}"
+            yield Issue(message, element, listener.line, severity=Severity.WARNING)
 
 
 def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:
@@ -284,6 +333,16 @@ def _call(document: Document, node: CallActivity) -> Iterator[Issue]:
     called = node.called_element
     if not called:
         yield Issue("call activity names no process to call (calledElement)", node.id, node.line)
+        return
+    if node.binding == "version":  # a deployment of the database, not a file validated
+        if node.version is None:
+            return  # the binding itself is refused (`Process.refused`)
+        message = (
+            f"calls version {node.version} of process {called!r} (calledElementBinding "
+            "'version'): `bpmn run` looks it up among the deployments of its database and "
+            "refuses to start if there is no such version"
+        )
+        yield Issue(message, node.id, node.line, severity=Severity.WARNING)
         return
     if references.is_expression(called) or document.workspace is None:
         return

@@ -106,7 +106,9 @@ def check(document: Document, rules: Iterable[Rule], levels: dict[str, str]) -> 
     if document.read_error is not None:
         error = document.read_error
         return [_parse_finding(document.path, error.line, error.message)]
-    if not document.is_bpmn:
+    if document.is_dmn:  # only the rules that read DMN (`executable`: it loads and compiles)
+        rules = [rule for rule in rules if getattr(rule, "checks_dmn", False)]
+    elif not document.is_bpmn:
         message = document.model_error.message if document.model_error else "not a BPMN file"
         return [_parse_finding(document.path, None, message)]
     findings: list[Finding] = []

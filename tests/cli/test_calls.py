@@ -79,3 +79,29 @@ def test_validate_reports_a_called_process_missing_from_the_files_given(bpmn: Bp
     assert "[call]" in alone.stdout
     together = bpmn("validate", CALLER, APPROVAL).stdout
     assert "calledElement" not in together
+
+
+TIMED_CHILD = """<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d2"
+  targetNamespace="t">
+  <process id="child" isExecutable="true">
+    <startEvent id="cs"/>
+    <sequenceFlow id="c1" sourceRef="cs" targetRef="pause"/>
+    <intermediateCatchEvent id="pause">
+      <timerEventDefinition><timeDuration>PT0.05S</timeDuration></timerEventDefinition>
+    </intermediateCatchEvent>
+    <sequenceFlow id="c2" sourceRef="pause" targetRef="ce"/>
+    <endEvent id="ce"/>
+  </process>
+</definitions>"""
+
+
+def test_wait_timers_waits_for_a_timer_in_a_called_instance(bpmn: Bpmn) -> None:
+    child = bpmn.cwd / "timed-child.bpmn"
+    child.write_text(TIMED_CHILD)
+    code, lines = bpmn.json_lines("run", CALLER, str(child), "--wait-timers", "PT1M")
+    assert code == 0, lines
+    assert (lines[-1]["event"], lines[-1]["end_event"]) == ("instance.completed", "pe")
+    fired = [e for e in lines if e["event"] == "timer.fired"]
+    assert [e["element"] for e in fired] == ["pause"]
+    waited = bpmn.json_lines("run", CALLER, str(child))[1][-1]
+    assert waited["waiting_for"][0]["reason"] == "call activity"  # without it, the tree waits

@@ -102,6 +102,23 @@ def test_resume_of_a_finished_instance_changes_nothing(bpmn: Bpmn, tmp_path: Pat
 
 MULTI = str(FIXTURES / "multi-instance-sum.bpmn")
 
+# `bpmn` with its checkpoint writes counted: SIGKILL itself once N history events are in.
+DIE_AFTER_EVENTS = """
+import os, signal, sys
+from bpmn_engine.runtime import checkpoints
+target, written = int(sys.argv[1]), [0]
+real = checkpoints.Checkpoints._write
+def write_then_die(self, step, new):
+    real(self, step, new)
+    written[0] += len(step.events)
+    if written[0] >= target:
+        os.kill(os.getpid(), signal.SIGKILL)
+checkpoints.Checkpoints._write = write_then_die
+from bpmn_engine.cli.main import main
+sys.argv = ["bpmn", *sys.argv[2:]]
+main()
+"""
+
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 @pytest.mark.parametrize("checkpoint", ["step", "wait"])
@@ -117,19 +134,20 @@ def test_sigkill_mid_multi_instance_then_resume_matches_an_uninterrupted_run(
     assert done.returncode == 0, done.stderr
     _, expected = history(reference_db)
 
-    # when: the same run is killed part way through
+    # when: the same run is killed (SIGKILL) once a third of its history is committed; the
+    # process kills itself right after that commit, so the kill lands mid-run however loaded
+    # the machine is (the `wait` policy commits in batches of thousands of events)
     crash_db = tmp_path / "crash.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli", "run", MULTI, "--db", str(crash_db), "--json", *variables],
+    script = tmp_path / "die.py"
+    script.write_text(DIE_AFTER_EVENTS)
+    command = [sys.executable, str(script), str(len(expected) // 3), "run", MULTI]
+    process = subprocess.run(
+        [*command, "--db", str(crash_db), "--json", *variables],
         cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=300,
     )
-    deadline = time.monotonic() + 60
-    while history_rows(crash_db) < len(expected) // 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+    assert process.returncode == -signal.SIGKILL, process.stderr
     instance, partial = history(crash_db)
     assert 0 < len(partial) < len(expected), "the kill must land in the middle of the run"
 

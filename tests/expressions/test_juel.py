@@ -89,7 +89,7 @@ def test_juel_language_without_braces() -> None:
         "${x > 5",  # not JUEL (no closing brace): sandboxed Python, which refuses it
         "${(x > 5}",
         "${foo()}",
-        "${execution.setVariable('x', 1)}",
+        "${execution.setVariable('x')}",  # two arguments, name and value (listeners)
         "${execution.getVariable()}",
         "${_juel_variables}",
         "${_juel_call(x, 'size')}",
@@ -113,8 +113,14 @@ def test_outside_the_subset_fails_at_compile_time(text: str) -> None:
 def test_compile_error_says_what_was_not_understood() -> None:
     with pytest.raises(ExpressionError, match="JUEL: unexpected 'x' at position 3"):
         compile_expression("${a x}")
-    with pytest.raises(ExpressionError, match=r"execution.setVariable\(\) with 2 argument"):
-        compile_expression("${execution.setVariable('x', 1)}")
+    with pytest.raises(ExpressionError, match=r"execution.setVariable\(\) with 3 argument"):
+        compile_expression("${execution.setVariable('x', 1, 2)}")
+
+
+def test_set_variable_compiles_but_changes_variables_only_in_a_listener() -> None:
+    compiled = compile_expression("${execution.setVariable('x', 1)}")
+    with pytest.raises(ExpressionError, match="runs only in a listener"):
+        compiled.evaluate({})
 
 
 @pytest.mark.parametrize(

@@ -28,26 +28,6 @@ def around(element: str, element_id: str = "T") -> str:
 
 
 REFUSED = {
-    "execution listener": (
-        '<task id="T"><extensionElements><camunda:executionListener event="start"'
-        ' class="org.example.Audit"/></extensionElements></task>',
-        "executionListener",
-    ),
-    "task listener": (
-        '<userTask id="T"><extensionElements><camunda:taskListener event="create"'
-        ' class="org.example.Assign"/></extensionElements></userTask>',
-        "taskListener",
-    ),
-    "zeebe execution listeners": (
-        '<task id="T"><extensionElements><zeebe:executionListeners><zeebe:executionListener'
-        ' eventType="start" type="audit"/></zeebe:executionListeners></extensionElements></task>',
-        "executionListeners",
-    ),
-    "spiff pre-script": (
-        f'<task id="T"><extensionElements><spiffworkflow:preScript xmlns:spiffworkflow="{SPIFF_NS}"'
-        ">x = 1</spiffworkflow:preScript></extensionElements></task>",
-        "preScript",
-    ),
     "script resource": (
         '<scriptTask id="T" scriptFormat="python" camunda:resource="classpath://calc.py"/>',
         "script resource 'classpath://calc.py'",
@@ -73,6 +53,55 @@ REFUSED = {
         "dataInputAssociation on intermediateThrowEvent",
     ),
 }
+
+
+# refused until listeners ran (issue 13 item 6): each now runs, a handler called by its name
+NOW_RUN = {
+    "execution listener": (
+        '<task id="T"><extensionElements><camunda:executionListener event="start"'
+        ' class="org.example.Audit"/></extensionElements></task>',
+        "Audit",
+        "start",
+    ),
+    "task listener": (
+        '<userTask id="T"><extensionElements><camunda:taskListener event="create"'
+        ' class="org.example.Assign"/></extensionElements></userTask>',
+        "Assign",
+        "create",
+    ),
+    "zeebe execution listeners": (
+        '<task id="T"><extensionElements><zeebe:executionListeners><zeebe:executionListener'
+        ' eventType="start" type="audit"/></zeebe:executionListeners></extensionElements></task>',
+        "audit",
+        "start",
+    ),
+    "spiff pre-script": (
+        f'<task id="T"><extensionElements><spiffworkflow:preScript xmlns:spiffworkflow="{SPIFF_NS}"'
+        ">ran = 'pre'</spiffworkflow:preScript></extensionElements></task>",
+        None,
+        "pre",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOW_RUN))
+def test_listeners_once_refused_now_run_and_validate_accepts_them(bpmn: Bpmn, case: str) -> None:
+    element, handler_name, ran = NOW_RUN[case]
+    path = bpmn(around(element))
+    called: list[str] = []
+
+    def handler(job: ServiceTaskContext) -> dict:
+        called.append(job.element_id)
+        return {"ran": job.event}
+
+    handlers = {handler_name: handler} if handler_name else {}
+    with Engine(scratch_db(), handlers=handlers) as engine:
+        instance = engine.start(path)
+        instance.run()
+        assert instance.variables == {"ran": ran}
+    assert called == (["T"] if handler_name else [])
+    findings = [f for f in validate([path]).findings if f.rule == "executable"]
+    assert [f for f in findings if f.severity == Severity.ERROR] == []
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))

@@ -689,7 +689,7 @@ def test_a_service_task_without_handler_completes_with_a_warning(bpmn: Bpmn, eng
     ("tag", "attrs", "name"),
     [
         ("sendTask", 'camunda:type="external" camunda:topic="notify"', "notify"),
-        ("businessRuleTask", 'camunda:decisionRef="score"', "score"),
+        ("businessRuleTask", 'camunda:class="com.example.Score"', "Score"),
         ("businessRuleTask", 'camunda:type="external" camunda:topic="score"', "score"),
     ],
 )

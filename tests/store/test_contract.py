@@ -16,7 +16,7 @@ import pytest
 from bpmn_engine.errors import ConcurrentModification, UsageError
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import Receipt, Sent
+from bpmn_engine.records.rows import COMPENSABLE, COMPENSATED, COMPENSATING, Receipt, Sent
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store import SqliteStore, open_store
 from tests.postgresql_server import fresh_url
@@ -85,6 +85,37 @@ def test_an_instance_is_rebuilt_from_its_rows_alone(store: Store) -> None:
     assert store.definition_source(VERSION) == ("contract.bpmn", b"<definitions/>")
 
 
+def test_compensation_records_keep_their_order_state_and_variables(store: Store) -> None:
+    """Compensation lives in scope rows (runtime/events/compensation.py): a store must give
+    back each record's state as the last step left it, its variables, and every id, so a
+    resumed instance compensates the same activities in the same order."""
+    data = new_instance(store)
+    step = Step(data)
+    records = []
+    for element, item in (("book", "Oslo"), ("book", "Rome"), ("pay", None)):
+        record = step.new_scope(element, 1, 1)
+        record.status = COMPENSABLE
+        step.set_value(record.id, "city", item)
+        records.append(record)
+    store.commit(step)
+    step = Step(data)
+    step.touch_scope(records[2]).status = COMPENSATED
+    step.touch_scope(records[1]).status = COMPENSATING
+    run = step.new_scope("process", records[1].id, 1)
+    store.commit(step)
+
+    loaded = store.load("i-1")
+    assert loaded.scopes == data.scopes
+    assert sorted((s.id, s.element, s.status) for s in loaded.scopes.values() if s.parent == 1) == [
+        (2, "book", COMPENSABLE),
+        (3, "book", COMPENSATING),
+        (4, "pay", COMPENSATED),
+    ]
+    assert loaded.scopes[run.id].parent == records[1].id
+    assert loaded.values[records[1].id] == {"city": "Rome"}
+    assert loaded.values[records[2].id] == {"city": None}
+
+
 def test_a_step_on_stale_rows_fails_whole_and_changes_nothing(store: Store) -> None:
     new_instance(store)
     first, second = store.load("i-1"), store.load("i-1")
@@ -144,6 +175,20 @@ def test_a_called_instance_names_its_caller(store: Store) -> None:
     rows = {r["id"]: r for r in store.list_instances()}
     assert (rows["child"]["parent_instance"], rows["child"]["parent_track"]) == ("parent", 1)
     assert rows["parent"]["parent_instance"] is None
+
+
+def test_called_instances_are_listed_in_the_order_they_were_called(store: Store) -> None:
+    """Children called in one instant (a parallel multi-instance call) keep their order."""
+    new_instance(store, "parent")
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    for child in ("c3", "c1", "c2"):
+        data = InstanceData(InstanceHead(child, VERSION, "called"))
+        data.head.parent_instance, data.head.parent_track, data.head.call_depth = "parent", 1, 1
+        step = Step(data)
+        step.at = at.timestamp()  # one millisecond: the same created_at
+        step.set_state(InstanceState.ACTIVE)
+        store.commit(step, new_instance=True)
+    assert store.child_instances("parent") == ["c3", "c1", "c2"]
 
 
 def test_definitions_are_listed_newest_first(store: Store) -> None:
@@ -255,6 +300,17 @@ def test_a_deployment_replaces_the_previous_version(store: Store) -> None:
     assert store.message_start("ping") is None
     assert [d["id"] for d in store.deployments()] == [second]
     assert store.start_timers(first)[0]["status"] == "cancelled"
+
+
+def test_decision_sets_are_kept_and_the_deployed_ones_come_first(store: Store) -> None:
+    assert store.decision_sets() == []
+    assert store.save_decision_set("a" * 64, ["a.dmn"], b"first", deployed=False) is True
+    assert store.save_decision_set("b" * 64, ["b.dmn"], b"second", deployed=False) is True
+    assert store.save_decision_set("a" * 64, ["a.dmn"], b"first", deployed=False) is False
+    assert store.decision_sets() == [("b" * 64, b"second"), ("a" * 64, b"first")]
+    assert store.save_decision_set("a" * 64, ["a.dmn"], b"first", deployed=True) is True
+    assert store.save_decision_set("a" * 64, ["a.dmn"], b"first", deployed=True) is False
+    assert store.decision_sets() == [("a" * 64, b"first"), ("b" * 64, b"second")]
 
 
 def test_work_is_found_in_the_rows(store: Store) -> None:

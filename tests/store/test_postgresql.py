@@ -47,7 +47,8 @@ def pg_columns(url: str) -> dict[str, list[str]]:
         ).fetchall()
     found: dict[str, list[str]] = {}
     for table, column in rows:
-        found.setdefault(table, []).append(column)
+        if column != "rowid":  # stands in for SQLite's implicit row number
+            found.setdefault(table, []).append(column)
     return found
 
 

@@ -31,7 +31,7 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 8
+    assert version_of(path) == SCHEMA_VERSION == 9
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()

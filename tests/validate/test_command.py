@@ -42,9 +42,10 @@ CLEAN = """<?xml version="1.0" encoding="UTF-8"?>
 </bpmn:definitions>
 """
 NONE_EVENT = '<bpmn:intermediateThrowEvent id="Work" name="Work"/>'
-UNSUPPORTED = (  # a compensation catch: valid BPMN the engine cannot run yet: a warning
-    '<bpmn:intermediateCatchEvent id="Work" name="Wait"><bpmn:compensateEventDefinition/>'
-    "</bpmn:intermediateCatchEvent>"
+UNSUPPORTED = (  # a timer throw: valid BPMN the engine cannot run: a warning
+    '<bpmn:intermediateThrowEvent id="Work" name="Wait"><bpmn:timerEventDefinition>'
+    "<bpmn:timeDuration>PT5M</bpmn:timeDuration></bpmn:timerEventDefinition>"
+    "</bpmn:intermediateThrowEvent>"
 )
 SCHEMA_ERROR = '<bpmn:intermediateThrowEvent id="Work" name="Work" colour="red"/>'
 BAD_INPUTS = {

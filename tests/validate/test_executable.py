@@ -54,22 +54,10 @@ def test_a_runnable_process_has_no_finding(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "element", "what"),
     [
-        ('<bpmn:transaction id="X"/>', "X", "transactions"),
         (
             timer("timeDuration", "PT5M").replace("intermediateCatch", "intermediateThrow"),
             "Wait",
             "timer events",
-        ),
-        (
-            '<bpmn:task id="T"/><bpmn:boundaryEvent id="X" attachedToRef="T">'
-            "<bpmn:compensateEventDefinition/></bpmn:boundaryEvent>",
-            "X",
-            "compensate boundary events",
-        ),
-        (
-            '<bpmn:endEvent id="X"><bpmn:compensateEventDefinition/></bpmn:endEvent>',
-            "X",
-            "compensate events",
         ),
     ],
 )
@@ -295,3 +283,64 @@ def test_an_xpath_condition_is_an_error(tmp_path: Path) -> None:
     [finding] = executable_findings(write(tmp_path, body))
     assert finding.element == "F" and "XPath" in finding.message
     assert finding.severity == Severity.ERROR
+
+
+def test_a_multi_instance_call_activity_is_no_finding(tmp_path: Path) -> None:
+    caller = write(
+        tmp_path,
+        '<bpmn:callActivity id="C" calledElement="P_called">'
+        "<bpmn:multiInstanceLoopCharacteristics>"
+        "<bpmn:loopCardinality>3</bpmn:loopCardinality>"
+        "</bpmn:multiInstanceLoopCharacteristics></bpmn:callActivity>",
+        "caller.bpmn",
+    )
+    called = write(tmp_path, '<bpmn:startEvent id="S"/>', "called.bpmn")
+    assert [f for f in executable_findings(caller, called) if f.element == "C"] == []
+
+
+RULE_TASK = (
+    '<bpmn:businessRuleTask id="Decide" name="Decide" '
+    'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" {attrs} />'
+)
+
+
+def dmn_file(folder: Path, entry: str, name: str = "rules.dmn") -> Path:
+    path = folder / name
+    path.write_text(
+        '<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="defs" '
+        'name="Rules" namespace="http://example.com/rules">\n'
+        '<decision id="dish" name="Dish">\n'
+        '<decisionTable id="table"><input id="in"><inputExpression><text>season</text>'
+        '</inputExpression></input><output id="out" name="dish"/>\n'
+        f'<rule id="rule1"><inputEntry id="entry1"><text>{entry}</text></inputEntry>'
+        '<outputEntry><text>"Stew"</text></outputEntry></rule>\n'
+        "</decisionTable></decision></definitions>\n"
+    )
+    return path
+
+
+def test_a_business_rule_task_needs_its_decision_in_a_dmn_file(tmp_path: Path) -> None:
+    diagram = write(tmp_path, RULE_TASK.format(attrs='camunda:decisionRef="dish"'))
+    [alone] = executable_findings(diagram)
+    assert alone.element == "Decide" and alone.severity == Severity.ERROR
+    assert "decides with decision 'dish', which is in none of the DMN files" in alone.message
+    assert executable_findings(diagram, dmn_file(tmp_path, '"Winter"')) == []
+
+
+def test_a_dmn_file_whose_feel_does_not_compile_is_an_error(tmp_path: Path) -> None:
+    diagram = write(tmp_path, RULE_TASK.format(attrs='camunda:decisionRef="dish"'))
+    broken = dmn_file(tmp_path, "&gt; &gt; 3")
+    findings = executable_findings(diagram, broken)
+    [in_dmn] = [f for f in findings if f.file == str(broken)]
+    assert in_dmn.line == 4 and in_dmn.element == "entry1"
+    assert "cannot load this DMN file: FEEL syntax error" in in_dmn.message
+    [in_bpmn] = [f for f in findings if f.file == str(diagram)]  # so the decision is missing
+    assert in_bpmn.element == "Decide"
+
+
+def test_a_folder_of_bpmn_and_dmn_files(tmp_path: Path) -> None:
+    write(tmp_path, RULE_TASK.format(attrs='camunda:decisionRef="Dish"'))
+    dmn_file(tmp_path, "-")
+    report = validate([tmp_path])
+    assert sorted(Path(f).name for f in report.files) == ["diagram.bpmn", "rules.dmn"]
+    assert [f for f in report.findings if f.rule in ("executable", "parse")] == []

@@ -18,10 +18,11 @@ from bpmn_engine.expressions.feel.values import to_engine, to_feel
 Warn = Callable[[str], None]
 
 
-def _run(run: Closure, env: Env, budgeted: bool) -> Any:
+def _run(run: Closure, env: Env, budgeted: bool, raw: bool = False) -> Any:
     token = guards.CURRENT.set(guards.Budget()) if budgeted else None
     try:
-        return to_engine(run(env))
+        value = run(env)
+        return value if raw else to_engine(value)
     except Exception as error:
         raise explain(error) from None
     finally:
@@ -58,6 +59,15 @@ class FeelExpression:
         finally:
             _report(env, self.source, warn)
 
+    def value(self, scope: dict[str, Any], warnings: list[str]) -> Any:
+        """The FEEL value (not an engine variable) over FEEL values in `scope`, for DMN: the
+        caller holds the work budget (one for a whole decision), the warnings go to its list."""
+        env = Env(scope, None)
+        try:
+            return _run(self.run, env, False, raw=True)
+        finally:
+            warnings.extend(f"FEEL {self.source!r}: {m}; the result is null" for m in env.warnings)
+
 
 @dataclass(frozen=True)
 class UnaryTests:
@@ -74,6 +84,15 @@ class UnaryTests:
             return _run(self.run, env, True) is True
         finally:
             _report(env, self.source, warn)
+
+    def test(self, value: Any, scope: dict[str, Any], warnings: list[str]) -> bool:
+        """Whether the FEEL value `value` passes, over FEEL values in `scope` (DMN: the caller
+        holds the work budget, the warnings go to its list)."""
+        env = Env({INPUT: value}, Env(scope, None))
+        try:
+            return _run(self.run, env, False, raw=True) is True
+        finally:
+            warnings.extend(f"FEEL {self.source!r}: {m}; the result is null" for m in env.warnings)
 
 
 def _body(text: str) -> str:

@@ -22,12 +22,14 @@ from bpmn_engine.runtime.behaviours.gateways import (
 )
 from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
 from bpmn_engine.runtime.behaviours.tasks import (
+    BusinessRuleTaskBehaviour,
     PassThroughTaskBehaviour,
     ReceiveTaskBehaviour,
     ScriptTaskBehaviour,
     ServiceTaskBehaviour,
     UserTaskBehaviour,
 )
+from bpmn_engine.runtime.behaviours.transactions import TransactionBehaviour
 
 _service = ServiceTaskBehaviour()
 _subprocess = SubProcessBehaviour()
@@ -40,7 +42,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "scriptTask": ScriptTaskBehaviour(),
     "serviceTask": _service,
     "sendTask": _service,
-    "businessRuleTask": _service,
+    "businessRuleTask": BusinessRuleTaskBehaviour(),
     "receiveTask": ReceiveTaskBehaviour(),
     # gateways
     "exclusiveGateway": ExclusiveGatewayBehaviour(),
@@ -56,7 +58,7 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     "boundaryEvent": BoundaryEventBehaviour(),
     # containers
     "subProcess": _subprocess,
-    "transaction": _subprocess,
+    "transaction": TransactionBehaviour(),
     "adHocSubProcess": AdHocSubProcessBehaviour(),
     "callActivity": CallActivityBehaviour(),
 }

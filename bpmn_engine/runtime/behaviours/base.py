@@ -21,8 +21,11 @@ from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime import data_associations
 from bpmn_engine.runtime.behaviours.multi_instance import instance_completed, start_body
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.kinds import KINDS
 from bpmn_engine.runtime.events.trigger import deliver_buffered
+
+SEARCHED = ("error", "escalation", "cancel", "compensate")  # boundary kinds never armed
 
 
 class FlowNodeBehaviour:
@@ -34,10 +37,12 @@ class FlowNodeBehaviour:
         self.complete(ctx)
 
     def complete(self, ctx: StepContext) -> None:
+        flows = ctx.chosen_flows() or self.outgoing(ctx)  # before the end listeners (Camunda)
         ctx.completed()
-        ctx.leave(ctx.chosen_flows() or self.outgoing(ctx))
+        ctx.leave(flows)
 
     def terminate(self, ctx: StepContext) -> None:
+        ctx.engine.listen(ctx, "cancel", ctx.node)  # Camunda 7's end listeners run here too
         ctx.emit("element.terminated")
 
     def inner_left(self, ctx: StepContext, inner: StepContext) -> None:
@@ -94,7 +99,9 @@ class ActivityBehaviour(FlowNodeBehaviour):
             deliver_buffered(ctx, subscriptions)  # a message that came before the activity
 
     def complete(self, ctx: StepContext) -> None:
-        """An inner instance of a loop or multi-instance completes into its body."""
+        """An inner instance of a loop or multi-instance completes into its body. What a
+        later compensation may undo is recorded first (`events/compensation.py`)."""
+        compensation.record(ctx)
         if ctx.body_of(ctx.track) is not None:
             instance_completed(ctx, self)
             return
@@ -110,7 +117,8 @@ class ActivityBehaviour(FlowNodeBehaviour):
             boundary = ctx.scope_model.nodes[boundary_id]
             definitions = getattr(boundary, "definitions", ())
             kinds = ", ".join(d.kind for d in definitions) or "none"
-            searched = [d for d in definitions if d.kind in ("error", "escalation")]
+            # errors, escalations, cancels and compensations are looked for by their thrower
+            searched = [d for d in definitions if d.kind in SEARCHED]
             waited = [d for d in definitions if d.kind in KINDS and d.kind != "link"]
             if definitions and len(searched) + len(waited) == len(definitions):
                 # thrown errors and escalations look for their catchers (events/errors.py);
@@ -128,6 +136,8 @@ class ActivityBehaviour(FlowNodeBehaviour):
         data inputs and properties give it (`data_associations.py`)."""
         node = ctx.node
         assert isinstance(node, Activity)
+        if ctx.start_inputs is not None and ctx.start_inputs[0] == node.id:
+            return dict(ctx.start_inputs[1])  # computed before the start listeners ran
         mapped = ctx.mapped(node.io.inputs, {}) if node.io is not None and node.io.inputs else {}
         if node.data is None:
             return mapped

@@ -18,6 +18,7 @@ from bpmn_engine.errors import BpmnEngineError
 from bpmn_engine.model import CallActivity, Expression
 from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
+from bpmn_engine.runtime.behaviours.multi_instance import loop_variables
 from bpmn_engine.runtime.context import Incident, StepContext
 
 WAIT = "call activity"
@@ -36,7 +37,9 @@ class CallActivityBehaviour(ActivityBehaviour):
                 node.id,
             )
         try:
-            definitions = ctx.engine.callable_definitions(process_id, ctx.definitions)
+            definitions = ctx.engine.callable_definitions(
+                process_id, ctx.definitions, node.binding, node.version
+            )
         except BpmnEngineError as error:
             raise Incident(str(error), node.id) from None
         ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
@@ -108,7 +111,11 @@ class CallActivityBehaviour(ActivityBehaviour):
         """The child completed: its variables come back and the track leaves."""
         node = ctx.node
         assert isinstance(node, CallActivity)
-        ctx.set_variables(self.returned_variables(ctx, node, child))
+        returned = self.returned_variables(ctx, node, child)
+        if ctx.body_of(ctx.track) is not None:  # an inner instance of a loop: its counters
+            kept = loop_variables(node)  # are the body's, not the child's copy
+            returned = {k: v for k, v in returned.items() if k not in kept}
+        ctx.set_variables(returned)
         self.complete(ctx)
 
     def terminate(self, ctx: StepContext) -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 from bpmn_engine.model import Event
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Subscription, Timer
+from bpmn_engine.runtime.behaviours import transactions
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
@@ -42,10 +44,11 @@ class NoneEventBehaviour(FlowNodeBehaviour):
 
 class ThrowEventBehaviour(FlowNodeBehaviour):
     """Intermediate throw events: none, link (jump to the catch of that name), signal
-    (broadcast once the step is committed) and escalation."""
+    (broadcast once the step is committed), escalation and compensation (it waits for the
+    handlers, whose end calls `complete` again: `events/compensation.py`)."""
 
     def arrive(self, ctx: StepContext) -> None:
-        refuse_definitions(ctx, ("link", "signal", "escalation", "message"))
+        refuse_definitions(ctx, ("link", "signal", "escalation", "message", "compensate"))
         node = ctx.node
         assert isinstance(node, Event)
         ctx.activated()
@@ -60,7 +63,13 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
                 throw_escalation(ctx, code_of(ctx, definition.ref, "escalation"))
                 if not ctx.track.live or ctx.track.element != node.id:
                     return  # an interrupting catcher ended the thrower's scope
+            elif definition.kind == "compensate" and compensation.throw(ctx, definition):
+                return  # waits for the handlers
         self.complete(ctx)
+
+    def complete(self, ctx: StepContext) -> None:
+        if not compensation.resume(ctx):
+            super().complete(ctx)
 
 
 def code_of(ctx: StepContext, ref: str | None, kind: str) -> str:
@@ -76,11 +85,29 @@ class EndEventBehaviour(FlowNodeBehaviour):
     """
 
     def arrive(self, ctx: StepContext) -> None:
-        refuse_definitions(ctx, ("terminate", "error", "escalation", "signal", "message"))
+        refuse_definitions(
+            ctx, ("terminate", "error", "escalation", "signal", "message", "compensate", "cancel")
+        )
         ctx.activated()
-        ctx.completed()
         node = ctx.node
         assert isinstance(node, Event)
+        if "cancel" in node.definition_kinds:
+            transactions.cancel(ctx)
+            return
+        for definition in node.definitions:
+            if definition.kind == "compensate" and compensation.throw(ctx, definition):
+                return  # waits for the handlers; `complete` goes on
+        self.complete(ctx)
+
+    def complete(self, ctx: StepContext) -> None:
+        if compensation.resume(ctx):
+            return
+        node = ctx.node
+        assert isinstance(node, Event)
+        if "cancel" in node.definition_kinds:
+            transactions.leave_cancelled(ctx)
+            return
+        ctx.completed()
         for definition in node.definitions:
             if definition.kind == "error":
                 # the token ends here without completing its scope: the error decides

@@ -48,6 +48,16 @@ def counter_names(spec: MultiInstance) -> tuple[str, ...]:
     return camunda + zeebe
 
 
+def loop_variables(node: Activity) -> frozenset[str]:
+    """The variables the body keeps for itself (`loopCounter` and the counters): a called
+    child's copy of them, stale by the time it completes, never comes back over them."""
+    spec = node.loop_characteristics
+    names = {"loopCounter"}
+    if isinstance(spec, MultiInstance):
+        names.update(counter_names(spec))
+    return frozenset(names)
+
+
 def first_counter(spec: MultiInstance) -> int:
     """Camunda 7 (like Activiti and Flowable) counts `loopCounter` from 0; Zeebe and the
     BPMN spec's instance attributes from 1."""

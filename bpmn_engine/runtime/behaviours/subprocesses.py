@@ -9,7 +9,9 @@ from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses as event_subprocesses
 
-ARMED_TRIGGERS = frozenset({"error", "escalation", "timer", "message", "signal", "conditional"})
+ARMED_TRIGGERS = frozenset(
+    {"error", "escalation", "timer", "message", "signal", "conditional", "compensate"}
+)
 
 
 def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
@@ -27,7 +29,7 @@ def unarmed_event_subprocesses(scope: FlowScope) -> list[tuple[str, str]]:
         if not kinds <= ARMED_TRIGGERS:
             message = (
                 f"event subprocess {inner.id!r} ({', '.join(sorted(kinds))}) is not armed: "
-                "compensation event subprocesses are not supported yet"
+                "event subprocesses started this way are not supported yet"
             )
             found.append((inner.id, message))
     return found
@@ -39,9 +41,11 @@ def warn_unarmed_event_subprocesses(ctx: StepContext, scope: FlowScope) -> None:
 
 
 class SubProcessBehaviour(ActivityBehaviour):
+    kinds: tuple[str, ...] = ("subProcess",)  # what this class runs of `SUB_PROCESSES`
+
     def arrive(self, ctx: StepContext) -> None:
         node = ctx.node
-        if node.kind != "subProcess":
+        if node.kind not in self.kinds:
             raise Incident(f"{node.kind} (line {node.line}) is not supported yet", node.id)
         super().arrive(ctx)
 

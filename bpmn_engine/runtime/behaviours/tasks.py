@@ -1,13 +1,18 @@
-"""Tasks: pass-through, user (waits), script (sandboxed), service/send/business rule (handlers)."""
+"""Tasks: pass-through, user (waits), script (sandboxed), service/send (handlers), business
+rule (a DMN decision, else handlers)."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
+from bpmn_engine.errors import BpmnEngineError
+from bpmn_engine.expressions import script_is_expression
 from bpmn_engine.model import Expression, Task
+from bpmn_engine.runtime import listeners
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.decisions import mapped
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.handlers import ServiceTaskContext
@@ -21,6 +26,7 @@ class UserTaskBehaviour(ActivityBehaviour):
     def execute(self, ctx: StepContext) -> None:
         task = ctx.step.new_task(ctx.track, ctx.node.name, self.inputs(ctx))
         ctx.wait("user task", task=task.id, name=ctx.node.name)
+        listeners.run(ctx, ctx.node.listeners, "create", ctx.node.id, task.inputs)
 
     def complete_with(self, ctx: StepContext, variables: dict[str, Any]) -> None:
         """A person (or an answers file) completed the task with these variables."""
@@ -28,13 +34,16 @@ class UserTaskBehaviour(ActivityBehaviour):
             t for t in ctx.data.tasks.values() if t.track == ctx.track.id and t.status == "waiting"
         )
         ctx.step.touch_task(task).status = "completed"
-        self.finish_with(ctx, dict(variables), task.inputs)
+        extra = {**task.inputs, **variables}  # what the person entered, seen by the listeners
+        written = listeners.run(ctx, ctx.node.listeners, "complete", ctx.node.id, extra)
+        self.finish_with(ctx, {**variables, **written}, task.inputs)
         self.complete(ctx)
 
     def terminate(self, ctx: StepContext) -> None:
-        for task in ctx.data.tasks.values():
+        for task in list(ctx.data.tasks.values()):
             if task.track == ctx.track.id and task.status == "waiting":
                 ctx.step.touch_task(task).status = "cancelled"
+                listeners.run(ctx, ctx.node.listeners, "delete", ctx.node.id, task.inputs)
         super().terminate(ctx)
 
 
@@ -55,11 +64,13 @@ class ScriptTaskBehaviour(ActivityBehaviour):
         if not node.script:
             ctx.warn("script task has no script: nothing to run")
             results: dict[str, Any] = {}
-        elif node.result_variable:
+        elif script_is_expression(node.script_format, node.result_variable):
             expression = Expression(node.script, node.script_format, node.line)
             results = {node.result_variable: ctx.evaluate(expression, inputs, "the script")}
         else:
-            results = ctx.run_script(node.script, node.script_format, inputs)
+            results = ctx.run_script(
+                node.script, node.script_format, inputs, result_variable=node.result_variable
+            )
         self.finish_with(ctx, results, inputs)
         self.complete(ctx)
 
@@ -107,4 +118,43 @@ class ServiceTaskBehaviour(ActivityBehaviour):
                 ctx.node.id,
             )
         self.finish_with(ctx, result or {}, self.inputs(ctx))
+        self.complete(ctx)
+
+
+class BusinessRuleTaskBehaviour(ServiceTaskBehaviour):
+    """Evaluates its DMN decision in the step (`runtime/decisions.py`) and sets the result
+    variable; one without a decision (`camunda:class`, an external topic, a Zeebe job type)
+    calls handlers as a service task does. A decision that fails is an incident."""
+
+    def execute(self, ctx: StepContext) -> None:
+        node = ctx.node
+        assert isinstance(node, Task)
+        call = node.decision
+        if call is None:
+            super().execute(ctx)
+            return
+        decisions = ctx.engine.decisions.find(call.decision)
+        if decisions is None:
+            raise Incident(
+                f"decision {call.decision!r} is in none of the DMN files given and not in the "
+                "store",
+                node.id,
+            )
+        inputs = self.inputs(ctx)
+        try:
+            result = decisions.evaluate(call.decision, ctx.variables(inputs))
+            for warning in result.warnings:
+                ctx.warn(warning)
+            if result.error is not None:
+                raise Incident(f"decision {call.decision!r} failed: {result.error}", node.id)
+            value = mapped(call, result)
+        except BpmnEngineError as error:
+            raise Incident(f"decision {call.decision!r}: {error}", node.id) from None
+        ctx.emit("decision.evaluated", decision=result.id, name=result.decision, value=value)
+        if call.result_variable:
+            results = {call.result_variable: value}
+        else:
+            ctx.warn("the business rule task has no resultVariable: its result is not kept")
+            results = {}
+        self.finish_with(ctx, results, inputs)
         self.complete(ctx)

@@ -101,6 +101,7 @@ def deploy(engine: Engine, definitions: Definitions) -> list[Deployment]:
     plans = []
     for process in processes:  # everything is checked before anything is recorded
         check_process(definitions, process, engine.trust_scripts)
+        engine.check_decisions(definitions, process)
         plans.append((process, *_triggers(definitions, process, now)))
     engine.deploy(definitions)
     deployments = []

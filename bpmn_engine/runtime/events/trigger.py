@@ -39,10 +39,12 @@ def trigger(ctx: StepContext, element: str, **data: Any) -> None:
         ctx.completed()
         flow = next(f for f in ctx.scope_model.outgoing(gateway) if f.target == element)
         ctx.step.emit("flow.taken", gateway.id, track.id, flow=flow.id, target=element)
+        ctx.engine.listen(ctx, "take", flow)
         ctx.step.touch_track(track)
         track.element, track.via = element, flow.id
         ctx = ctx.for_track(track)
         ctx.emit("element.activated", type=event.kind, name=event.name)
+        ctx.engine.listen(ctx, "start", event)
     ctx.behaviour(event).complete(ctx)
 
 

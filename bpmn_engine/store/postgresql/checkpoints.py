@@ -8,14 +8,13 @@ back to `ConcurrentModification`, as on SQLite.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from psycopg import errors
 
 from bpmn_engine.errors import ConcurrentModification
 from bpmn_engine.records.data import Step
 from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
 from bpmn_engine.store.postgresql.messages import lock_messages
+from bpmn_engine.store.postgresql.schema import ROWID, schema
 from bpmn_engine.store.sqlite.checkpoints import CheckpointRows
 from bpmn_engine.store.sqlite.connection import dumps
 
@@ -27,21 +26,18 @@ CONFLICTS = (errors.IntegrityError, errors.DeadlockDetected, errors.Serializatio
 class PgCheckpointRows(PostgresConnection, CheckpointRows):
     """Definitions by content hash; instances as rows; steps committed with compare-and-set."""
 
-    def save_definition(self, version: str, path: str, source: bytes) -> None:
-        """Saved with a microsecond time: `definition_versions` orders by it (no rowid here)."""
-        created = datetime.now(UTC).isoformat(timespec="microseconds")
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO definitions (version, path, source, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                (version, path, source, created),
-            )
-
-    def definition_versions(self) -> list[str]:
-        rows = self.conn.execute(
-            "SELECT version FROM definitions ORDER BY created_at DESC, ctid DESC"
-        )
-        return [r[0] for r in rows]
+    def snapshot(self, instance_id: str, *, with_history: bool = True) -> dict[str, list[tuple]]:
+        """As on SQLite: the rows as the SQLite schema has them (not the `rowid` column that
+        stands in for SQLite's implicit one, which `SELECT *` does not show there)."""
+        tables = self._INSTANCE_TABLES if with_history else self._INSTANCE_TABLES[:-1]
+        described = schema().tables
+        rows: dict[str, list[tuple]] = {}
+        for table, key in (("instances", "id"), *((t, "instance") for t in tables)):
+            columns = ", ".join(f'"{c.name}"' for c in described[table].columns if c.name != ROWID)
+            rows[table] = self.conn.execute(
+                f"SELECT {columns} FROM {table} WHERE {key} = ?", (instance_id,)
+            ).fetchall()
+        return rows
 
     def commit(self, step: Step, *, new_instance: bool = False) -> None:
         try:

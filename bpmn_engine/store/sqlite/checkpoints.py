@@ -63,7 +63,7 @@ class CheckpointRows(SqliteConnection):
     def child_instances(self, instance_id: str) -> list[str]:
         """The instances this one called (call activities), oldest first."""
         rows = self.conn.execute(
-            "SELECT id FROM instances WHERE parent_instance = ? ORDER BY created_at, id",
+            "SELECT id FROM instances WHERE parent_instance = ? ORDER BY created_at, rowid",
             (instance_id,),
         )
         return [r[0] for r in rows]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
-from bpmn_engine.store.sqlite.connection import SqliteConnection, instant
+from bpmn_engine.store.sqlite.connection import SqliteConnection, instant, now_text
 
 
 class DeploymentRows(SqliteConnection):
@@ -128,3 +129,37 @@ class DeploymentRows(SqliteConnection):
             (name,),
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
+
+    # --- DMN decisions (business rule tasks) ----------------------------------------------
+    def save_decision_set(
+        self, version: str, paths: list[str], source: bytes, *, deployed: bool
+    ) -> bool:
+        """Keep a set of DMN files (by the hash of their contents); `deployed` marks it
+        deployed now. True when it is new, or newly deployed."""
+        now = now_text()
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT deployed_at FROM decision_sets WHERE version = ?", (version,)
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO decision_sets (version, paths, source, saved_at, deployed_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (version, json.dumps(paths), source, now, now if deployed else None),
+                )
+                return True
+            if deployed and row[0] is None:
+                conn.execute(
+                    "UPDATE decision_sets SET deployed_at = ? WHERE version = ?", (now, version)
+                )
+                return True
+        return False
+
+    def decision_sets(self) -> list[tuple[str, bytes]]:
+        """(version, source) of every set kept: the deployed ones first, newest first, then
+        the others, newest first (where a business rule task looks for its decision)."""
+        rows = self.conn.execute(
+            "SELECT version, source FROM decision_sets "
+            "ORDER BY deployed_at IS NULL, deployed_at DESC, saved_at DESC, rowid DESC"
+        ).fetchall()
+        return [(row[0], bytes(row[1])) for row in rows]

@@ -83,31 +83,56 @@ class UndoRows(SqliteConnection):
     def rewind(self, instance_id: str, steps: int) -> None:
         """Put the instance's rows back as they were before its last `steps` steps, in one
         transaction, or change nothing and say why."""
+        self.rewind_together([(instance_id, steps)])
+
+    def rewind_together(self, rewinds: list[tuple[str, int]]) -> None:
+        """Rewind several instances (a parent and the children its steps talked to), in this
+        order and in one transaction, or change nothing and say why. A receiver goes first:
+        its receipt gone, the sender's row is withdrawn when the sender goes back. A reply
+        between a parent and a child whose receipt goes back while its sender's step stays is
+        refused: the row, delivered, would never be delivered again."""
         with self.transaction() as conn:
-            chain = self._chain(conn, instance_id, steps)
-            if steps < 1 or len(chain) < steps:
-                raise UsageError(
-                    f"instance {instance_id}: can go back at most {len(chain)} steps"
-                    + ("" if chain else " (only steps taken by `bpmn step` are recorded)")
-                )
-            (current,) = conn.execute(
-                "SELECT version FROM instances WHERE id = ?", (instance_id,)
-            ).fetchone()
-            for row_id, _, record in chain:
-                self._undo(conn, instance_id, json.loads(record))
-                conn.execute("DELETE FROM undo WHERE id = ?", (row_id,))
-            head = json.loads(chain[-1][2])["head"]
-            version = current + 1  # a copy loaded before the rewind can no longer commit
-            conn.execute(
-                "UPDATE instances SET "
-                + ", ".join(f"{name} = ?" for name in HEAD_FIELDS)
-                + ", version = ? WHERE id = ?",
-                (*(head[name] for name in HEAD_FIELDS), version, instance_id),
+            loose: dict[int, str] = {}  # parent/child rows whose receipt went back
+            for instance_id, steps in rewinds:
+                self._rewind(conn, instance_id, steps, loose)
+            for outbox_id, receiver in loose.items():
+                row = conn.execute(
+                    "SELECT kind, source FROM outbox WHERE id = ?", (outbox_id,)
+                ).fetchone()
+                if row is not None:
+                    raise UsageError(
+                        f"instance {receiver} cannot go back past the step that received "
+                        f"the {row[0]} of instance {row[1]} alone: that {row[0]} would never "
+                        f"come again; go back in instance {row[1]} too (step it from its root)"
+                    )
+
+    def _rewind(
+        self, conn: sqlite3.Connection, instance_id: str, steps: int, loose: dict[int, str]
+    ) -> None:
+        chain = self._chain(conn, instance_id, steps)
+        if steps < 1 or len(chain) < steps:
+            raise UsageError(
+                f"instance {instance_id}: can go back at most {len(chain)} steps"
+                + ("" if chain else " (only steps taken by `bpmn step` are recorded)")
             )
-            conn.execute(  # the step now latest continues the chain at the new version
-                "UPDATE undo SET version_after = ? WHERE instance = ? AND version_after = ?",
-                (version, instance_id, chain[-1][1]),
-            )
+        (current,) = conn.execute(
+            "SELECT version FROM instances WHERE id = ?", (instance_id,)
+        ).fetchone()
+        for row_id, _, record in chain:
+            self._undo(conn, instance_id, json.loads(record), loose)
+            conn.execute("DELETE FROM undo WHERE id = ?", (row_id,))
+        head = json.loads(chain[-1][2])["head"]
+        version = current + 1  # a copy loaded before the rewind can no longer commit
+        conn.execute(
+            "UPDATE instances SET "
+            + ", ".join(f"{name} = ?" for name in HEAD_FIELDS)
+            + ", version = ? WHERE id = ?",
+            (*(head[name] for name in HEAD_FIELDS), version, instance_id),
+        )
+        conn.execute(  # the step now latest continues the chain at the new version
+            "UPDATE undo SET version_after = ? WHERE instance = ? AND version_after = ?",
+            (version, instance_id, chain[-1][1]),
+        )
 
     def _chain(
         self, conn: sqlite3.Connection, instance_id: str, limit: int | None
@@ -128,7 +153,13 @@ class UndoRows(SqliteConnection):
             expected = before
         return chain
 
-    def _undo(self, conn: sqlite3.Connection, instance: str, record: dict[str, Any]) -> None:
+    def _undo(
+        self,
+        conn: sqlite3.Connection,
+        instance: str,
+        record: dict[str, Any],
+        loose: dict[int, str],
+    ) -> None:
         for outbox_id in record["outbox"]:  # withdrawn, unless someone received it
             message = f"outbox-{outbox_id}"
             receivers = {  # "instance/subscription", or "start/process/element"
@@ -144,6 +175,13 @@ class UndoRows(SqliteConnection):
                     (message,),
                 )
             )
+            kind = conn.execute("SELECT kind FROM outbox WHERE id = ?", (outbox_id,)).fetchone()
+            if receivers and kind is not None and kind[0] == "call":
+                raise UsageError(
+                    f"cannot go back past the step that called instance "
+                    f"{', '.join(sorted(receivers))}: a called instance is not un-started "
+                    "(its opening step is not in the undo log)"
+                )
             if receivers:
                 raise UsageError(
                     "cannot go back past a step that sent a message or signal instance "
@@ -176,6 +214,10 @@ class UndoRows(SqliteConnection):
             "DELETE FROM history WHERE instance = ? AND seq = ?",
             [(instance, seq) for seq in record["events"]],
         )
+        for outbox_id, _receiver in record["deliveries"]:
+            kind = conn.execute("SELECT kind FROM outbox WHERE id = ?", (outbox_id,)).fetchone()
+            if kind is not None and kind[0] not in ("message", "signal"):
+                loose[outbox_id] = instance  # a parent/child row: its sender must go back too
         conn.executemany(
             "DELETE FROM outbox_deliveries WHERE outbox = ? AND receiver = ?",
             [tuple(d) for d in record["deliveries"]],

@@ -1,0 +1,369 @@
+"""`Decisions`: DMN files loaded together, their references checked, ready to evaluate.
+
+`load(*paths)` reads every file (`reader.py`), resolves imports and references between them
+(an href to nothing, an import of a namespace no file has, a decision that requires itself
+are load errors), and `evaluate(name_or_id, inputs)` evaluates one decision or decision
+service (`evaluate.py`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bpmn_engine.dmn.evaluate import Evaluation, Graph, Ref
+from bpmn_engine.dmn.model import (
+    Context,
+    DecisionService,
+    DecisionTable,
+    DmnDefinitions,
+    Expr,
+    Filter,
+    FunctionDef,
+    Invocation,
+    Iteration,
+    ListExpr,
+    Relation,
+    TypeRef,
+    Where,
+)
+from bpmn_engine.dmn.reader import Source, compile_sources, read_files
+from bpmn_engine.dmn.types import known
+from bpmn_engine.errors import ExpressionError, LoadError, UsageError
+from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.feel.values import (
+    FeelError,
+    Function,
+    Range,
+    text,
+    to_engine,
+    to_feel,
+)
+
+
+@dataclass(frozen=True)
+class DecisionResult:
+    """A decision's value (FEEL values as Python: Decimal, str, bool, None, date, datetime,
+    time, timedelta, YearsMonths, list, dict), the warnings of its evaluation, and `error`:
+    why it is None when its evaluation failed. `entries` are the matched rules' outputs by
+    output name (a decision table), else one entry {decision name: value}: what Camunda's
+    `mapDecisionResult` maps."""
+
+    decision: str
+    id: str
+    value: Any
+    warnings: tuple[str, ...] = ()
+    error: str | None = None
+    entries: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON: numbers integral are ints, others floats; temporal values and durations
+        their FEEL text (`"2026-12-01"`, `"P1Y2M"`); ranges and functions their FEEL text."""
+        return {
+            "decision": self.decision,
+            "id": self.id,
+            "value": plain(self.value),
+            "entries": [plain(entry) for entry in self.entries],
+            "warnings": list(self.warnings),
+            "error": self.error,
+        }
+
+
+def plain(value: Any) -> Any:
+    """A FEEL value as JSON (what a process variable holds, see docs/feel.md)."""
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, Range | Function):
+        return text(value)
+    try:
+        return to_engine(value)
+    except ExpressionError:  # a number beyond a float
+        return text(value)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A decision or decision service `find` returned."""
+
+    ref: Ref
+    name: str
+    kind: str  # "decision" or "decisionService"
+    where: Where
+
+
+class Decisions:
+    """Decisions and decision services of one or more DMN files."""
+
+    def __init__(self, definitions: list[DmnDefinitions], sources: list[Source]) -> None:
+        self.definitions = definitions
+        self.sources = sources
+        graph = Graph({}, {}, {}, {}, {}, {}, {})
+        owner: dict[Ref, str] = {}  # which file defines each element: an id defined twice
+        for d in definitions:
+            ns = d.namespace
+            for table in (d.decisions, d.bkms, d.services, d.inputs):
+                for element_id, element in table.items():
+                    if (ns, element_id) in owner:
+                        raise _error(
+                            element.where,
+                            f"the id is defined in {owner[ns, element_id]} too, in the same "
+                            f"namespace {ns!r}: give each DMN file its own namespace",
+                        )
+                    owner[ns, element_id] = d.path
+            graph.decisions.update({(ns, k): v for k, v in d.decisions.items()})
+            graph.bkms.update({(ns, k): v for k, v in d.bkms.items()})
+            graph.services.update({(ns, k): v for k, v in d.services.items()})
+            graph.inputs.update({(ns, k): v for k, v in d.inputs.items()})
+            graph.items.update({(ns, k): v for k, v in d.items.items()})
+            graph.imports.setdefault(ns, {}).update({i.name: i.namespace for i in d.imports})
+            graph.aliases.update(d.aliases)
+        self.graph = graph
+        self._check()
+
+    @property
+    def paths(self) -> list[str]:
+        return [d.path for d in self.definitions]
+
+    def bundle(self) -> bytes:
+        """The files as one byte string (to keep in a store): `load_bundle` reads it back."""
+        files = [
+            {"path": path, "source": base64.b64encode(source).decode("ascii")}
+            for path, source in self.sources
+        ]
+        return json.dumps({"dmn": files}, sort_keys=True).encode("utf-8")
+
+    @property
+    def version(self) -> str:
+        """The SHA-256 of the files' contents, as a BPMN file's version is."""
+        return hashlib.sha256(self.bundle()).hexdigest()
+
+    # --- checks at load ---------------------------------------------------------------------
+    def _check(self) -> None:
+        graph = self.graph
+        namespaces = {d.namespace for d in self.definitions}
+        for d in self.definitions:
+            for imported in d.imports:
+                if imported.namespace not in namespaces:
+                    raise _error(
+                        imported.where,
+                        f"imports namespace {imported.namespace!r}, which none of the DMN "
+                        "files given has (give the imported file too)",
+                    )
+        for decision in graph.decisions.values():
+            home = decision.namespace
+            self._refs(
+                decision.where, home, decision.requires.decisions, graph.decisions, "decision"
+            )
+            self._refs(decision.where, home, decision.requires.inputs, graph.inputs, "input data")
+            self._knowledge(decision.where, home, decision.requires.knowledge)
+            self._types(decision.where, decision.type_ref)
+            self._expression_types(decision.logic)
+        for bkm in graph.bkms.values():
+            self._knowledge(bkm.where, bkm.namespace, bkm.requires.knowledge)
+            self._expression_types(bkm.logic)
+        for service in graph.services.values():
+            for refs in (service.outputs, service.encapsulated, service.input_decisions):
+                self._refs(service.where, service.namespace, refs, graph.decisions, "decision")
+            self._refs(
+                service.where, service.namespace, service.input_data, graph.inputs, "input data"
+            )
+        for data in graph.inputs.values():
+            self._types(data.where, data.type_ref)
+        for item in graph.items.values():
+            self._types(item.where, item.type_ref)
+        self._no_cycles()
+
+    def _refs(
+        self, where: Where, home: str, refs: Iterable[Ref], table: Mapping[Ref, Any], what: str
+    ) -> None:
+        for ref in refs:
+            if ref not in table:
+                raise _error(where, f"requires {what} {_href(ref, home)}, which is not defined")
+
+    def _knowledge(self, where: Where, home: str, refs: Iterable[Ref]) -> None:
+        for ref in refs:
+            if ref not in self.graph.bkms and ref not in self.graph.services:
+                raise _error(
+                    where,
+                    f"requires knowledge {_href(ref, home)}, which is not a BKM or decision "
+                    "service",
+                )
+
+    def _types(self, where: Where, type_ref: TypeRef | None) -> None:
+        if type_ref is not None and not known(type_ref, self.graph.item):
+            raise _error(
+                where, f"unknown type {type_ref.name!r} (not a FEEL type or item definition)"
+            )
+
+    def _expression_types(self, expression: Expr | None) -> None:
+        """Every typeRef inside a boxed expression names a known type."""
+        if expression is None:
+            return
+        self._types(expression.where, expression.type_ref)
+        if isinstance(expression, Context):
+            for entry in expression.entries:
+                self._types(expression.where, entry.type_ref)
+                self._expression_types(entry.value)
+        elif isinstance(expression, ListExpr):
+            for item in expression.items:
+                self._expression_types(item)
+        elif isinstance(expression, Relation):
+            for row in expression.rows:
+                for cell in row:
+                    self._expression_types(cell)
+        elif isinstance(expression, Invocation):
+            for _, value in expression.bindings:
+                self._expression_types(value)
+        elif isinstance(expression, Filter):
+            self._expression_types(expression.source)
+            self._expression_types(expression.match)
+        elif isinstance(expression, Iteration):
+            self._expression_types(expression.source)
+            self._expression_types(expression.body)
+        elif isinstance(expression, FunctionDef):
+            for _, type_ref in expression.parameters:
+                self._types(expression.where, type_ref)
+            self._expression_types(expression.body)
+        elif isinstance(expression, DecisionTable):
+            for clause in expression.inputs:
+                self._types(clause.where, clause.type_ref)
+            for output in expression.outputs:
+                self._types(output.where, output.type_ref)
+
+    def _no_cycles(self) -> None:
+        state: dict[Ref, int] = {}
+        for start in self.graph.decisions:
+            stack: list[tuple[Ref, int]] = [(start, 0)]
+            while stack:
+                ref, index = stack.pop()
+                if index == 0:
+                    if state.get(ref) == 2:
+                        continue
+                    state[ref] = 1
+                required = self.graph.decisions[ref].requires.decisions
+                if index < len(required):
+                    stack.append((ref, index + 1))
+                    nxt = required[index]
+                    if state.get(nxt) == 1:
+                        decision = self.graph.decisions[nxt]
+                        raise _error(decision.where, "the decision requires itself (a cycle)")
+                    if state.get(nxt) != 2:
+                        stack.append((nxt, 0))
+                else:
+                    state[ref] = 2
+
+    # --- finding ----------------------------------------------------------------------------
+    def find(self, name_or_id: str) -> Found:
+        """The decision (or decision service) with this id, else this name; UsageError if
+        there is none, or several by that name."""
+        candidates: list[Found] = []
+        for table, kind in (
+            (self.graph.decisions, "decision"),
+            (self.graph.services, "decisionService"),
+        ):
+            for ref, element in table.items():
+                if ref[1] == name_or_id:
+                    return Found(ref, element.name, kind, element.where)
+                if element.name == name_or_id:
+                    candidates.append(Found(ref, element.name, kind, element.where))
+        if len(candidates) == 1:
+            return candidates[0]
+        if candidates:
+            ids = ", ".join(c.ref[1] for c in candidates)
+            raise UsageError(
+                f"{len(candidates)} decisions are named {name_or_id!r} (ids: {ids}): give the id"
+            )
+        known_names = ", ".join(sorted(repr(n) for n in self.names())) or "none"
+        raise UsageError(
+            f"no decision {name_or_id!r} in {', '.join(self.paths)} (decisions: {known_names})"
+        )
+
+    def has(self, name_or_id: str) -> bool:
+        try:
+            self.find(name_or_id)
+        except UsageError:
+            return False
+        return True
+
+    def names(self) -> list[str]:
+        return [d.name for d in self.graph.decisions.values()] + [
+            s.name for s in self.graph.services.values()
+        ]
+
+    # --- evaluating -------------------------------------------------------------------------
+    def evaluate(self, name_or_id: str, inputs: Mapping[str, Any] | None = None) -> DecisionResult:
+        """Evaluate a decision (its required decisions first) or a decision service over
+        `inputs` (by input data name; ints and floats are read as Decimal)."""
+        found = self.find(name_or_id)
+        values = {
+            str(k): to_feel(v) if not _feel_value(v) else v for k, v in (inputs or {}).items()
+        }
+        evaluation = Evaluation(self.graph, values)
+        token = guards.CURRENT.set(guards.Budget())
+        error: str | None = None
+        try:
+            if found.kind == "decision":
+                value = evaluation.decision(found.ref)
+                entries = tuple(evaluation.entries.get(found.ref, ()))
+            else:
+                service: DecisionService = self.graph.services[found.ref]
+                function = evaluation.service_function(service)
+                args = [values.get(p) for p in function.parameters]
+                value = function.call(*args)
+                entries = ({found.name: value},)
+        except ExpressionError as failure:
+            value, entries, error = None, (), f"{found.name!r}: {failure}"
+        except RecursionError:
+            value, entries, error = None, (), f"{found.name!r}: invocations nested too deeply"
+        except FeelError as failure:  # a decision service's failure
+            value, entries, error = None, (), f"{found.name!r}: {failure}"
+        finally:
+            guards.CURRENT.reset(token)
+        if error is None:
+            error = evaluation.failures.get(found.ref)
+        warnings = list(evaluation.warnings)
+        warnings += [why for ref, why in evaluation.failures.items() if ref != found.ref]
+        return DecisionResult(found.name, found.ref[1], value, tuple(warnings), error, entries)
+
+
+def _feel_value(value: Any) -> bool:
+    return type(value).__module__.startswith("bpmn_engine.expressions.feel")
+
+
+def _href(ref: Ref, home: str) -> str:
+    """The reference as an href: `#id` in its own file, `namespace#id` across files."""
+    return f"#{ref[1]}" if ref[0] == home else f"{ref[0]}#{ref[1]}"
+
+
+def _error(where: Where, message: str) -> LoadError:
+    return LoadError(message, file=where.file, line=where.line or None, element_id=where.id or None)
+
+
+def load(*paths: str | Path) -> Decisions:
+    """Read DMN 1.1-1.5 files (each may import the others); LoadError names the file, the
+    line and the element when one cannot be used."""
+    if not paths:
+        raise UsageError("no DMN file given")
+    sources = read_files(paths)
+    return Decisions(compile_sources(sources), sources)
+
+
+def load_bundle(bundle: bytes, where: str = "the store") -> Decisions:
+    """Decisions from `Decisions.bundle()`'s bytes (a set of DMN files kept in a store)."""
+    try:
+        files = json.loads(bundle.decode("utf-8"))["dmn"]
+        sources = [(str(f["path"]), base64.b64decode(f["source"])) for f in files]
+    except (ValueError, KeyError, TypeError) as error:
+        raise LoadError(f"a set of DMN files kept in {where} cannot be read: {error}") from None
+    return Decisions(compile_sources(sources), sources)

@@ -1,0 +1,214 @@
+"""Decision tables: which rules match, and what the hit policy makes of them (DMN 8.2.11).
+
+Single hit: UNIQUE (more than one match is an error), ANY (matches must agree), FIRST (rule
+order), PRIORITY (by the order of the output values). Multiple hits: COLLECT (rule order; with
+SUM, MIN, MAX or COUNT one value), RULE ORDER, OUTPUT ORDER (by the output values' order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from bpmn_engine.dmn.model import DecisionTable, OutputClause, Rule
+from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.feel.values import D128, compare, equal, text
+
+Conform = Callable[[Any, Any, str], Any]
+
+
+class DecisionFailed(Exception):
+    """The decision has no value (a hit policy violated, a value not allowed): why."""
+
+
+def _shown(value: Any) -> str:
+    shown = f'"{value}"' if isinstance(value, str) else text(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def _rule_name(table: DecisionTable, rule: Rule) -> str:
+    return (
+        f"rule {table.rules.index(rule) + 1} ({rule.where.id})"
+        if rule.where.id
+        else (f"rule {table.rules.index(rule) + 1}")
+    )
+
+
+def evaluate_table(
+    table: DecisionTable,
+    scope: dict[str, Any],
+    warnings: list[str],
+    conform: Conform,
+) -> tuple[Any, list[dict[str, Any]]]:
+    """(the table's value, the matched rules' outputs by name) over the variables `scope`."""
+    tests_scope = dict(scope)
+    values = []
+    for clause in table.inputs:
+        value = conform(clause.expression.value(scope, warnings), clause.type_ref, clause.label)
+        if (
+            clause.allowed is not None
+            and value is not None
+            and not clause.allowed.test(value, scope, warnings)
+        ):
+            raise DecisionFailed(
+                f"input {clause.label!r} is {_shown(value)}, not one of its input values "
+                f"({clause.allowed.source})"
+            )
+        values.append(value)
+    matched: list[Rule] = []
+    for rule in table.rules:
+        guards.charge(1)  # the work budget bounds a table of any size
+        ok = True
+        for clause, test, value in zip(table.inputs, rule.inputs, values, strict=True):
+            tests_scope[clause.variable] = value
+            if not test.test(value, tests_scope, warnings):
+                ok = False
+                break
+        if ok:
+            matched.append(rule)
+    hits = [(rule, _outputs(table, rule, scope, warnings, conform)) for rule in matched]
+    return _apply_policy(table, hits, scope, warnings, conform)
+
+
+def _outputs(
+    table: DecisionTable,
+    rule: Rule,
+    scope: dict[str, Any],
+    warnings: list[str],
+    conform: Conform,
+) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for clause, entry in zip(table.outputs, rule.outputs, strict=True):
+        value = entry.value(scope, warnings) if entry is not None else None
+        results[clause.name] = _checked(clause, value, scope, warnings, conform, rule, table)
+    return results
+
+
+def _checked(
+    clause: OutputClause,
+    value: Any,
+    scope: dict[str, Any],
+    warnings: list[str],
+    conform: Conform,
+    rule: Rule | None,
+    table: DecisionTable,
+) -> Any:
+    value = conform(value, clause.type_ref, clause.name or "output")
+    if (
+        clause.allowed is not None
+        and value is not None
+        and not clause.allowed.test(value, scope, warnings)
+    ):
+        where = _rule_name(table, rule) if rule is not None else "the default output"
+        raise DecisionFailed(
+            f"{where} gives {clause.name or 'the output'} {_shown(value)}, not one of its "
+            f"output values ({clause.allowed.source})"
+        )
+    return value
+
+
+def _shape(table: DecisionTable, outputs: dict[str, Any]) -> Any:
+    """One rule's result: the value of a single output, else a context of all of them."""
+    if len(table.outputs) == 1:
+        return next(iter(outputs.values()))
+    return dict(outputs)
+
+
+def _priority(table: DecisionTable, outputs: dict[str, Any]) -> tuple[int, ...]:
+    """Lower is first: each output's value's position among its output values."""
+    key = []
+    for clause in table.outputs:
+        if not clause.priorities:
+            continue
+        value = outputs[clause.name]
+        position = len(clause.priorities)
+        for index, test in enumerate(clause.priorities):
+            if value is not None and test.test(value, {}, []):
+                position = index
+                break
+        key.append(position)
+    return tuple(key)
+
+
+def _apply_policy(
+    table: DecisionTable,
+    hits: list[tuple[Rule, dict[str, Any]]],
+    scope: dict[str, Any],
+    warnings: list[str],
+    conform: Conform,
+) -> tuple[Any, list[dict[str, Any]]]:
+    policy = table.hit_policy
+    if policy in ("UNIQUE", "ANY", "FIRST", "PRIORITY"):
+        if not hits:
+            return _defaults(table, scope, warnings, conform)
+        if policy == "UNIQUE" and len(hits) > 1:
+            names = ", ".join(_rule_name(table, rule) for rule, _ in hits)
+            raise DecisionFailed(f"hit policy UNIQUE, but {len(hits)} rules match: {names}")
+        if policy == "ANY":
+            first = hits[0][1]
+            for rule, outputs in hits[1:]:
+                if not all(equal(first[k], outputs[k]) is True for k in first):
+                    raise DecisionFailed(
+                        f"hit policy ANY, but {_rule_name(table, hits[0][0])} and "
+                        f"{_rule_name(table, rule)} match with different outputs"
+                    )
+        chosen = hits[0][1]
+        if policy == "PRIORITY":
+            chosen = min(hits, key=lambda hit: _priority(table, hit[1]))[1]
+        return _shape(table, chosen), [chosen]
+    if policy == "OUTPUT ORDER":
+        hits = sorted(hits, key=lambda hit: _priority(table, hit[1]))
+    results = [outputs for _, outputs in hits]
+    if table.aggregation is None:
+        return [_shape(table, outputs) for outputs in results], results
+    name = table.outputs[0].name
+    values = [outputs[name] for outputs in results if outputs[name] is not None]
+    value = _aggregate(table.aggregation, values)
+    return value, [{name: value}]
+
+
+def _aggregate(aggregation: str, values: list[Any]) -> Any:
+    if aggregation == "COUNT":
+        return Decimal(len(values))
+    if not values:
+        return None
+    if aggregation == "SUM":
+        if not all(isinstance(v, Decimal) and not isinstance(v, bool) for v in values):
+            raise DecisionFailed("COLLECT SUM over outputs that are not all numbers")
+        total = Decimal(0)
+        for value in values:
+            total = D128.add(total, value)
+        return total
+    best = values[0]
+    for value in values[1:]:
+        order = compare(value, best)
+        if order is None:
+            raise DecisionFailed(f"COLLECT {aggregation} over outputs that cannot be compared")
+        if (order < 0) == (aggregation == "MIN") and order != 0:
+            best = value
+    return best
+
+
+def _defaults(
+    table: DecisionTable,
+    scope: dict[str, Any],
+    warnings: list[str],
+    conform: Conform,
+) -> tuple[Any, list[dict[str, Any]]]:
+    """No rule matched: the default output entries, if the table has any, else null."""
+    if not any(clause.default is not None for clause in table.outputs):
+        return None, []
+    outputs = {
+        clause.name: _checked(
+            clause,
+            clause.default.value(scope, warnings) if clause.default is not None else None,
+            scope,
+            warnings,
+            conform,
+            None,
+            table,
+        )
+        for clause in table.outputs
+    }
+    return _shape(table, outputs), [outputs]

@@ -1,0 +1,210 @@
+# ruff: noqa: E501  (DMN XML fixtures read best one element per line)
+"""Boxed expressions other than tables, item definitions, and the Python value mapping."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from bpmn_engine import LoadError, dmn
+from tests.dmn.tables import decision_file
+
+
+def literal(text: str, type_ref: str = "") -> str:
+    typed = f' typeRef="{type_ref}"' if type_ref else ""
+    return f'<variable name="Decision"{typed}/><literalExpression><text>{text}</text></literalExpression>'
+
+
+def test_numbers_are_decimals_and_ints_and_floats_are_accepted(tmp_path: Path) -> None:
+    decisions = dmn.load(decision_file(tmp_path, literal("a + b")))
+    result = decisions.evaluate("Decision", {"a": 0.1, "b": 0.2})
+    assert result.value == Decimal("0.3") and isinstance(result.value, Decimal)
+    assert decisions.evaluate("Decision", {"a": 1, "b": Decimal("2.5")}).value == Decimal("3.5")
+
+
+def test_temporal_values_map_to_datetime_types(tmp_path: Path) -> None:
+    cases = {
+        'date("2026-12-01") + duration("P1D")': dt.date(2026, 12, 2),
+        'time("10:30:00")': dt.time(10, 30),
+        'date and time("2026-12-01T10:00:00")': dt.datetime(2026, 12, 1, 10),
+        'duration("PT90M")': dt.timedelta(minutes=90),
+        'duration("P1Y2M")': dmn.YearsMonths(14),
+        "[1, 2]": [Decimal(1), Decimal(2)],
+        '{a: "x"}': {"a": "x"},
+        "null": None,
+    }
+    for text, expected in cases.items():
+        value = dmn.load(decision_file(tmp_path, literal(text))).evaluate("Decision", {}).value
+        assert value == expected, text
+
+
+def test_a_typed_date_input_reads_its_text(tmp_path: Path) -> None:
+    extra = '<inputData id="d_in" name="Due"><variable name="Due" typeRef="date"/></inputData>'
+    logic = '<informationRequirement><requiredInput href="#d_in"/></informationRequirement>'
+    logic += literal('Due + duration("P1M")')
+    decisions = dmn.load(decision_file(tmp_path, logic, extra=extra))
+    assert decisions.evaluate("Decision", {"Due": "2026-01-31"}).value == dt.date(2026, 2, 28)
+    wrong = decisions.evaluate("Decision", {"Due": "soon"})
+    assert wrong.value is None and any("input 'Due'" in w for w in wrong.warnings)
+
+
+def test_a_result_of_the_wrong_type_is_null_with_a_warning(tmp_path: Path) -> None:
+    result = dmn.load(decision_file(tmp_path, literal('"ten"', "number"))).evaluate("Decision", {})
+    assert result.value is None
+    assert any("'ten' is not a number" in w for w in result.warnings)
+
+
+def test_feel_errors_are_null_and_a_warning(tmp_path: Path) -> None:
+    result = dmn.load(decision_file(tmp_path, literal('"a" + 1'))).evaluate("Decision", {})
+    assert result.value is None and result.ok
+    assert any("FEEL" in w for w in result.warnings)
+
+
+def test_context_list_relation_and_conditional(tmp_path: Path) -> None:
+    logic = """
+    <context>
+      <contextEntry><variable name="Base"/><literalExpression><text>10</text></literalExpression></contextEntry>
+      <contextEntry><variable name="Rates"/><list>
+        <literalExpression><text>Base * 2</text></literalExpression>
+        <literalExpression><text>Base * 3</text></literalExpression></list></contextEntry>
+      <contextEntry><variable name="Table"/><relation>
+        <column name="Name"/><column name="Price"/>
+        <row><literalExpression><text>"tea"</text></literalExpression><literalExpression><text>2</text></literalExpression></row>
+        <row><literalExpression><text>"cake"</text></literalExpression><literalExpression><text>Base - 6</text></literalExpression></row>
+      </relation></contextEntry>
+      <contextEntry><variable name="Size"/><conditional>
+        <if><literalExpression><text>sum(Rates) &gt; 40</text></literalExpression></if>
+        <then><literalExpression><text>"big"</text></literalExpression></then>
+        <else><literalExpression><text>"small"</text></literalExpression></else>
+      </conditional></contextEntry>
+    </context>"""
+    value = dmn.load(decision_file(tmp_path, logic)).evaluate("Decision", {}).value
+    assert value == {
+        "Base": Decimal(10),
+        "Rates": [Decimal(20), Decimal(30)],
+        "Table": [{"Name": "tea", "Price": Decimal(2)}, {"Name": "cake", "Price": Decimal(4)}],
+        "Size": "big",
+    }
+
+
+def test_a_recursive_bkm_and_a_runaway_one(tmp_path: Path) -> None:
+    bkm = """
+    <businessKnowledgeModel id="fact" name="Factorial">
+      <knowledgeRequirement><requiredKnowledge href="#fact"/></knowledgeRequirement>
+      <encapsulatedLogic><formalParameter name="n"/>
+        <literalExpression><text>if n &lt;= 1 then 1 else n * Factorial(n - 1)</text></literalExpression>
+      </encapsulatedLogic>
+    </businessKnowledgeModel>"""
+    logic = '<knowledgeRequirement><requiredKnowledge href="#fact"/></knowledgeRequirement>'
+    logic += literal("Factorial(x)")
+    decisions = dmn.load(decision_file(tmp_path, logic, extra=bkm))
+    assert decisions.evaluate("Decision", {"x": 10}).value == Decimal(3628800)
+    runaway = decisions.evaluate("Decision", {"x": 10**6})
+    assert runaway.value is None and "nested deeper" in runaway.error
+
+
+def test_a_function_definition_and_an_invocation_with_a_missing_argument(tmp_path: Path) -> None:
+    bkm = """
+    <businessKnowledgeModel id="greet" name="Greeting">
+      <encapsulatedLogic><formalParameter name="who" typeRef="string"/><formalParameter name="title"/>
+        <literalExpression><text>"Hello " + (if title = null then "" else title + " ") + who</text></literalExpression>
+      </encapsulatedLogic>
+    </businessKnowledgeModel>"""
+    logic = """<knowledgeRequirement><requiredKnowledge href="#greet"/></knowledgeRequirement>
+    <invocation><literalExpression><text>Greeting</text></literalExpression>
+      <binding><parameter name="who"/><literalExpression><text>name</text></literalExpression></binding>
+    </invocation>"""
+    decisions = dmn.load(decision_file(tmp_path, logic, extra=bkm))
+    assert decisions.evaluate("Decision", {"name": "Ada"}).value == "Hello Ada"
+
+
+def test_required_decisions_are_evaluated_once_and_named(tmp_path: Path) -> None:
+    extra = """
+    <decision id="base" name="Base price"><literalExpression><text>price * 2</text></literalExpression></decision>
+    <decision id="tax" name="Tax-rate"><literalExpression><text>0.25</text></literalExpression></decision>"""
+    logic = """<informationRequirement><requiredDecision href="#base"/></informationRequirement>
+    <informationRequirement><requiredDecision href="#tax"/></informationRequirement>"""
+    logic += literal("Base price * (1 + Tax-rate)")
+    decisions = dmn.load(decision_file(tmp_path, logic, extra=extra))
+    assert decisions.evaluate("Decision", {"price": 4}).value == Decimal(10)
+
+
+def test_a_failing_required_decision_is_null_and_reported(tmp_path: Path) -> None:
+    extra = """<decision id="boom" name="Boom"><decisionTable hitPolicy="UNIQUE">
+      <input><inputExpression><text>1</text></inputExpression></input><output name="o"/>
+      <rule><inputEntry><text>-</text></inputEntry><outputEntry><text>1</text></outputEntry></rule>
+      <rule><inputEntry><text>-</text></inputEntry><outputEntry><text>2</text></outputEntry></rule>
+    </decisionTable></decision>"""
+    logic = '<informationRequirement><requiredDecision href="#boom"/></informationRequirement>'
+    logic += literal('if Boom = null then "no boom" else Boom')
+    result = dmn.load(decision_file(tmp_path, logic, extra=extra)).evaluate("Decision", {})
+    assert result.value == "no boom" and result.ok
+    assert any("decision 'Boom'" in w and "UNIQUE" in w for w in result.warnings)
+
+
+def test_collection_item_definitions(tmp_path: Path) -> None:
+    extra = """<itemDefinition name="tScores" isCollection="true"><typeRef>number</typeRef></itemDefinition>
+    <inputData id="s_in" name="Scores"><variable name="Scores" typeRef="tScores"/></inputData>"""
+    logic = '<informationRequirement><requiredInput href="#s_in"/></informationRequirement>'
+    logic += literal("sum(Scores)")
+    decisions = dmn.load(decision_file(tmp_path, logic, extra=extra))
+    assert decisions.evaluate("Decision", {"Scores": [1, 2, 3]}).value == Decimal(6)
+    assert decisions.evaluate("Decision", {"Scores": 5}).value == Decimal(5)  # a list of one
+    bad = decisions.evaluate("Decision", {"Scores": [1, "two"]})
+    assert bad.value is None and any("'two' is not a number" in w for w in bad.warnings)
+
+
+def test_dmn_1_1_camunda_style_file(tmp_path: Path) -> None:
+    logic = """<decisionTable id="t" hitPolicy="FIRST">
+      <input id="i1" label="Amount" camunda:inputVariable="amount">
+        <inputExpression typeRef="integer"><text>order.amount</text></inputExpression></input>
+      <output id="o1" name="approver" typeRef="string"/>
+      <rule id="r1"><inputEntry><text>amount &gt; 1000</text></inputEntry><outputEntry><text>"manager"</text></outputEntry></rule>
+      <rule id="r2"><inputEntry><text></text></inputEntry><outputEntry><text>"clerk"</text></outputEntry></rule>
+    </decisionTable>"""
+    decisions = dmn.load(decision_file(tmp_path, logic, version="1.1"))
+    assert decisions.evaluate("Decision", {"order": {"amount": 5000}}).value == "manager"
+    assert decisions.evaluate("Decision", {"order": {"amount": 5}}).value == "clerk"
+
+
+def test_dmn_1_4_filter_for_some_and_every(tmp_path: Path) -> None:
+    logic = """
+    <context>
+      <contextEntry><variable name="Big"/><filter>
+        <in><literalExpression><text>orders</text></literalExpression></in>
+        <match><literalExpression><text>amount &gt; 100</text></literalExpression></match>
+      </filter></contextEntry>
+      <contextEntry><variable name="Doubled"/><for iteratorVariable="o">
+        <in><literalExpression><text>orders</text></literalExpression></in>
+        <return><literalExpression><text>o.amount * 2</text></literalExpression></return>
+      </for></contextEntry>
+      <contextEntry><variable name="Any paid"/><some iteratorVariable="o">
+        <in><literalExpression><text>orders</text></literalExpression></in>
+        <satisfies><literalExpression><text>o.paid</text></literalExpression></satisfies>
+      </some></contextEntry>
+      <contextEntry><variable name="All paid"/><every iteratorVariable="o">
+        <in><literalExpression><text>orders</text></literalExpression></in>
+        <satisfies><literalExpression><text>o.paid</text></literalExpression></satisfies>
+      </every></contextEntry>
+    </context>"""
+    orders = [{"amount": 50, "paid": True}, {"amount": 150, "paid": False}]
+    value = (
+        dmn.load(decision_file(tmp_path, logic, version="1.4"))
+        .evaluate("Decision", {"orders": orders})
+        .value
+    )
+    assert value == {
+        "Big": [{"amount": Decimal(150), "paid": False}],
+        "Doubled": [Decimal(100), Decimal(300)],
+        "Any paid": True,
+        "All paid": False,
+    }
+
+
+def test_an_unsupported_boxed_expression_is_refused_at_load(tmp_path: Path) -> None:
+    logic = '<context><contextEntry><variable name="x"/><teleport/></contextEntry></context>'
+    with pytest.raises(LoadError, match="<teleport> is not a supported expression"):
+        dmn.load(decision_file(tmp_path, logic))
