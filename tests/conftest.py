@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.postgresql_server import drop_pool, drop_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 MIWG = ROOT.parent / "shared" / "miwg" / "reference"
@@ -16,6 +19,19 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
 )
+
+
+@pytest.fixture(autouse=True)
+def _drop_postgresql_schemas() -> Iterator[None]:
+    """The schemas a test made on the PostgreSQL server go when it ends (none: no cost)."""
+    yield
+    drop_schemas()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _drop_postgresql_pool() -> Iterator[None]:
+    yield
+    drop_pool()
 
 
 @pytest.fixture

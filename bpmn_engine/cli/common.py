@@ -35,6 +35,7 @@ from bpmn_engine import (
     parse_duration,
 )
 from bpmn_engine.cli.render import Trace, json_line, outcome_summary
+from bpmn_engine.dsn import redact
 from bpmn_engine.errors import LoadError
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.terminal import new_console, safe
@@ -57,7 +58,8 @@ def db_option(f: Callable) -> Callable:
         default=DEFAULT_DB,
         envvar="BPMN_DB",
         show_default=True,
-        help="SQLite file holding instances (':memory:' for a throwaway run).",
+        help="SQLite file holding instances (':memory:' for a throwaway run), or a "
+        "postgresql://user@host/database URL (one database for many workers).",
     )(f)
 
 
@@ -286,7 +288,7 @@ RUNNING: list[tuple[str, str]] = []  # (instance, database) a command runs, for 
 def new_engine(db: str, *, read_only: bool = False, clock: str = "real", **options: Any) -> Engine:
     """The engine on `--db` (remembered for an error that names it); commands that only look
     open it read-only."""
-    OPENED.append(db)
+    OPENED.append(redact(db))
     return Engine(
         db,
         read_only=read_only,
@@ -322,7 +324,7 @@ def interrupted() -> str:
     if not RUNNING:
         return "interrupted: every committed step is kept; go on with `bpmn resume INSTANCE`"
     instance, db = RUNNING[-1]
-    where = "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+    where = "" if db == DEFAULT_DB else f" --db {shlex.quote(redact(db))}"
     return f"interrupted: every committed step is kept; go on with: bpmn resume {instance}{where}"
 
 

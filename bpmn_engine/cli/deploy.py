@@ -20,6 +20,7 @@ from bpmn_engine.cli.common import (
     seconds,
 )
 from bpmn_engine.cli.render import json_line
+from bpmn_engine.dsn import redact
 from bpmn_engine.terminal import safe
 
 
@@ -192,7 +193,9 @@ def worker(
     )
     if not as_json:
         mode = "until idle" if once else "until Ctrl-C"
-        console.print(f"worker {safe(engine.worker_id)} on {safe(db)} ({clock} clock), {mode}")
+        console.print(
+            f"worker {safe(engine.worker_id)} on {safe(redact(db))} ({clock} clock), {mode}"
+        )
     with stop_on_signals(runner):
         report = runner.run()
     summary = report.to_json()

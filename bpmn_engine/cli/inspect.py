@@ -39,12 +39,17 @@ def show_command(instance_id: str, db: str, as_json: bool) -> None:
 
 
 @click.command()
+@click.option(
+    "--stuck",
+    is_flag=True,
+    help="Only active instances nothing can move on: no track can run, nothing awaited exists.",
+)
 @db_option
 @json_option
-def instances(db: str, as_json: bool) -> None:
+def instances(stuck: bool, db: str, as_json: bool) -> None:
     """List the instances in the database."""
     engine = new_engine(db, read_only=True)
-    rows = engine.instances()
+    rows = engine.instances(stuck=stuck)
     if as_json:
         for row in rows:
             click.echo(json_line(row))

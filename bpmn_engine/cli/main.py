@@ -146,7 +146,9 @@ def _report(error: BaseException) -> int:
     if isinstance(error, BpmnEngineError):
         errors.print(f"[red]error:[/] {safe(str(error))}")
         return ExitCode.BAD_INPUT
-    if isinstance(error, sqlite3.DatabaseError):  # damaged past the header, locked, read-only...
+    if isinstance(error, sqlite3.DatabaseError) or type(error).__module__.startswith("psycopg"):
+        # SQLite: damaged past the header, locked, read-only...; PostgreSQL: the server went
+        # away, or refused a statement (its message never holds the URL's password)
         where = OPENED[-1] if OPENED else "the database"
         errors.print(f"[red]error:[/] {safe(where)}: the database cannot be used: {safe(error)}")
         return ExitCode.BAD_INPUT

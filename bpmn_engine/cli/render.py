@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from bpmn_engine import Definitions, Engine, Event, Instance, Outcome
+from bpmn_engine.dsn import redact
 from bpmn_engine.terminal import json_safe, safe
 
 STATE_STYLE = {
@@ -112,7 +113,7 @@ def variables_table(variables: dict[str, Any]) -> Table:
 def family_summary(console: Console, engine: Engine, root: str, db: str, options: str = "") -> None:
     """The instances `root` called (call activities) that have not ended, and what each
     waits for; the commands name the root, which finds a task anywhere in its tree."""
-    db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(db)}") + options)
+    db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
     ended = 0
     for member in engine.family(root)[1:]:
         called = engine.instance(member)
@@ -151,7 +152,7 @@ def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = 
     console.print(head, highlight=False)
     if outcome.variables:
         console.print(variables_table(outcome.variables))
-    db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(db)}") + options)
+    db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
     if outcome.state == "failed":
         console.print(f"[red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
         console.print(f"fix the cause, then: [bold]bpmn resume {outcome.instance}{db_opt}[/]")
@@ -196,7 +197,7 @@ def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = 
             )
         else:
             console.print(f"waiting at {safe(wait['element'])} ({safe(str(wait.get('reason')))})")
-    console.print(f"[dim]database: {safe(db)}[/]", highlight=False)
+    console.print(f"[dim]database: {safe(redact(db))}[/]", highlight=False)
 
 
 def show_json(instance: Instance) -> dict[str, Any]:

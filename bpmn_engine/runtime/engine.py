@@ -466,8 +466,14 @@ class Engine:
         number of outbox rows delivered."""
         return self.postman.flush(None, on_event)
 
-    def instances(self) -> list[dict[str, Any]]:
-        return self.store.list_instances()
+    def instances(self, *, stuck: bool = False) -> list[dict[str, Any]]:
+        """Every instance, or (`stuck`) only the active ones nothing can move on any more:
+        no track can run and nothing they wait for exists (see `Store.stuck_instances`)."""
+        rows = self.store.list_instances()
+        if not stuck:
+            return rows
+        wanted = set(self.store.stuck_instances())
+        return [r for r in rows if r["id"] in wanted]
 
     def _new_id(self) -> str:
         while True:

@@ -119,6 +119,11 @@ class WorkStore(Protocol):
     def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]: ...
     def start_timers_by_due(self) -> Iterator[tuple[str, int]]: ...
 
+    def stuck_instances(self) -> list[str]:
+        """Active instances that nothing can move on: no track can run, and nothing they
+        wait for (timer, message, signal, condition, user task, called instance) is there."""
+        ...
+
 
 class LeaseStore(Protocol):
     """Claims on jobs with a lease, renewed by a heartbeat, released by a reaper (seed 004)."""

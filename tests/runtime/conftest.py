@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import count
 from pathlib import Path
 from typing import Any, Protocol
@@ -11,6 +11,7 @@ import pytest
 
 from bpmn_engine import Engine, Instance
 from bpmn_engine.records.data import InstanceData, Step
+from tests.postgresql_server import on_postgresql, scratch_db
 
 HEADER = (
     '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"'
@@ -71,6 +72,26 @@ def exact_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Step, "rollback", checked_rollback)
 
 
+@pytest.fixture(autouse=True)
+def _close_engines(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """In the PostgreSQL pass, the engines a test opened itself are closed when it ends:
+    their connections and heartbeat threads must not outlive the test's schema."""
+    if not on_postgresql():
+        yield
+        return
+    opened: list[Engine] = []
+    init = Engine.__init__
+
+    def tracked(self: Engine, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(Engine, "__init__", tracked)
+    yield
+    for eng in opened:
+        eng.close()
+
+
 @pytest.fixture
 def bpmn(tmp_path: Path) -> Bpmn:
     """Write `<process id="p">` + body + `</process>` to a fresh file; return its path."""
@@ -90,9 +111,9 @@ def bpmn(tmp_path: Path) -> Bpmn:
 
 @pytest.fixture(params=["step", "wait"])
 def engine(request: pytest.FixtureRequest) -> Iterable[Engine]:
-    """An engine on an in-memory store; each test runs once per checkpoint policy, since
-    both must behave alike."""
-    with Engine(":memory:", checkpoint=request.param) as eng:
+    """An engine on an in-memory store (PostgreSQL in that pass); each test runs once per
+    checkpoint policy, since both must behave alike."""
+    with Engine(scratch_db(), checkpoint=request.param) as eng:
         yield eng
 
 
@@ -101,11 +122,12 @@ MakeEngine = Callable[..., Engine]
 
 @pytest.fixture
 def make_engine() -> Iterable[MakeEngine]:
-    """`make_engine(db=":memory:", **options)`: an Engine closed when the test ends."""
+    """`make_engine(db=":memory:", **options)`: an Engine closed when the test ends (in the
+    PostgreSQL pass, `:memory:` is a fresh PostgreSQL schema)."""
     made: list[Engine] = []
 
     def make(db: Any = ":memory:", **options: Any) -> Engine:
-        made.append(Engine(db, **options))
+        made.append(Engine(scratch_db() if db == ":memory:" else db, **options))
         return made[-1]
 
     yield make

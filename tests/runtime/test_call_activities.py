@@ -14,6 +14,7 @@ import pytest
 
 from bpmn_engine import Engine, Instance, LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
+from tests.postgresql_server import scratch_db
 
 from .conftest import HEADER
 
@@ -591,7 +592,7 @@ def test_miwg_c50_is_refused_for_its_data_store_not_for_its_call(miwg_dir: Path)
     same file, and one of its tasks writes a data store. Data stores are refused before the
     first step (docs/coverage.md), so the refusal names the store, not the call activity."""
     with pytest.raises(LoadError, match="data store"):
-        Engine(":memory:").start(miwg_dir / "C.5.0.bpmn")
+        Engine(scratch_db()).start(miwg_dir / "C.5.0.bpmn")
 
 
 def full_id(instance: Instance, prefix: str) -> str:

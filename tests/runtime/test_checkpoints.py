@@ -13,6 +13,7 @@ import pytest
 from bpmn_engine import Engine
 from bpmn_engine.errors import ConcurrentModification, UsageError
 from bpmn_engine.records.rows import Event
+from tests.postgresql_server import scratch_db
 from tests.runtime.conftest import Bpmn, MakeEngine, activations, flow, script
 
 FORK_SUBPROCESS_TASK = (
@@ -72,7 +73,7 @@ def committed_history(db: Path) -> int:
 
 def test_an_unknown_checkpoint_policy_is_a_usage_error():
     with pytest.raises(UsageError, match="unknown checkpoint policy 'never'"):
-        Engine(":memory:", checkpoint="never")
+        Engine(scratch_db(), checkpoint="never")
 
 
 def test_checkpoints_at_waits_leave_the_same_rows_as_a_checkpoint_per_step(

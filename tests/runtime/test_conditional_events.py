@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bpmn_engine import Engine
+from tests.postgresql_server import scratch_db
 
 HEAD = """<?xml version="1.0"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -40,7 +41,7 @@ def test_a_conditional_catch_waits_until_the_condition_holds(tmp_path: Path) -> 
       <sequenceFlow id="f5" sourceRef="approve" targetRef="e2"/>
       <endEvent id="e1"/><endEvent id="e2"/>
     """
-    engine = Engine(":memory:")
+    engine = Engine(scratch_db())
     instance = engine.start(write(tmp_path, body), variables={"approved": False})
     outcome = instance.run()
     assert outcome.state == "waiting"
@@ -59,7 +60,7 @@ def test_a_condition_already_true_passes_at_once(tmp_path: Path) -> None:
       <sequenceFlow id="f2" sourceRef="wait" targetRef="e"/>
       <endEvent id="e"/>
     """
-    outcome = Engine(":memory:").start(write(tmp_path, body), variables={"n": 2}).run()
+    outcome = Engine(scratch_db()).start(write(tmp_path, body), variables={"n": 2}).run()
     assert outcome.state == "completed"
 
 
@@ -78,7 +79,7 @@ def test_a_conditional_boundary_interrupts_when_a_variable_changes(tmp_path: Pat
       <sequenceFlow id="f6" sourceRef="cancel" targetRef="cancelEnd"/>
       <endEvent id="done"/><endEvent id="stopped"/><endEvent id="cancelEnd"/>
     """
-    instance = Engine(":memory:").start(write(tmp_path, body), variables={"cancelled": False})
+    instance = Engine(scratch_db()).start(write(tmp_path, body), variables={"cancelled": False})
     assert instance.run().state == "waiting"
     instance.complete_task("cancel", {"cancelled": True})
     outcome = instance.run()
@@ -96,7 +97,7 @@ def test_a_bad_condition_is_an_incident_naming_the_event(tmp_path: Path) -> None
       <sequenceFlow id="f2" sourceRef="wait" targetRef="e"/>
       <endEvent id="e"/>
     """
-    outcome = Engine(":memory:").start(write(tmp_path, body)).run()
+    outcome = Engine(scratch_db()).start(write(tmp_path, body)).run()
     assert outcome.state == "failed"
     assert outcome.incident.startswith("wait:") and "missing" in outcome.incident
 
@@ -124,7 +125,7 @@ def test_a_task_inside_a_subprocess_that_makes_its_boundary_condition_true_inter
       <sequenceFlow id="f3" sourceRef="alarmed" targetRef="stopped"/>
       <endEvent id="stopped"/>
     """
-    engine = Engine(":memory:")
+    engine = Engine(scratch_db())
     instance = engine.start(write(tmp_path, body), variables={"alarm": False})
     outcome = instance.run()
     assert outcome.state == "completed"

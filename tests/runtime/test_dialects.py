@@ -11,6 +11,7 @@ import pytest
 from bpmn_engine import Engine, LoadError
 from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.runtime.events.timers import is_timer_expression
+from tests.postgresql_server import scratch_db
 from tests.runtime.conftest import Bpmn, activations, flow
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -66,7 +67,7 @@ def test_a_spiff_quoted_timer_is_a_python_string_expression(tmp_path: Path) -> N
     clock = VirtualClock(START)
     path = spiff(tmp_path, timer_process('"PT0.25S"'))
     # when
-    outcome = Engine(":memory:", clock=clock).start(path).run()
+    outcome = Engine(scratch_db(), clock=clock).start(path).run()
     # then
     assert outcome.state == "completed"
     assert clock.now() == START + timedelta(seconds=0.25)
@@ -75,7 +76,7 @@ def test_a_spiff_quoted_timer_is_a_python_string_expression(tmp_path: Path) -> N
 def test_a_timer_naming_a_variable_waits_for_its_value(tmp_path: Path) -> None:
     clock = VirtualClock(START)
     path = spiff(tmp_path, timer_process("delay"))
-    outcome = Engine(":memory:", clock=clock).start(path, variables={"delay": "PT2H"}).run()
+    outcome = Engine(scratch_db(), clock=clock).start(path, variables={"delay": "PT2H"}).run()
     assert outcome.state == "completed"
     assert clock.now() == START + timedelta(hours=2)
 
@@ -84,7 +85,7 @@ def test_a_feel_timer_expression_follows_the_definitions_language(tmp_path: Path
     clock = VirtualClock(START)
     feel = ' expressionLanguage="http://www.omg.org/spec/FEEL/20140401"'
     path = spiff(tmp_path, timer_process('"PT" + m + "M"'), feel)
-    outcome = Engine(":memory:", clock=clock).start(path, variables={"m": "3"}).run()
+    outcome = Engine(scratch_db(), clock=clock).start(path, variables={"m": "3"}).run()
     assert outcome.state == "completed"
     assert clock.now() == START + timedelta(minutes=3)
 
@@ -92,14 +93,14 @@ def test_a_feel_timer_expression_follows_the_definitions_language(tmp_path: Path
 def test_an_xpath_timer_expression_is_refused_before_the_first_step(tmp_path: Path) -> None:
     path = spiff(tmp_path, timer_process("$delay", "http://www.w3.org/1999/XPath"))
     with pytest.raises(LoadError, match="XPath") as error:
-        Engine(":memory:").start(path)
+        Engine(scratch_db()).start(path)
     assert error.value.element_id == "wait" and error.value.line
 
 
 def test_an_xpath_literal_timer_still_runs(tmp_path: Path) -> None:
     clock = VirtualClock(START)
     path = spiff(tmp_path, timer_process("PT2H", "http://www.w3.org/1999/XPath"))
-    assert Engine(":memory:", clock=clock).start(path).run().state == "completed"
+    assert Engine(scratch_db(), clock=clock).start(path).run().state == "completed"
 
 
 def gateway(condition_yes: str, condition_no: str) -> str:
@@ -122,7 +123,7 @@ def gateway(condition_yes: str, condition_no: str) -> str:
 
 def test_spiff_python_conditions_choose_the_flow(tmp_path: Path) -> None:
     path = spiff(tmp_path, gateway("answer == 'yes'", "answer != 'yes'"))
-    instance = Engine(":memory:").start(path, variables={"answer": "yes"})
+    instance = Engine(scratch_db()).start(path, variables={"answer": "yes"})
     instance.run()
     assert "Yes" in activations(instance) and "No" not in activations(instance)
 
@@ -132,7 +133,7 @@ def test_feel_on_the_definitions_makes_bare_conditions_feel(tmp_path: Path) -> N
     feel = ' expressionLanguage="http://www.omg.org/spec/FEEL/20140401"'
     path = spiff(tmp_path, gateway('answer = "yes"', 'answer != "yes"'), feel)
     # when
-    instance = Engine(":memory:").start(path, variables={"answer": "yes"})
+    instance = Engine(scratch_db()).start(path, variables={"answer": "yes"})
     instance.run()
     # then
     assert "Yes" in activations(instance) and "No" not in activations(instance)
@@ -141,7 +142,7 @@ def test_feel_on_the_definitions_makes_bare_conditions_feel(tmp_path: Path) -> N
 def test_xpath_as_the_definitions_default_says_nothing(tmp_path: Path) -> None:
     xpath = ' expressionLanguage="http://www.w3.org/1999/XPath"'
     path = spiff(tmp_path, gateway("answer == 'yes'", "answer != 'yes'"), xpath)
-    instance = Engine(":memory:").start(path, variables={"answer": "no"})
+    instance = Engine(scratch_db()).start(path, variables={"answer": "no"})
     instance.run()
     assert "No" in activations(instance)
 
@@ -151,7 +152,7 @@ def test_an_xpath_condition_is_refused_naming_its_flow(tmp_path: Path) -> None:
         'tFormalExpression">true', 'tFormalExpression" language="XPath">true'
     )
     with pytest.raises(LoadError, match="XPath") as error:
-        Engine(":memory:").start(spiff(tmp_path, body))
+        Engine(scratch_db()).start(spiff(tmp_path, body))
     assert error.value.element_id == "fn"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bpmn_engine import BpmnError, Engine
+from tests.postgresql_server import scratch_db
 
 HEAD = """<?xml version="1.0"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -49,7 +50,7 @@ SUBPROCESS_WITH_ERROR_END = """
 def test_an_error_end_event_is_caught_by_the_matching_boundary_and_cancels_the_scope(
     tmp_path: Path,
 ) -> None:
-    engine = Engine(":memory:")
+    engine = Engine(scratch_db())
     instance = engine.start(write(tmp_path, SUBPROCESS_WITH_ERROR_END))
     outcome = instance.run()
     assert outcome.state == "completed"
@@ -71,7 +72,7 @@ def test_an_error_nobody_catches_is_an_incident(tmp_path: Path) -> None:
     body = body.replace('<sequenceFlow id="f4" sourceRef="all" targetRef="other"/>', "")
     body = body.replace('<boundaryEvent id="caught" attachedToRef="sub">\n  </boundaryEvent>', "")
     body = body.replace('<sequenceFlow id="f3" sourceRef="caught" targetRef="handled"/>', "")
-    outcome = Engine(":memory:").start(write(tmp_path, body)).run()
+    outcome = Engine(scratch_db()).start(write(tmp_path, body)).run()
     assert outcome.state == "failed"
     assert "unhandled BPMN error 'OUT_OF_STOCK'" in outcome.incident
     assert outcome.incident.startswith("fail:")
@@ -93,7 +94,7 @@ def test_a_handler_raising_bpmn_error_is_caught_by_a_catch_all_on_its_task(
     def charge(ctx):
         raise BpmnError("CARD_DECLINED", "insufficient funds")
 
-    engine = Engine(":memory:", handlers={"charge": charge})
+    engine = Engine(scratch_db(), handlers={"charge": charge})
     instance = engine.start(write(tmp_path, body))
     outcome = instance.run()
     assert outcome.state == "completed"
@@ -120,6 +121,6 @@ def test_a_boundary_for_another_code_does_not_catch(tmp_path: Path) -> None:
     def charge(ctx):
         raise BpmnError("OUT_OF_STOCK")
 
-    outcome = Engine(":memory:", handlers={"charge": charge}).start(write(tmp_path, body)).run()
+    outcome = Engine(scratch_db(), handlers={"charge": charge}).start(write(tmp_path, body)).run()
     assert outcome.state == "failed"
     assert "OUT_OF_STOCK" in outcome.incident

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bpmn_engine import BpmnError, Engine
+from tests.postgresql_server import scratch_db
 
 HEAD = """<?xml version="1.0"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -53,7 +54,7 @@ def decline(ctx):
 
 
 def test_an_error_starts_the_interrupting_event_subprocess_of_its_scope(tmp_path: Path) -> None:
-    engine = Engine(":memory:", handlers={"charge": decline})
+    engine = Engine(scratch_db(), handlers={"charge": decline})
     instance = engine.start(write(tmp_path, BODY))
     outcome = instance.run()
     assert outcome.state == "completed"
@@ -68,7 +69,7 @@ def test_an_error_starts_the_interrupting_event_subprocess_of_its_scope(tmp_path
 
 
 def test_without_the_error_the_event_subprocess_never_runs(tmp_path: Path) -> None:
-    engine = Engine(":memory:", handlers={"charge": lambda ctx: {"paid": True}})
+    engine = Engine(scratch_db(), handlers={"charge": lambda ctx: {"paid": True}})
     instance = engine.start(write(tmp_path, BODY))
     assert instance.run().state == "waiting"
     instance.complete_task("review")
@@ -98,7 +99,7 @@ def test_a_non_interrupting_escalation_event_subprocess_runs_beside_the_scope(
         <endEvent id="noteEnd"/>
       </subProcess>
     """
-    instance = Engine(":memory:").start(write(tmp_path, body))
+    instance = Engine(scratch_db()).start(write(tmp_path, body))
     outcome = instance.run()
     assert outcome.state == "completed"
     completed = elements(instance, "element.completed")
@@ -142,7 +143,7 @@ def test_a_non_interrupting_timer_event_subprocess_fires_each_cycle_beside_the_w
 
     trigger = "<timerEventDefinition><timeCycle>R2/PT1H</timeCycle></timerEventDefinition>"
     clock = VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))
-    engine = Engine(":memory:", clock=clock)
+    engine = Engine(scratch_db(), clock=clock)
     instance = engine.start(listening(tmp_path, trigger, False), variables={"count": 0})
     outcome = instance.run()  # only the user task waits: the clock jumps through both firings
     assert outcome.state == "waiting"

@@ -17,6 +17,7 @@ from bpmn_engine import Engine, LoadError
 from bpmn_engine.expressions import _compile_expression, _compile_script, v8
 from bpmn_engine.validate import validate
 from bpmn_engine.validate.findings import Severity
+from tests.postgresql_server import scratch_db
 from tests.runtime.conftest import HEADER, Bpmn, events_named, flow
 
 
@@ -179,7 +180,7 @@ def test_a_thrown_error_is_an_incident_with_its_message(bpmn: Bpmn, engine: Engi
 
 def test_a_syntax_error_is_refused_before_the_first_step(bpmn: Bpmn) -> None:
     path = bpmn(one_task(js_task("T", "var total = ;")))
-    with Engine(":memory:") as engine:
+    with Engine(scratch_db()) as engine:
         with pytest.raises(LoadError) as error:
             engine.start(path)
         assert engine.instances() == []
@@ -190,7 +191,7 @@ def test_a_syntax_error_is_refused_before_the_first_step(bpmn: Bpmn) -> None:
 
 def test_a_condition_syntax_error_names_its_flow(bpmn: Bpmn) -> None:
     path = bpmn(gateway(js_flow("G", "Big", "total >* 3"), js_flow("G", "Small", "true")))
-    with Engine(":memory:") as engine, pytest.raises(LoadError) as error:
+    with Engine(scratch_db()) as engine, pytest.raises(LoadError) as error:
         engine.start(path)
     assert error.value.element_id == "G_Big"
     assert "SyntaxError" in error.value.message
@@ -232,7 +233,7 @@ def test_without_the_extra_run_refuses_naming_it(
     bpmn: Bpmn, without_the_extra: None, body: str
 ) -> None:
     path = bpmn(body)
-    with Engine(":memory:") as engine:
+    with Engine(scratch_db()) as engine:
         with pytest.raises(LoadError) as error:
             engine.start(path)
         assert engine.instances() == []

@@ -10,6 +10,7 @@ import pytest
 from bpmn_engine import BpmnError, Engine, LoadError, ServiceTaskContext, UsageError
 from bpmn_engine.validate import validate
 from bpmn_engine.validate.findings import Severity
+from tests.postgresql_server import scratch_db
 from tests.runtime.conftest import Bpmn, MakeEngine, events_named, flow
 
 
@@ -716,7 +717,7 @@ def test_what_cannot_run_is_refused_by_run_and_by_validate(bpmn: Bpmn, case: str
     element, reason = REFUSED[case]
     path = bpmn(around(element))
     # when
-    with Engine(":memory:") as engine:
+    with Engine(scratch_db()) as engine:
         with pytest.raises(LoadError) as error:
             engine.start(path)
         assert engine.instances() == []

@@ -15,6 +15,7 @@ import pytest
 from bpmn_engine import Engine, LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.validate import validate
+from tests.postgresql_server import scratch_db
 
 HEAD = """<?xml version="1.0"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
@@ -69,7 +70,7 @@ def test_a_multiple_catch_event_goes_on_at_its_first_trigger(tmp_path: Path) -> 
 
 
 def test_a_multiple_catch_event_fires_on_its_timer_too(tmp_path: Path) -> None:
-    engine = Engine(":memory:", clock=VirtualClock())
+    engine = Engine(scratch_db(), clock=VirtualClock())
     outcome = engine.start(write(tmp_path, CATCH)).run()
     assert outcome.state == "completed"  # the virtual clock jumps to the timer
     assert fired(engine.instance(outcome.instance)) == ["timer.fired"]
@@ -262,7 +263,7 @@ def test_no_none_start_names_the_triggers_of_start_events_only(tmp_path: Path) -
     """,
     )
     with pytest.raises(UsageError, match=r"its start events are triggered: message\)$"):
-        Engine(":memory:").start(path)
+        Engine(scratch_db()).start(path)
 
 
 INSTANTIATING_GATEWAY = """

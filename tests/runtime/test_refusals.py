@@ -11,6 +11,7 @@ import pytest
 from bpmn_engine import Engine, LoadError, ServiceTaskContext
 from bpmn_engine.validate import validate
 from bpmn_engine.validate.findings import Severity
+from tests.postgresql_server import scratch_db
 from tests.runtime.conftest import Bpmn, flow
 
 SPIFF_NS = "http://spiffworkflow.org/bpmn/schema/1.0/core"
@@ -94,7 +95,7 @@ def test_listeners_once_refused_now_run_and_validate_accepts_them(bpmn: Bpmn, ca
         return {"ran": job.event}
 
     handlers = {handler_name: handler} if handler_name else {}
-    with Engine(":memory:", handlers=handlers) as engine:
+    with Engine(scratch_db(), handlers=handlers) as engine:
         instance = engine.start(path)
         instance.run()
         assert instance.variables == {"ran": ran}
@@ -107,7 +108,7 @@ def test_listeners_once_refused_now_run_and_validate_accepts_them(bpmn: Bpmn, ca
 def test_bpmn_run_refuses_it_before_the_first_step(bpmn: Bpmn, case: str) -> None:
     element, reason = REFUSED[case]
     path = bpmn(around(element))
-    with Engine(":memory:") as engine:
+    with Engine(scratch_db()) as engine:
         with pytest.raises(LoadError) as error:
             engine.start(path)
         assert engine.instances() == []
@@ -131,7 +132,7 @@ def test_a_retry_cycle_is_a_warning_at_start_and_in_validate(bpmn: Bpmn) -> None
         "</extensionElements></serviceTask>"
     )
     path = bpmn(around(task))
-    with Engine(":memory:") as engine:
+    with Engine(scratch_db()) as engine:
         instance = engine.start(path)
         warnings = [e.data["message"] for e in instance.history() if e.event == "warning"]
     assert any("failedJobRetryTimeCycle" in w for w in warnings)
@@ -153,12 +154,12 @@ def test_a_handler_receives_the_zeebe_task_headers(bpmn: Bpmn) -> None:
         seen.append(job.headers)
         return {}
 
-    with Engine(":memory:", handlers={"mail": mail}) as engine:
+    with Engine(scratch_db(), handlers={"mail": mail}) as engine:
         assert engine.start(bpmn(around(task))).run().state == "completed"
     assert seen == [{"template": "welcome"}]
 
 
 def test_a_bpmn_io_quantity_of_one_runs(bpmn: Bpmn, tmp_path: Path) -> None:
     path = bpmn(around('<task id="T" startQuantity="1" completionQuantity="1"/>'))
-    with Engine(":memory:") as engine:
+    with Engine(scratch_db()) as engine:
         assert engine.start(path).run().state == "completed"

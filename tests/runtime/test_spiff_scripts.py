@@ -10,6 +10,7 @@ import pytest
 from bpmn_engine import Engine, LoadError
 from bpmn_engine.validate import validate
 from bpmn_engine.validate.findings import Severity
+from tests.postgresql_server import scratch_db
 
 SPIFF_DIAGRAM = """<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -150,7 +151,7 @@ def test_a_trusted_post_script_runs_as_full_python(tmp_path: Path) -> None:
     trusted = SPIFF_DIAGRAM.replace(
         "charged = total if confirmed else 0", "import math\ncharged = math.floor(total)"
     )
-    with Engine(":memory:", trust_scripts=True) as engine:
+    with Engine(scratch_db(), trust_scripts=True) as engine:
         instance = engine.start(
             diagram(tmp_path, trusted), variables={"quantity": 1, "unit_price": 10}
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bpmn_engine import Engine
+from tests.postgresql_server import scratch_db
 
 HEAD = """<?xml version="1.0"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
@@ -34,7 +35,7 @@ def test_a_link_throw_continues_at_its_catch(tmp_path: Path) -> None:
       <sequenceFlow id="f2" sourceRef="land" targetRef="e"/>
       <endEvent id="e"/>
     """
-    instance = Engine(":memory:").start(write(tmp_path, body))
+    instance = Engine(scratch_db()).start(write(tmp_path, body))
     assert instance.run().end_event == "e"
     assert elements(instance, "link.taken") == ["goto"]
     assert elements(instance, "element.completed") == ["s", "goto", "land", "e"]
@@ -46,7 +47,7 @@ def test_a_link_without_its_catch_is_an_incident(tmp_path: Path) -> None:
       <sequenceFlow id="f1" sourceRef="s" targetRef="goto"/>
       <intermediateThrowEvent id="goto"><linkEventDefinition name="X"/></intermediateThrowEvent>
     """
-    outcome = Engine(":memory:").start(write(tmp_path, body)).run()
+    outcome = Engine(scratch_db()).start(write(tmp_path, body)).run()
     assert outcome.state == "failed" and "link 'X' has no catch events" in outcome.incident
 
 
@@ -108,7 +109,7 @@ def test_a_non_interrupting_escalation_adds_a_token_and_the_subprocess_goes_on(
     tmp_path: Path,
 ) -> None:
     body = ESCALATING_SUBPROCESS.replace("CANCEL", "false")
-    instance = Engine(":memory:").start(write(tmp_path, body))
+    instance = Engine(scratch_db()).start(write(tmp_path, body))
     outcome = instance.run()
     assert outcome.state == "completed"
     completed = elements(instance, "element.completed")
@@ -118,7 +119,7 @@ def test_a_non_interrupting_escalation_adds_a_token_and_the_subprocess_goes_on(
 
 def test_an_interrupting_escalation_ends_the_subprocess(tmp_path: Path) -> None:
     body = ESCALATING_SUBPROCESS.replace("CANCEL", "true")
-    instance = Engine(":memory:").start(write(tmp_path, body))
+    instance = Engine(scratch_db()).start(write(tmp_path, body))
     outcome = instance.run()
     assert outcome.end_event == "noted"
     assert "finish" not in elements(instance, "element.completed")
@@ -134,6 +135,6 @@ def test_an_uncaught_escalation_only_warns(tmp_path: Path) -> None:
       <sequenceFlow id="f2" sourceRef="tell" targetRef="e"/>
       <endEvent id="e"/>
     """
-    instance = Engine(":memory:").start(write(tmp_path, body))
+    instance = Engine(scratch_db()).start(write(tmp_path, body))
     assert instance.run().end_event == "e"
     assert elements(instance, "warning") == ["tell"]

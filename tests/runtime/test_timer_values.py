@@ -18,6 +18,7 @@ from bpmn_engine.runtime.events.timers import (
     parse_duration,
     schedule,
 )
+from tests.postgresql_server import scratch_db
 from tests.runtime.test_timers import events, write
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)  # a Thursday
@@ -149,7 +150,7 @@ def fired(instance) -> list[str]:
 
 def test_a_monthly_boundary_cycle_fires_on_calendar_months(tmp_path: Path) -> None:
     body = MONTHLY.replace("CYCLE", "R3/2026-01-31T00:00:00Z/P1M")
-    instance = Engine(":memory:", clock=VirtualClock(START)).start(write(tmp_path, body))
+    instance = Engine(scratch_db(), clock=VirtualClock(START)).start(write(tmp_path, body))
     assert instance.run().state == "waiting"
     assert fired(instance) == [
         "2026-01-31T00:00:00+00:00",
@@ -162,7 +163,7 @@ def test_a_monthly_boundary_cycle_fires_on_calendar_months(tmp_path: Path) -> No
 def test_a_cycle_stops_at_the_year_9999_instead_of_overflowing(tmp_path: Path) -> None:
     body = MONTHLY.replace("CYCLE", "R5/9999-12-31T21:00:00Z/PT1H")
     clock = VirtualClock(at(9999, 12, 31, 20))
-    instance = Engine(":memory:", clock=clock).start(write(tmp_path, body))
+    instance = Engine(scratch_db(), clock=clock).start(write(tmp_path, body))
     assert instance.run().state == "waiting"
     assert [d[11:13] for d in fired(instance)] == ["21", "22", "23"]
 
@@ -183,7 +184,7 @@ def test_a_timer_the_engine_cannot_schedule_is_refused_at_load(
 ) -> None:
     body = MONTHLY.replace("<timeCycle>CYCLE</timeCycle>", f"<{kind}>{value}</{kind}>")
     with pytest.raises(LoadError) as caught:
-        Engine(":memory:", clock=VirtualClock(START)).start(write(tmp_path, body))
+        Engine(scratch_db(), clock=VirtualClock(START)).start(write(tmp_path, body))
     error = caught.value
     assert (error.element_id, error.file) == ("bill", str(tmp_path / "timers.bpmn"))
     assert error.line is not None
@@ -191,7 +192,7 @@ def test_a_timer_the_engine_cannot_schedule_is_refused_at_load(
 
 def test_an_expression_past_the_calendar_is_an_incident_not_a_crash(tmp_path: Path) -> None:
     body = MONTHLY.replace("<timeCycle>CYCLE</timeCycle>", "<timeDuration>${d}</timeDuration>")
-    engine = Engine(":memory:", clock=VirtualClock(START))
+    engine = Engine(scratch_db(), clock=VirtualClock(START))
     outcome = engine.start(write(tmp_path, body), variables={"d": "P99999999D"}).run()
     assert outcome.state == "failed"
     assert outcome.incident.startswith("bill:") and "9999" in outcome.incident

@@ -10,6 +10,7 @@ import pytest
 from bpmn_engine import Engine, LoadError
 from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration, schedule
+from tests.postgresql_server import scratch_db
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 HEAD = """<?xml version="1.0"?>
@@ -42,7 +43,7 @@ WAIT_THREE_DAYS = """
 
 def test_a_virtual_clock_jumps_to_the_timer_and_the_run_completes(tmp_path: Path) -> None:
     clock = VirtualClock(START)
-    instance = Engine(":memory:", clock=clock).start(write(tmp_path, WAIT_THREE_DAYS))
+    instance = Engine(scratch_db(), clock=clock).start(write(tmp_path, WAIT_THREE_DAYS))
     outcome = instance.run()
     assert outcome.state == "completed"
     assert clock.now() == START + timedelta(days=3)
@@ -50,7 +51,7 @@ def test_a_virtual_clock_jumps_to_the_timer_and_the_run_completes(tmp_path: Path
 
 
 def test_with_the_real_clock_the_instance_waits_for_the_timer(tmp_path: Path) -> None:
-    instance = Engine(":memory:").start(write(tmp_path, WAIT_THREE_DAYS))
+    instance = Engine(scratch_db()).start(write(tmp_path, WAIT_THREE_DAYS))
     outcome = instance.run()
     assert outcome.state == "waiting"
     [wait] = outcome.waiting_for
@@ -100,7 +101,7 @@ SUBPROCESS_WITH_TIMEOUT = """
 
 
 def test_a_boundary_timer_on_a_subprocess_cancels_all_its_tracks(tmp_path: Path) -> None:
-    instance = Engine(":memory:", clock=VirtualClock(START)).start(
+    instance = Engine(scratch_db(), clock=VirtualClock(START)).start(
         write(tmp_path, SUBPROCESS_WITH_TIMEOUT)
     )
     # both user tasks wait for a person: nothing else can happen, so the clock jumps an hour
@@ -111,7 +112,7 @@ def test_a_boundary_timer_on_a_subprocess_cancels_all_its_tracks(tmp_path: Path)
 
 
 def test_completing_the_activity_cancels_its_boundary_timer(tmp_path: Path) -> None:
-    instance = Engine(":memory:").start(write(tmp_path, SUBPROCESS_WITH_TIMEOUT))
+    instance = Engine(scratch_db()).start(write(tmp_path, SUBPROCESS_WITH_TIMEOUT))
     assert instance.run().state == "waiting"  # real clock: the hour has not passed
     instance.complete_task("a")
     instance.complete_task("b")
@@ -136,7 +137,7 @@ def test_a_non_interrupting_cycle_fires_repeatedly_and_leaves_the_task_running(
       <endEvent id="e"/><endEvent id="reminded"/>
     """
     clock = VirtualClock(START)
-    instance = Engine(":memory:", clock=clock).start(write(tmp_path, body))
+    instance = Engine(scratch_db(), clock=clock).start(write(tmp_path, body))
     assert instance.run().state == "waiting"  # the reminders fired; the task still waits
     assert events(instance, "timer.fired") == ["remind"] * 3
     assert events(instance, "element.completed").count("reminded") == 3
@@ -167,7 +168,7 @@ def test_values_that_are_not_iso_8601_durations_are_refused(text: str) -> None:
 
 def test_a_bad_timer_value_is_an_incident_naming_the_event(tmp_path: Path) -> None:
     body = WAIT_THREE_DAYS.replace("P3D", "P3 days")
-    outcome = Engine(":memory:").start(write(tmp_path, body)).run()
+    outcome = Engine(scratch_db()).start(write(tmp_path, body)).run()
     assert outcome.state == "failed"
     assert outcome.incident.startswith("wait:") and "ISO 8601" in outcome.incident
 
@@ -175,14 +176,14 @@ def test_a_bad_timer_value_is_an_incident_naming_the_event(tmp_path: Path) -> No
 def test_a_timer_value_neither_literal_nor_expression_is_refused_at_start(tmp_path: Path) -> None:
     body = WAIT_THREE_DAYS.replace("P3D", "three days")
     with pytest.raises(LoadError, match="is not an ISO 8601 duration, nor an expression") as error:
-        Engine(":memory:").start(write(tmp_path, body))
+        Engine(scratch_db()).start(write(tmp_path, body))
     assert error.value.element_id == "wait"
 
 
 def test_a_timer_value_can_be_an_expression(tmp_path: Path) -> None:
     body = WAIT_THREE_DAYS.replace("P3D", "${delay}")
     clock = VirtualClock(START)
-    engine = Engine(":memory:", clock=clock)
+    engine = Engine(scratch_db(), clock=clock)
     outcome = engine.start(write(tmp_path, body), variables={"delay": "PT90M"}).run()
     assert outcome.state == "completed"
     assert clock.now() == START + timedelta(minutes=90)
@@ -216,7 +217,7 @@ def test_a_cron_boundary_cycle_fires_at_each_time_it_names(tmp_path: Path) -> No
       <endEvent id="e"/><endEvent id="ping"/>
     """
     clock = VirtualClock(START)
-    instance = Engine(":memory:", clock=clock).start(write(tmp_path, body))
+    instance = Engine(scratch_db(), clock=clock).start(write(tmp_path, body))
     # an endless cycle: the virtual clock does not jump for it, or the run would never end
     assert instance.run().state == "waiting"
     assert events(instance, "timer.fired") == []

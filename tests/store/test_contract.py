@@ -25,11 +25,13 @@ from bpmn_engine.records.rows import (
     Sent,
 )
 from bpmn_engine.runtime.storage import Store
-from bpmn_engine.store import SqliteStore
+from bpmn_engine.store import SqliteStore, open_store
+from tests.postgresql_server import fresh_url
 
 STORES: dict[str, Callable[[Path], Store]] = {
     "sqlite-memory": lambda tmp: SqliteStore(":memory:"),
     "sqlite-file": lambda tmp: SqliteStore(tmp / "contract.db"),
+    "postgresql": lambda tmp: open_store(fresh_url()),
 }
 VERSION = "v" * 64
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -56,7 +58,7 @@ def new_instance(store: Store, instance_id: str = "i-1") -> InstanceData:
     return data
 
 
-def test_the_sqlite_store_implements_the_protocol(store: Store) -> None:
+def test_the_store_implements_the_protocol(store: Store) -> None:
     assert isinstance(store, Store)
 
 
@@ -392,3 +394,32 @@ def test_a_recorded_step_rewinds_to_the_rows_before_it(store: Store) -> None:
     assert rewound == head
     with pytest.raises(UsageError, match="at most 0 steps"):
         store.rewind("i-1", 1)
+
+
+def wait_at(store: Store, instance_id: str, wait: str) -> Step:
+    """A new instance whose one track waits (`wait`); the step, uncommitted, to add rows to."""
+    data = new_instance(store, instance_id)
+    step = Step(data)
+    track = step.touch_track(data.tracks[1])
+    track.move(TrackState.EXECUTING)
+    track.move(TrackState.WAITING)
+    track.element, track.wait = "here", wait
+    return step
+
+
+def test_stuck_instances_are_active_with_nothing_to_run_and_nothing_awaited(store: Store) -> None:
+    new_instance(store, "i-ready")  # a ready track: it can run
+    step = wait_at(store, "i-task", "user task")
+    step.new_task(step.data.tracks[1], "Review", {})
+    store.commit(step)
+    step = wait_at(store, "i-timer", "timer")
+    step.new_timer(step.data.tracks[1], "deadline", "here", due=NOW.isoformat())
+    store.commit(step)
+    store.commit(wait_at(store, "i-join", "join"))  # its partner token will never come
+    store.commit(wait_at(store, "i-lost-timer", "timer"))  # its timer row is gone
+    store.commit(wait_at(store, "i-ad-hoc", "ad-hoc"))  # waits for `bpmn activate`
+    ended = wait_at(store, "i-ended", "join")
+    ended.set_state(InstanceState.FAILED)
+    store.commit(ended)
+
+    assert store.stuck_instances() == ["i-join", "i-lost-timer"]

@@ -12,6 +12,7 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.runtime.clock import VirtualClock
+from tests.postgresql_server import shared_db
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 HEADER = (
@@ -49,11 +50,12 @@ JOB = f'<startEvent id="s"/>{flow("s", "work")}<serviceTask id="work"/>{flow("wo
 
 @pytest.fixture
 def engines() -> Iterator[Any]:
-    """`engines(db, **options)`: Engines on one database file, closed when the test ends."""
+    """`engines(db, **options)`: Engines on one database file (in the PostgreSQL pass, one
+    schema per file), closed when the test ends."""
     made: list[Engine] = []
 
     def make(db: Path | str, **options: Any) -> Engine:
-        made.append(Engine(db, **options))
+        made.append(Engine(shared_db(db) if isinstance(db, Path) else db, **options))
         return made[-1]
 
     yield make

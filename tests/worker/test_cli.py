@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -15,6 +14,8 @@ from typing import Any
 import pytest
 
 from bpmn_engine import Engine
+from bpmn_engine.store import open_store
+from tests.postgresql_server import shared_db
 from tests.worker.conftest import bpmn_file, flow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,9 +79,12 @@ def handlers_file(tmp_path: Path, delay: float = 0.0) -> tuple[Path, Path]:
     return path, log
 
 
-def states(db: Path) -> Counter[str]:
-    with sqlite3.connect(db, timeout=10) as conn:
-        return Counter(r[0] for r in conn.execute("SELECT state FROM instances"))
+def states(db: Path | str) -> Counter[str]:
+    store = open_store(db, read_only=True)
+    try:
+        return Counter(i["state"] for i in store.list_instances())
+    finally:
+        store.close()
 
 
 def wait_until(condition: Any, seconds: float) -> bool:
@@ -93,7 +97,7 @@ def wait_until(condition: Any, seconds: float) -> bool:
 
 
 def test_deploy_then_worker_once_runs_the_model_on_a_virtual_clock(tmp_path: Path) -> None:
-    db = tmp_path / "renewal.db"
+    db = shared_db(tmp_path / "renewal.db")
     deployed = bpmn("deploy", str(MODEL), "--db", str(db), "--json", cwd=tmp_path)
     assert deployed.returncode == 0, deployed.stderr
     [line] = json_lines(deployed.stdout)
@@ -125,7 +129,7 @@ def test_worker_once_on_an_empty_database_exits_at_once(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is POSIX")
 def test_sigterm_stops_the_worker_after_the_step_in_progress(tmp_path: Path) -> None:
-    db = tmp_path / "stop.db"
+    db = shared_db(tmp_path / "stop.db")
     handlers, log = handlers_file(tmp_path, delay=1.0)
     with Engine(db) as engine:
         instance_id = engine.start(bpmn_file(tmp_path / "job.bpmn", JOB_THEN_TIMER)).id
@@ -148,7 +152,7 @@ def test_sigterm_stops_the_worker_after_the_step_in_progress(tmp_path: Path) -> 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="signals and pids are POSIX here")
 def test_two_workers_run_a_hundred_instances_each_track_once(tmp_path: Path) -> None:
-    db = tmp_path / "two.db"
+    db = shared_db(tmp_path / "two.db")
     handlers, log = handlers_file(tmp_path)
     path = bpmn_file(tmp_path / "job.bpmn", JOB_TIMER_MESSAGE, extra=PAID)
     with Engine(db) as engine:
@@ -187,7 +191,7 @@ def test_two_workers_run_a_hundred_instances_each_track_once(tmp_path: Path) -> 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_a_killed_workers_job_is_taken_over_at_once_by_the_next(tmp_path: Path) -> None:
-    db = tmp_path / "killed.db"
+    db = shared_db(tmp_path / "killed.db")
     handlers, log = handlers_file(tmp_path, delay=30.0)
     with Engine(db) as engine:
         instance_id = engine.start(bpmn_file(tmp_path / "job.bpmn", JOB_THEN_TIMER)).id

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -21,7 +20,8 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.runtime.worker import Worker
-from bpmn_engine.store.sqlite import SqliteStore
+from bpmn_engine.store import open_store
+from tests.postgresql_server import shared_db
 from tests.worker.conftest import JOB, bpmn_file, completions
 
 HOST = socket.gethostname()
@@ -66,7 +66,7 @@ def dead_pid() -> int:
 @pytest.fixture
 def crashed(tmp_path: Path, engines) -> tuple[Path, str, list[str]]:
     """A database with one instance whose job a crash left `executing`."""
-    db = tmp_path / "jobs.db"
+    db = shared_db(tmp_path / "jobs.db")
     first = engines(db)
     instance_id = crash(first, bpmn_file(tmp_path / "job.bpmn", JOB))
     return db, instance_id, []
@@ -153,7 +153,7 @@ def test_a_heartbeat_extends_only_this_processs_own_lease(crashed, engines) -> N
 
 def test_losing_a_race_drops_the_instance_and_never_crashes(tmp_path: Path, engines) -> None:
     """The handler's result cannot commit: someone cancelled the instance meanwhile."""
-    db = tmp_path / "race.db"
+    db = shared_db(tmp_path / "race.db")
     path = bpmn_file(tmp_path / "job.bpmn", JOB)
     other = engines(db)
 
@@ -176,7 +176,7 @@ def test_losing_a_race_drops_the_instance_and_never_crashes(tmp_path: Path, engi
 def test_an_instance_that_cannot_be_loaded_is_reported_and_the_worker_goes_on(
     tmp_path: Path, engines
 ) -> None:
-    db = tmp_path / "bad.db"
+    db = shared_db(tmp_path / "bad.db")
     good = engines(db).start(bpmn_file(tmp_path / "job.bpmn", JOB))
     bad = engines(db).start(bpmn_file(tmp_path / "other.bpmn", JOB), variables={"x": 1})
     engine = engines(db, handlers={"work": lambda ctx: None})
@@ -193,15 +193,18 @@ def test_an_instance_that_cannot_be_loaded_is_reported_and_the_worker_goes_on(
 
 
 def test_the_heartbeat_renews_the_lease_while_the_handler_runs(tmp_path: Path, engines) -> None:
-    db = tmp_path / "beat.db"
+    db = shared_db(tmp_path / "beat.db")
     seen: list[str] = []
 
     def slow(ctx: Any) -> None:
-        with sqlite3.connect(db) as conn:  # what another worker would read
-            query = "SELECT lease_until FROM tracks WHERE instance = ? AND id = 1"
-            seen.append(conn.execute(query, (ctx.instance_id,)).fetchone()[0])
+        other = open_store(db)  # what another worker would read
+        query = "SELECT lease_until FROM tracks WHERE instance = ? AND id = 1"
+        try:
+            seen.append(other.conn.execute(query, (ctx.instance_id,)).fetchone()[0])
             time.sleep(0.5)
-            seen.append(conn.execute(query, (ctx.instance_id,)).fetchone()[0])
+            seen.append(other.conn.execute(query, (ctx.instance_id,)).fetchone()[0])
+        finally:
+            other.close()
 
     engine = engines(db, handlers={"work": slow})
     instance = engine.start(bpmn_file(tmp_path / "job.bpmn", JOB))
@@ -213,9 +216,9 @@ def test_the_heartbeat_renews_the_lease_while_the_handler_runs(tmp_path: Path, e
     assert last > first  # the lease was renewed while the handler ran (how often: bench)
 
 
-def reap_elsewhere(db: Path) -> int:
+def reap_elsewhere(db: Path | str) -> int:
     """What another process's reaper releases now."""
-    reaper = SqliteStore(db)
+    reaper = open_store(db)
     reaper.worker = "elsewhere:1"
     try:
         return reaper.release_expired_leases()
@@ -232,7 +235,7 @@ def test_a_run_outside_a_worker_keeps_its_lease_alive_up_to_the_job_timeout(
     tmp_path: Path, engines, job_timeout: float | None, released: list[int]
 ) -> None:
     # given: `bpmn run` (no worker), a handler that outlives the lease, and a reaper elsewhere
-    db = tmp_path / "beat.db"
+    db = shared_db(tmp_path / "beat.db")
     found: list[int] = []
 
     def slow(ctx: Any) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from bpmn_engine import Engine, VirtualClock
+from tests.postgresql_server import shared_db
 from tests.worker.conftest import bpmn_file, flow
 from tests.worker.test_cli import PAID, bpmn, json_lines, states, wait_until, worker
 
@@ -68,7 +69,7 @@ def received(engine: Engine, instance_id: str) -> list[Any]:
 def test_twelve_publishers_and_two_workers_every_message_delivered_once_and_said_so(
     tmp_path: Path,
 ) -> None:
-    db = tmp_path / "twelve.db"
+    db = shared_db(tmp_path / "twelve.db")
     path = bpmn_file(tmp_path / "receiver.bpmn", RECEIVER, extra=PAID)
     with Engine(db) as engine:
         waiting = [engine.start(path, variables={"orderId": f"o{i}"}) for i in range(12)]
@@ -122,7 +123,7 @@ def test_twelve_publishers_and_two_workers_every_message_delivered_once_and_said
 def test_a_publisher_whose_receiver_another_process_moves_on_still_says_delivered(
     tmp_path: Path,
 ) -> None:
-    db = tmp_path / "moved.db"
+    db = shared_db(tmp_path / "moved.db")
     path = bpmn_file(tmp_path / "receiver.bpmn", RECEIVER_THEN_TIMER, extra=PAID)
     with Engine(db) as engine:
         instance = engine.start(path, variables={"orderId": "A-1"})
@@ -174,7 +175,7 @@ def test_a_publisher_whose_receiver_another_process_moves_on_still_says_delivere
 
 
 def test_an_id_published_again_says_what_became_of_it(tmp_path: Path) -> None:
-    db = tmp_path / "again.db"
+    db = shared_db(tmp_path / "again.db")
     args = ("--db", str(db), "--id", "order-7")
     first = bpmn("message", "paid", "--key", "nobody", "--ttl", "PT1H", *args, cwd=tmp_path)
     assert first.returncode == 0 and "no instance waits" in first.stdout

@@ -9,6 +9,22 @@ from bpmn_engine.records.rows import CONSUMED, DELIVERED
 from bpmn_engine.store.sqlite.connection import SqliteConnection, instant, stamp
 from bpmn_engine.store.sqlite.leases import holds
 
+# track waits that only a row above ends (a timer, a subscription, a user task, a called
+# instance) or that only other tracks end (a join, an inner scope, a multi-instance body or
+# loop, an event subprocess listening): a track waiting so is alive only through them
+_ENDED_BY_ROWS = (
+    "timer",
+    "message",
+    "event",
+    "user task",
+    "call activity",
+    "join",
+    "subprocess",
+    "multi-instance",
+    "loop",
+    "event subprocess",
+)
+
 
 class WorkQueries(SqliteConnection):
     """`bpmn worker` finds work by querying rows: nothing of an instance stays in memory."""
@@ -61,6 +77,30 @@ class WorkQueries(SqliteConnection):
                 instance
             )
         return sorted(found - held)
+
+    def stuck_instances(self) -> list[str]:
+        """Active instances with no track ready or executing, no waiting timer, subscription
+        or user task, no active called instance, and no track waiting for anything else
+        than those or a join or the end of what it contains (an inner scope, a
+        multi-instance body, an event subprocess's listening): each of these waits ends
+        only when something above moves, and nothing does."""
+        rows = self.conn.execute(
+            "SELECT i.id FROM instances i WHERE i.state = 'active' "
+            "AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.instance = i.id "
+            "AND (t.status IN ('ready', 'executing') OR (t.status = 'waiting' "
+            "AND coalesce(t.wait, '') NOT IN (" + ", ".join("?" * len(_ENDED_BY_ROWS)) + ")))) "
+            "AND NOT EXISTS (SELECT 1 FROM timers m WHERE m.instance = i.id "
+            "AND m.status = 'waiting') "
+            "AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.instance = i.id "
+            "AND s.status = 'waiting') "
+            "AND NOT EXISTS (SELECT 1 FROM user_tasks u WHERE u.instance = i.id "
+            "AND u.status = 'waiting') "
+            "AND NOT EXISTS (SELECT 1 FROM instances c WHERE c.parent_instance = i.id "
+            "AND c.state = 'active') "
+            "ORDER BY i.created_at, i.id",
+            _ENDED_BY_ROWS,
+        )
+        return [r[0] for r in rows]
 
     def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]:
         """(due, repeat, definition, element) of every waiting timer of an active instance,

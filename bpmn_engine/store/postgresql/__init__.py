@@ -1,0 +1,31 @@
+"""The shared store: one PostgreSQL database for many workers on many hosts.
+
+One class per concern, as the SQLite store (`bpmn_engine.store.sqlite`), each the SQLite
+concern on a PostgreSQL connection with what differs overridden; `PostgresStore` is their sum
+and implements `bpmn_engine.runtime.storage.Store`. See docs/postgresql.md.
+"""
+
+from __future__ import annotations
+
+from bpmn_engine.store.postgresql.checkpoints import PgCheckpointRows
+from bpmn_engine.store.postgresql.deployments import PgDeploymentRows
+from bpmn_engine.store.postgresql.leases import PgLeaseRows
+from bpmn_engine.store.postgresql.messages import PgMessageRows
+from bpmn_engine.store.postgresql.outbox import PgOutboxRows
+from bpmn_engine.store.postgresql.undo import PgUndoRows
+from bpmn_engine.store.postgresql.work import PgWorkQueries
+
+
+class PostgresStore(
+    PgCheckpointRows,
+    PgOutboxRows,
+    PgMessageRows,
+    PgDeploymentRows,
+    PgWorkQueries,
+    PgLeaseRows,
+    PgUndoRows,
+):
+    """Every instance, deployment and message in one PostgreSQL database (or schema)."""
+
+
+__all__ = ["PostgresStore"]

@@ -1,0 +1,11 @@
+"""The undo log on PostgreSQL: the SQLite concern's statements (`INSERT OR REPLACE` becomes
+an upsert on the table's primary key)."""
+
+from __future__ import annotations
+
+from bpmn_engine.store.postgresql.connection import PostgresConnection
+from bpmn_engine.store.sqlite.undo import UndoRows
+
+
+class PgUndoRows(PostgresConnection, UndoRows):
+    """Recording steps' before-images, and applying them in reverse."""

@@ -1,0 +1,177 @@
+"""The PostgreSQL store: its schema is SQLite's, migrated alike; bad URLs are bad input.
+
+What it does with rows is the store contract (test_contract.py) and the behaviour suites run
+with BPMN_TEST_STORE=postgresql; here is what only a server brings: connecting, the schema
+shared with SQLite, migrations, and what a user sees when the server is not there.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bpmn_engine import Engine, LoadError
+from bpmn_engine.dsn import redact
+from bpmn_engine.store import SCHEMA_VERSION, SqliteStore, open_store
+from tests.cli.conftest import Bpmn
+from tests.conftest import ROOT
+from tests.postgresql_server import fresh_url
+
+LOOP = ROOT / "tests" / "fixtures" / "counter-loop.bpmn"
+SECRET = "pa55-w0rd"
+
+
+@pytest.fixture
+def bpmn(tmp_path: Path) -> Bpmn:
+    return Bpmn(tmp_path)
+
+
+def connect(url: str) -> Any:
+    """psycopg, imported here: without it `fresh_url` has already failed (CI) or skipped."""
+    import psycopg
+
+    return psycopg.connect(url, autocommit=True)
+
+
+def pg_columns(url: str) -> dict[str, list[str]]:
+    with connect(url) as conn:
+        rows = conn.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
+        ).fetchall()
+    found: dict[str, list[str]] = {}
+    for table, column in rows:
+        if column != "rowid":  # stands in for SQLite's implicit row number
+            found.setdefault(table, []).append(column)
+    return found
+
+
+def sqlite_columns(path: Path) -> dict[str, list[str]]:
+    SqliteStore(path).close()
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: [r[1] for r in conn.execute(f'PRAGMA table_info("{t}")')] for t in tables}
+
+
+def version_of(url: str) -> int:
+    with connect(url) as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_both_stores_have_the_same_tables_and_columns(tmp_path: Path) -> None:
+    url = fresh_url()
+    open_store(url).close()
+    assert pg_columns(url) == sqlite_columns(tmp_path / "same.db")
+    assert version_of(url) == SCHEMA_VERSION
+
+
+def test_an_older_schema_is_migrated_and_its_instances_still_run() -> None:
+    url = fresh_url()
+    open_store(url).close()
+    with connect(url) as conn:  # as release 7 left it: no call columns yet
+        conn.execute("DROP INDEX idx_instances_parent_instance")
+        conn.execute("ALTER TABLE instances DROP COLUMN parent_instance, DROP COLUMN call_depth")
+        conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    assert "call_depth" not in pg_columns(url)["instances"]
+
+    with Engine(url) as engine:
+        outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
+        assert outcome.state == "completed"
+    assert {"parent_instance", "call_depth"} <= set(pg_columns(url)["instances"])
+    assert version_of(url) == SCHEMA_VERSION
+
+
+def test_a_schema_from_a_newer_release_or_of_another_program_is_refused() -> None:
+    newer, foreign = fresh_url(), fresh_url()
+    open_store(newer).close()
+    with connect(newer) as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(LoadError, match="schema version 99"):
+        open_store(newer)
+    with connect(foreign) as conn:
+        conn.execute("CREATE TABLE invoices (id int)")
+    with pytest.raises(LoadError, match="not a bpmn-engine database"):
+        open_store(foreign)
+    assert pg_columns(foreign) == {"invoices": ["id"]}  # nothing was added
+
+
+def test_read_only_does_not_create_the_tables() -> None:
+    url = fresh_url()
+    with pytest.raises(LoadError, match="no bpmn-engine database yet"):
+        open_store(url, read_only=True)
+    assert pg_columns(url) == {}
+
+
+def test_a_password_is_never_shown() -> None:
+    url = f"postgresql://bob:{SECRET}@db.example:5432/bpmn"
+    assert redact(url) == "postgresql://bob:***@db.example:5432/bpmn"
+    assert (
+        redact(f"postgresql://bob:{SECRET}@db:notaport/x") == "postgresql://bob:***@db:notaport/x"
+    )
+    assert redact("orders.db") == "orders.db"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://bob:{SECRET}@127.0.0.1:1/bpmn",  # nobody listens on port 1
+        f"postgresql://bob:{SECRET}@localhost:notaport/bpmn",
+        f"postgresql://bob:{SECRET}@/bpmn?host=/nonexistent&sslmode=bogus",
+    ],
+)
+def test_an_unreachable_server_or_a_malformed_url_is_bad_input(bpmn: Bpmn, url: str) -> None:
+    with pytest.raises(LoadError) as raised:
+        open_store(url)
+    assert SECRET not in str(raised.value)
+    assert "bob:***@" in str(raised.value)
+    done = bpmn("instances", "--db", url)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert SECRET not in done.stderr + done.stdout
+    assert done.stderr.startswith("error: postgresql://bob:***@")
+
+
+def test_every_command_takes_a_postgresql_url_by_option_or_environment(bpmn: Bpmn) -> None:
+    url = fresh_url()
+    done = bpmn(
+        "run", str(LOOP), "--db", url, "--var", "n=0", "--var", "total=0", "--var", "limit=2"
+    )
+    assert done.returncode == 0, done.stderr
+    listed = bpmn("instances", "--db", url, "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert '"completed"' in listed.stdout
+    with Engine(url, read_only=True) as engine:
+        (instance,) = engine.instances()
+    env_run = subprocess.run(
+        [sys.executable, "-m", "cli", "show", instance["id"]],
+        cwd=bpmn.cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BPMN_DB": url},
+        timeout=120,
+    )
+    assert env_run.returncode == 0, env_run.stderr
+    assert "completed" in env_run.stdout
+    assert not any(p.suffix == ".db" for p in bpmn.cwd.iterdir())  # no SQLite file was made
+
+
+def test_a_read_only_store_cannot_write() -> None:
+    import psycopg
+
+    url = fresh_url()
+    open_store(url).close()
+    looking = open_store(url, read_only=True)
+    try:
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            looking.save_definition("v" * 64, "x.bpmn", b"<definitions/>")
+        assert looking.definition_versions() == []
+    finally:
+        looking.close()
