@@ -580,8 +580,8 @@ def print_table(table: list[Result], quick: bool) -> None:
     print("\n== Targets (issue 15)" + (" -- --quick: smaller sizes than stated" if quick else ""))
     width = max(len(r.target) for r in table)
     mwidth = max(len(r.measured) for r in table)
-    print(f"  {'target':<{width}}  {'measured':>{mwidth}}  ")
-    print("  " + "-" * (width + mwidth + 12))
+    print(f"  {'target':<{width}}  {'measured':>{mwidth}}  verdict")
+    print("  " + "-" * (width + mwidth + 11))
     for r in table:
         verdict = "reported" if r.met is None else ("met" if r.met else "NOT met")
         print(f"  {r.target:<{width}}  {r.measured:>{mwidth}}  {verdict}")
