@@ -49,13 +49,22 @@ class Sizes:
     """How much one invocation measures: --quick keeps each part to seconds."""
 
     startup_runs: int
+    evaluations: int  # calls per timing of a condition
     load_sizes: tuple[int, ...]
     throughput: int  # instances the driver starts per checkpoint policy
     waiting: int  # waiting instances held by the worker in the memory measurement
 
 
-FULL = Sizes(startup_runs=15, load_sizes=(100, 1000, 10000), throughput=3000, waiting=10000)
-QUICK = Sizes(startup_runs=5, load_sizes=(100, 1000), throughput=300, waiting=1000)
+FULL = Sizes(
+    startup_runs=15,
+    evaluations=20_000,
+    load_sizes=(100, 1000, 10000),
+    throughput=3000,
+    waiting=10000,
+)
+QUICK = Sizes(
+    startup_runs=5, evaluations=2_000, load_sizes=(100, 1000), throughput=300, waiting=1000
+)
 
 
 @dataclass
@@ -76,6 +85,7 @@ class Extra:
     reopen: dict[str, float] = field(default_factory=dict)
     throughput: dict[str, dict[str, float]] = field(default_factory=dict)
     memory: dict[str, float] = field(default_factory=dict)
+    conditions: list[tuple[str, str, float]] = field(default_factory=list)  # case, language, s
     notes: list[str] = field(default_factory=list)
 
 
@@ -270,14 +280,15 @@ def write_three_tasks(work: Path) -> Path:
     return path
 
 
-def drive(db: str, model: str, count: int) -> None:
+def drive(db: str, model: str, count: int, announce: bool = False) -> None:
     """The driver process: start `count` instances as fast as it can, leaving them ready for
     the worker (`Engine.start` commits the opening step without running the instance)."""
     from bpmn_engine import Engine, load
 
     definitions = load(model)
     with Engine(db) as engine:
-        print(time.time(), flush=True)  # the clock starts at the first instance, not at import
+        if announce:  # the clock starts at the first instance, not at the driver's imports
+            print(time.time(), flush=True)
         for _ in range(count):
             engine.start(definitions)
 
@@ -313,13 +324,15 @@ def measure_throughput(count: int, policy: str, work: Path) -> dict[str, float]:
     with Engine(db) as engine:
         engine.deploy(load(model))
     cli_worker = [sys.executable, "-m", "cli", "worker", "--poll", "0.005"]
-    worker = subprocess.Popen(
-        [*cli_worker, "--db", str(db), "--handlers", str(handlers), "--checkpoint", policy],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    errors = work / f"worker-{policy}.err"
+    with errors.open("w") as stderr:  # a file, not a pipe: nobody reads it while it runs
+        worker = subprocess.Popen(
+            [*cli_worker, "--db", str(db), "--handlers", str(handlers), "--checkpoint", policy],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
     try:
         time.sleep(1.0)  # the worker's own start-up is not part of the throughput
         driver = subprocess.Popen(
@@ -332,11 +345,13 @@ def measure_throughput(count: int, policy: str, work: Path) -> dict[str, float]:
         assert driver.stdout is not None
         began = float(driver.stdout.readline())  # time.time() at the driver's first start
         driver.stdout.close()
-        _pid, _status, driver_usage = os.wait4(driver.pid, 0)
+        _pid, status, driver_usage = os.wait4(driver.pid, 0)
+        if status:
+            raise RuntimeError(f"the driver process failed (wait status {status})")
         driven = time.time() - began
         deadline = time.time() + max(60.0, count / 20)
         done = 0
-        while time.time() < deadline:
+        while time.time() < deadline and worker.poll() is None:
             _total, done = completed_count(db)
             if done >= count:
                 break
@@ -348,8 +363,6 @@ def measure_throughput(count: int, policy: str, work: Path) -> dict[str, float]:
             _pid, _status, worker_usage = os.wait4(worker.pid, 0)
         except ChildProcessError:
             worker_usage = None
-        if worker.stderr:
-            worker.stderr.close()
     total, done = completed_count(db)
     calls = log.read_text().splitlines() if log.exists() else []
     expected = {f"{i} Task_{k}" for i in _instance_ids(db) for k in (1, 2, 3)}
@@ -365,6 +378,7 @@ def measure_throughput(count: int, policy: str, work: Path) -> dict[str, float]:
         "handlers_once": float(once),
         "worker_cpu_s": worker_cpu,
         "driver_cpu_s": driver_usage.ru_utime + driver_usage.ru_stime,
+        "worker_errors": float(len(errors.read_text().splitlines())),
     }
 
 
@@ -434,6 +448,20 @@ def measure_memory(count: int, work: Path) -> dict[str, float]:
     }
 
 
+# --- conditions -----------------------------------------------------------------------------
+def measure_conditions(number: int) -> list[tuple[str, str, float]]:
+    """Seconds per evaluation of a compiled condition, per language (bench/expressions.py's
+    cases: the simple one and the and/or one)."""
+    import expressions
+
+    out = []
+    for name, python, juel, feel in (expressions.CASES[0], expressions.CASES[3]):
+        for language, text in (("Python", python), ("JUEL", juel), ("FEEL", feel)):
+            if text:
+                out.append((name, language, expressions.per_call(text, number, 3)))
+    return out
+
+
 # --- everything, and the table --------------------------------------------------------------
 def measure_all(sizes: Sizes, work: Path, say: Callable[[str], None]) -> Extra:
     extra = Extra()
@@ -447,6 +475,8 @@ def measure_all(sizes: Sizes, work: Path, say: Callable[[str], None]) -> Extra:
         extra.throughput[policy] = measure_throughput(sizes.throughput, policy, work)
     say(f"memory of a worker holding {sizes.waiting:,} waiting instances ...")
     extra.memory = measure_memory(sizes.waiting, work)
+    say("condition cost per language ...")
+    extra.conditions = measure_conditions(sizes.evaluations)
     return extra
 
 
@@ -519,6 +549,8 @@ def results(extra: Extra, rows: dict[tuple[str, str], Any], spiff: list[Any]) ->
                 None,
             )
         )
+    for name, language, seconds in extra.conditions:
+        out.append(Result(f"condition cost: {name}, {language}", f"{seconds * 1e6:.2f} us", None))
     for s in spiff:
         for mode, floor in (("memory-w", 100), ("file-w", 100), ("file", 30)):
             mine = rows.get((s.diagram, mode))
@@ -563,7 +595,8 @@ def print_extra(extra: Extra) -> None:
             f"  --checkpoint {policy}: {t['completed']:,.0f} of {t['instances']:,.0f} completed in "
             f"{t['seconds']:.2f} s = {t['rate']:,.0f}/s; driver started {t['driver_rate']:,.0f}/s; "
             f"{t['handler_calls']:,.0f} handler calls, each exactly once: "
-            f"{'yes' if t['handlers_once'] else 'NO'}; CPU worker {t['worker_cpu_s']:.1f} s, "
+            f"{'yes' if t['handlers_once'] else 'NO'}; stderr lines {t['worker_errors']:.0f}; "
+            f"CPU worker {t['worker_cpu_s']:.1f} s, "
             f"driver {t['driver_cpu_s']:.1f} s"
         )
     m = extra.memory
@@ -589,7 +622,7 @@ def print_table(table: list[Result], quick: bool) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "--drive":
-        drive(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        drive(sys.argv[2], sys.argv[3], int(sys.argv[4]), announce=True)
     elif len(sys.argv) == 3 and sys.argv[1] == "--hold":
         hold_waiting(sys.argv[2])
     else:
