@@ -9,7 +9,10 @@ store in memory or in a SQLite file, each with a checkpoint per step (the defaul
 checkpoints at wait states (`-w`, `--checkpoint wait`). Then: time to
 start an instance of a big diagram (first and warm), time to load and resume one waiting
 instance out of many, the scaling ratios, and, when SpiffWorkflow is installed, the same
-diagrams through it. Figures only: nothing here passes or fails a build.
+diagrams through it. Then the figures of issue 15 (bench/targets.py: start-up of the command
+line, load time per element and reopening, worker throughput, memory per waiting instance) and
+one table of every target of issue 15, met or NOT met. Figures only: nothing here passes or
+fails a build.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate  # noqa: E402
+import targets  # noqa: E402
 
 from bpmn_engine import Definitions, Engine, LoadError, load  # noqa: E402
 
@@ -560,12 +564,20 @@ def main(argv: list[str] | None = None) -> int:
             for name in plan.spiff:
                 print(f"running {name} through SpiffWorkflow ...", file=sys.stderr, flush=True)
                 report.spiff.append(spiff_measure(name, work))
+        extra = targets.measure_all(
+            targets.QUICK if args.quick else targets.FULL,
+            work,
+            lambda text: print(text, file=sys.stderr, flush=True),
+        )
     print(
         f"bpmn-engine benchmark, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
         + (" (--quick)" if args.quick else "")
     )
     print_report(report, plan)
     print_targets(report, plan, args.quick)
+    targets.print_extra(extra)
+    rows = {(r.diagram, r.mode): r for r in report.rows if not r.error}
+    targets.print_table(targets.results(extra, rows, report.spiff), args.quick)
     print(f"\ntotal bench time: {time.perf_counter() - began:,.0f} s")
     return 0
 
