@@ -104,6 +104,7 @@ class Engine:
         self.postman = Postman(self)
         self._held: dict[str, Instance] = {}  # instances `bpmn step` moves itself (`hold`)
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
+        self._outward: dict[tuple[str, str], tuple[list[CallActivity], list[Task]]] = {}
         self.decisions = DecisionRegistry(self.store)
 
     def close(self) -> None:
@@ -148,8 +149,8 @@ class Engine:
     def check_decisions(self, definitions: Definitions, process: Process) -> None:
         """Refuse to start a process whose business rule tasks name a decision nowhere to be
         found."""
-        for _, node in process.walk():
-            call = node.decision if isinstance(node, Task) else None
+        for node in self._reaching_out(definitions, process)[1]:
+            call = node.decision
             if call is not None and self.decisions.find(call.decision) is None:
                 raise LoadError(
                     f"decides with decision {call.decision!r}, which is in none of the DMN "
@@ -248,11 +249,10 @@ class Engine:
     def _check_calls(self, definitions: Definitions, process: Process) -> None:
         """Refuse to start a process whose call activities name a process nowhere to be
         found (a computed `calledElement` is looked for when the call comes)."""
-        for _, node in process.walk():
-            called = node.called_element if isinstance(node, CallActivity) else None
+        for node in self._reaching_out(definitions, process)[0]:
+            called = node.called_element
             if not called or is_expression(called):
                 continue
-            assert isinstance(node, CallActivity)
             if self._find_callable(called, definitions, node.binding, node.version) is None:
                 raise LoadError(
                     "calls " + self._not_callable(called, definitions, node.binding, node.version),
@@ -359,6 +359,21 @@ class Engine:
         for parent in tree:  # grows as it goes: breadth first
             tree.extend(self.store.child_instances(parent))
         return tree
+
+    def _reaching_out(
+        self, definitions: Definitions, process: Process
+    ) -> tuple[list[CallActivity], list[Task]]:
+        """The process's call activities and decision-making tasks, found once per version:
+        what they name is looked up on every start (files and deployments change), but a
+        start must not walk every element of a big process to find them."""
+        key = (definitions.version, process.id)
+        if key not in self._outward:
+            nodes = [node for _, node in process.walk()]
+            self._outward[key] = (
+                [n for n in nodes if isinstance(n, CallActivity)],
+                [n for n in nodes if isinstance(n, Task) and n.decision is not None],
+            )
+        return self._outward[key]
 
     def _checked_process(self, definitions: Definitions, process: Process) -> list[tuple[str, str]]:
         """Compile-check a process once per version (starting must stay cheap on big models);
