@@ -1,4 +1,4 @@
-"""Checkpoints on PostgreSQL: the SQLite concern's statements, with PostgreSQL's ids and errors.
+"""Checkpoints on PostgreSQL: the SQLite concern's statements, with PostgreSQL's errors.
 
 A step is one transaction; every instance, track and scope update is a compare-and-set on its
 `version` (an `UPDATE ... WHERE version = ?` that touches no row when someone else moved it
@@ -16,7 +16,6 @@ from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
 from bpmn_engine.store.postgresql.messages import lock_messages
 from bpmn_engine.store.postgresql.schema import ROWID, schema
 from bpmn_engine.store.sqlite.checkpoints import CheckpointRows
-from bpmn_engine.store.sqlite.connection import dumps
 
 # what a concurrent writer of the same rows causes (read committed: no serialization errors
 # in practice, but a deadlock between two steps is reported as one)
@@ -52,28 +51,3 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
         if step.subscriptions:
             lock_messages(conn)
         super()._write_tracks(conn, step)  # type: ignore[arg-type]
-
-    def _write_outbox(self, conn: PgSql, step: Step, now: str) -> list[int]:  # type: ignore[override]
-        """As on SQLite; the ids of the rows sent come back from `RETURNING`."""
-        instance = step.data.head.id
-        event = step.events[0].seq if step.events else 0
-        ids = []
-        for sent in step.sent:
-            row = conn.execute(
-                "INSERT INTO outbox (source, event, kind, name, key, variables, status, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?) RETURNING id",
-                (instance, event, sent.kind, sent.name, sent.key, dumps(sent.variables), now),
-            ).fetchone()
-            ids.append(int(row[0]) if row else 0)
-        conn.executemany(
-            "INSERT INTO outbox_deliveries (outbox, receiver) VALUES (?, ?)", step.deliveries
-        )
-        conn.executemany(
-            "INSERT INTO messages (id, name, key, variables, published_at, expires_at, status, "
-            "instance) VALUES (?, ?, ?, ?, ?, ?, 'correlated', ?)",
-            [
-                (message_id, name, key, dumps(variables), now, now, instance)
-                for message_id, name, key, variables in step.correlated
-            ],
-        )
-        return ids

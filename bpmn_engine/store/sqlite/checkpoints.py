@@ -405,15 +405,14 @@ class CheckpointRows(SqliteConnection):
         and message ids: a second delivery of one outbox row or message id fails the step)."""
         instance = step.data.head.id
         event = step.events[0].seq if step.events else 0
-        ids = [
-            conn.execute(
+        ids = []
+        for sent in step.sent:  # RETURNING: the one way to the new id on every store
+            row = conn.execute(
                 "INSERT INTO outbox (source, event, kind, name, key, variables, status, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?) RETURNING id",
                 (instance, event, sent.kind, sent.name, sent.key, dumps(sent.variables), now),
-            ).lastrowid
-            or 0
-            for sent in step.sent
-        ]
+            ).fetchone()
+            ids.append(int(row[0]) if row else 0)
         conn.executemany(
             "INSERT INTO outbox_deliveries (outbox, receiver) VALUES (?, ?)", step.deliveries
         )

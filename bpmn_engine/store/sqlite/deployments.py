@@ -12,6 +12,10 @@ from bpmn_engine.store.sqlite.connection import SqliteConnection, instant, now_t
 class DeploymentRows(SqliteConnection):
     """`bpmn deploy`: start timers, message and signal start subscriptions per deployment."""
 
+    def _serialise_deploys(self, conn: Any) -> None:
+        """Two deploys of one process must not both see no active deployment: SQLite's write
+        transaction already runs them one after the other (PostgreSQL adds a lock)."""
+
     def record_deployment(
         self,
         process: str,
@@ -30,6 +34,7 @@ class DeploymentRows(SqliteConnection):
         Returns (deployment id, the previous active one, whether anything changed).
         """
         with self.transaction() as conn:
+            self._serialise_deploys(conn)
             row = conn.execute(
                 "SELECT id, definition FROM deployments WHERE process = ? AND active = 1",
                 (process,),
@@ -43,12 +48,12 @@ class DeploymentRows(SqliteConnection):
                     "WHERE deployment = ? AND status = 'waiting'",
                     (row[0],),
                 )
-            cursor = conn.execute(
+            created = conn.execute(
                 "INSERT INTO deployments (process, definition, deployed_at, active) "
-                "VALUES (?, ?, ?, 1)",
+                "VALUES (?, ?, ?, 1) RETURNING id",
                 (process, definition, instant(deployed_at)),
-            )
-            deployment = int(cursor.lastrowid or 0)
+            ).fetchone()
+            deployment = int(created[0]) if created else 0
             conn.executemany(
                 "INSERT INTO start_timers (deployment, element, due, repeat, interval, status) "
                 "VALUES (?, ?, ?, ?, ?, 'waiting')",
