@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import count
 from pathlib import Path
@@ -186,3 +188,18 @@ def dump_tables(engine: Engine, instance_id: str) -> dict[str, list[tuple[Any, .
         ).fetchall()
         dump[table] = rows if table == "history" else sorted(rows, key=repr)
     return dump
+
+
+def crash_with(tmp_path: Path, script: str, diagram: Path, crash: str) -> Path:
+    """Run `script` (a program that starts `diagram` on a database and kills itself with
+    `os._exit` at the point `crash` names) in its own process; the database it left."""
+    program, db = tmp_path / "crash.py", tmp_path / "crash.db"
+    program.write_text(script)
+    done = subprocess.run(
+        [sys.executable, str(program), str(db), str(diagram), crash],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return db

@@ -6,8 +6,6 @@ parent's step, and its end, uncaught error or escalation comes back as a step of
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from bpmn_engine import Engine, Instance, LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
 from tests.postgresql_server import scratch_db
 
-from .conftest import HEADER
+from .conftest import HEADER, crash_with
 
 
 def diagram(tmp_path: Path, body: str, name: str = "calls.bpmn") -> Path:
@@ -424,15 +422,7 @@ def test_a_crash_between_parent_and_child_loses_and_doubles_nothing(
     path = diagram(
         tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_DOUBLES
     )
-    script, db = tmp_path / "crash.py", tmp_path / "crash.db"
-    script.write_text(CRASHING)
-    done = subprocess.run(
-        [sys.executable, str(script), str(db), str(path), crash],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    db = crash_with(tmp_path, CRASHING, path, crash)
     engine = Engine(db)
     assert engine.store.pending_outbox(), "the crash left a row undelivered"
     [root_id] = [r["id"] for r in engine.instances() if r["parent_instance"] is None]
@@ -542,11 +532,7 @@ def test_a_worker_delivers_a_call_a_crash_left_pending(tmp_path: Path) -> None:
     path = diagram(
         tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_DOUBLES
     )
-    script, db = tmp_path / "crash.py", tmp_path / "crash.db"
-    script.write_text(CRASHING)
-    args = [sys.executable, str(script), str(db), str(path), "before-the-child-starts"]
-    assert subprocess.run(args, capture_output=True, timeout=120).returncode == 0
-    engine = Engine(db)
+    engine = Engine(crash_with(tmp_path, CRASHING, path, "before-the-child-starts"))
     assert engine.deliver_outbox() >= 2  # the call, then the completion it led to
     [root] = [r["id"] for r in engine.instances() if r["parent_instance"] is None]
     assert engine.instance(root).outcome().state == "completed"

@@ -7,8 +7,6 @@ an interrupting boundary event cancels the children still running.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ import pytest
 from bpmn_engine import Engine, Instance
 from bpmn_engine.runtime.clock import VirtualClock
 
-from .conftest import HEADER
+from .conftest import HEADER, crash_with
 
 
 def diagram(tmp_path: Path, body: str, name: str = "calls.bpmn") -> Path:
@@ -294,16 +292,7 @@ def test_a_crash_midway_through_the_children_loses_and_doubles_nothing(
     tmp_path: Path, crash: str
 ) -> None:
     path = diagram(tmp_path, parent(mi()) + CHILD_SCRIPT)
-    script, db = tmp_path / "crash.py", tmp_path / "crash.db"
-    script.write_text(CRASHING)
-    done = subprocess.run(
-        [sys.executable, str(script), str(db), str(path), crash],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    engine = Engine(db)
+    engine = Engine(crash_with(tmp_path, CRASHING, path, crash))
     assert engine.store.pending_outbox(), "the crash left rows undelivered"
     [root_id] = [r["id"] for r in engine.instances() if r["parent_instance"] is None]
     outcome = engine.instance(root_id).run()  # what `bpmn resume` does

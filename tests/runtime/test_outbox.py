@@ -7,8 +7,6 @@ worker, `Engine.deliver_outbox`) delivers each row to each receiver once.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -17,7 +15,7 @@ import pytest
 from bpmn_engine import ConcurrentModification, Engine
 from bpmn_engine.records.rows import Receipt
 
-from .conftest import HEADER
+from .conftest import HEADER, crash_with
 
 SENDER_AND_RECEIVER = (
     HEADER
@@ -88,18 +86,9 @@ engine.start(path, "sender").run()
 
 
 def crash_child(tmp_path: Path, crash: str) -> tuple[Path, Path]:
-    path, db = tmp_path / "outbox.bpmn", tmp_path / "outbox.db"
+    path = tmp_path / "outbox.bpmn"
     path.write_text(SENDER_AND_RECEIVER)
-    script = tmp_path / "child.py"
-    script.write_text(textwrap.dedent(CHILD))
-    done = subprocess.run(
-        [sys.executable, str(script), str(db), str(path), crash],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return path, db
+    return path, crash_with(tmp_path, textwrap.dedent(CHILD), path, crash)
 
 
 def received(engine: Engine) -> dict[str, list[str]]:
