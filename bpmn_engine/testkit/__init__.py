@@ -1,0 +1,34 @@
+"""The test kit: scenario files run against diagrams, with path coverage (`bpmn test`).
+
+`load_scenarios(path)` reads a `*.bpmntest.toml` file, `run_scenario(scenario)` runs one in
+a fresh in-memory engine on a clock that moves only when the scenario advances it.
+"""
+
+from bpmn_engine.testkit.coverage import Coverage, DiagramCoverage
+from bpmn_engine.testkit.runner import ScenarioClock, ScenarioResult, run_scenario
+from bpmn_engine.testkit.scenario import (
+    SUFFIX,
+    Action,
+    Expectation,
+    Mock,
+    MockCall,
+    Scenario,
+    find_scenario_files,
+    load_scenarios,
+)
+
+__all__ = [
+    "SUFFIX",
+    "Action",
+    "Coverage",
+    "DiagramCoverage",
+    "Expectation",
+    "Mock",
+    "MockCall",
+    "Scenario",
+    "ScenarioClock",
+    "ScenarioResult",
+    "find_scenario_files",
+    "load_scenarios",
+    "run_scenario",
+]
