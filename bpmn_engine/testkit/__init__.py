@@ -1,11 +1,19 @@
-"""The test kit: scenario files run against diagrams, with path coverage (`bpmn test`).
+"""The test kit: scenario files run against diagrams, with path coverage (`bpmn test`), and
+the same for pytest (`Runner`, `assert_that`, and the plugin's fixtures).
 
 `load_scenarios(path)` reads a `*.bpmntest.toml` file, `run_scenario(scenario)` runs one in
 a fresh in-memory engine on a clock that moves only when the scenario advances it.
 """
 
+from bpmn_engine.testkit.assertions import InstanceAssert, assert_that
 from bpmn_engine.testkit.coverage import Coverage, DiagramCoverage
-from bpmn_engine.testkit.runner import ScenarioClock, ScenarioResult, run_scenario
+from bpmn_engine.testkit.runner import (
+    Runner,
+    ScenarioClock,
+    ScenarioResult,
+    TaskNotWaiting,
+    run_scenario,
+)
 from bpmn_engine.testkit.scenario import (
     SUFFIX,
     Action,
@@ -23,11 +31,15 @@ __all__ = [
     "Coverage",
     "DiagramCoverage",
     "Expectation",
+    "InstanceAssert",
     "Mock",
     "MockCall",
+    "Runner",
     "Scenario",
     "ScenarioClock",
     "ScenarioResult",
+    "TaskNotWaiting",
+    "assert_that",
     "find_scenario_files",
     "load_scenarios",
     "run_scenario",

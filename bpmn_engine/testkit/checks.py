@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bpmn_engine import Event
+from bpmn_engine import Engine, Event
 from bpmn_engine.testkit.coverage import Coverage
 from bpmn_engine.testkit.scenario import Expectation
 
@@ -41,6 +42,54 @@ class Observed:
         return self.completed()
 
 
+def observe(
+    engine: Engine,
+    root: str,
+    calls: Mapping[str, int] | None = None,
+    errors: list[str] | None = None,
+    *,
+    everyone: bool = False,
+) -> Observed:
+    """What a run did: `root`'s end, and the history of `root` and every instance it called
+    (`everyone`: every instance in the engine's database, e.g. those a message started)."""
+    outcome = engine.instance(root).outcome()
+    ids = [row["id"] for row in engine.instances()] if everyone else engine.family(root)
+    if root in ids:  # the root's history first
+        ids.remove(root)
+    members = [engine.instance(i) for i in [root, *ids]]
+    histories = [(m, m.history()) for m in members]
+    coverage = Coverage()
+    for member, events in histories:
+        coverage.add_run(engine.definition_of(member.id), events)
+    return Observed(
+        state=outcome.state,
+        end_event=outcome.end_event,
+        variables=outcome.variables,
+        histories=[events for _, events in histories],
+        waiting=[
+            w["element"]
+            for m in members
+            if m.state.value == "active"
+            for w in m.outcome().waiting_for
+        ],
+        incidents=[
+            (m.outcome().incident or "", _failed_element(events))
+            for m, events in histories
+            if m.state.value == "failed"
+        ],
+        calls=dict(calls or {}),
+        errors=list(errors or []),
+        coverage=coverage,
+    )
+
+
+def _failed_element(events: list[Event]) -> str | None:
+    for event in reversed(events):
+        if event.event == "incident.created":
+            return event.element
+    return None
+
+
 def _show(value: Any) -> str:
     try:
         return json.dumps(value, sort_keys=True, default=str)
@@ -53,7 +102,7 @@ def check(expect: Expectation, seen: Observed, when: str) -> list[str]:
     broken: list[str] = []
 
     def fail(text: str) -> None:
-        broken.append(f"{when}, line {expect.line}: {text}")
+        broken.append(f"{when}, line {expect.line}: {text}" if when else text)
 
     for error in seen.errors:
         fail(f"the engine reported: {error}")

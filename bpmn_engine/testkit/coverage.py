@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bpmn_engine import Definitions, Event
+from bpmn_engine.model import BoundaryEvent
 
 
 @dataclass
@@ -65,6 +66,19 @@ def _diagram(definitions: Definitions) -> DiagramCoverage:
     return DiagramCoverage(definitions.path, definitions.node_ids, tuple(flows))
 
 
+def _compensation_boundaries(definitions: Definitions) -> dict[str, list[str]]:
+    """activity id -> its compensation boundary events: no token ever arrives at one, it is
+    reached when its activity is compensated."""
+    found: dict[str, list[str]] = {}
+    for element in definitions.node_ids:
+        node = definitions.node(element)
+        if isinstance(node, BoundaryEvent) and any(
+            d.kind == "compensate" for d in node.definitions
+        ):
+            found.setdefault(node.attached_to, []).append(node.id)
+    return found
+
+
 @dataclass
 class Coverage:
     """Per diagram file; runs of one file in several scenarios add up."""
@@ -85,9 +99,16 @@ class Coverage:
             hits = activated[element] or completed[element]
             if hits:
                 diagram.element_hits[element] += hits
+        boundaries = (
+            _compensation_boundaries(definitions)
+            if "compensation.started" in {e.event for e in events}
+            else {}
+        )
         for event in events:
             if event.event == "flow.taken" and event.data.get("flow") in diagram.flows:
                 diagram.flow_hits[event.data["flow"]] += 1
+            elif event.event == "compensation.started" and event.element:
+                diagram.element_hits.update(boundaries.get(event.element, []))
 
     def merge(self, other: Coverage) -> None:
         for path, theirs in other.diagrams.items():

@@ -1,5 +1,5 @@
-"""Running one scenario: a fresh in-memory engine, a clock that moves only when told, mocked
-handlers, and every expectation checked with the path the tokens took.
+"""Running a process under test: a database of its own, a clock that moves only when told,
+mocked handlers, and every expectation checked with the path the tokens took.
 
 The clock is fixed (`clock` in the file, else 2026-01-01) and moves only with an `advance`
 step: a timer fires when the scenario lets time pass, as in Camunda's process tests where a
@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from bpmn_engine import (
     BpmnEngineError,
     BpmnError,
     Engine,
-    Event,
     Instance,
     ServiceTaskContext,
+    UsageError,
     UserTask,
     Worker,
     load,
@@ -29,9 +30,9 @@ from bpmn_engine import (
     load_handlers,
     parse_duration,
 )
-from bpmn_engine.testkit.checks import Observed, check
+from bpmn_engine.testkit.checks import Observed, check, observe
 from bpmn_engine.testkit.coverage import Coverage
-from bpmn_engine.testkit.scenario import Action, Mock, Scenario
+from bpmn_engine.testkit.scenario import DEFAULT_CLOCK, Action, MockCall, Scenario
 
 Handler = Callable[[ServiceTaskContext], "dict[str, Any] | None"]
 
@@ -48,7 +49,10 @@ class ScenarioClock:
         return self._now
 
     def advance(self, duration: str) -> None:
-        self._now = self._now + parse_duration(duration)
+        try:
+            self._now = self._now + parse_duration(duration)
+        except ValueError as error:  # TimerValueError: not an ISO 8601 duration
+            raise UsageError(f"advance {duration!r}: {error}") from None
 
 
 @dataclass
@@ -78,17 +82,101 @@ class ScenarioResult:
         return "\n".join(lines)
 
 
-class _Mocks:
-    """Handler stand-ins that count their calls (real handlers from a file are counted too)."""
+class _Handlers(dict[str, Handler]):
+    """The engine's handler table, filled as mocks are added (also after it started)."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __bool__(self) -> bool:  # the engine replaces an empty (falsy) table with its own
+        return True
+
+
+class Runner:
+    """A process under test: a database of its own, handlers mocked or real, user tasks
+    answered, a clock that stands still until `advance`; every call runs what can run.
+
+    This is what `bpmn test` does for a scenario file, as Python for pytest:
+
+        runner = Runner()
+        runner.mock("charge_card", returns={"paid": True})
+        runner.start("models/order.bpmn", variables={"total": 30})
+        runner.complete("Approve order", approved=True)
+        assert_that(runner).completed().passed("Task_ChargeCard")
+    """
+
+    def __init__(
+        self,
+        db: str | Path = ":memory:",
+        *,
+        handlers: str | Path | Mapping[str, Handler] | None = None,
+        clock: datetime = DEFAULT_CLOCK,
+        trust_scripts: bool = False,
+    ) -> None:
         self.calls: Counter[str] = Counter()
-        self.handlers: dict[str, Handler] = {}
-        if scenario.handlers_file is not None:
-            for name, function in load_handlers(scenario.handlers_file).items():
-                self.handlers[name] = self._counted(name, function)
-        for name, mock in scenario.mocks.items():
-            self.handlers[name] = self._counted(name, self._mocked(mock))
+        self.errors: list[str] = []
+        self.clock = ScenarioClock(clock)
+        self._handlers = _Handlers()
+        self._answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = {}
+        self._mocks: dict[str, list[MockCall]] = {}
+        if handlers is not None:
+            self.use_handlers(handlers)
+        self.engine = Engine(
+            db,
+            handlers=self._handlers,
+            on_user_task=self._answer,
+            clock=self.clock,
+            trust_scripts=trust_scripts,
+        )
+        self.root: str | None = None
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- what the process meets -----------------------------------------------------------
+    def use_handlers(self, handlers: str | Path | Mapping[str, Handler]) -> Runner:
+        """Real handlers: a Python file of functions (as `--handlers`), or a mapping; their
+        calls are counted like a mock's. A mock of the same name wins."""
+        if isinstance(handlers, str | Path):
+            handlers = load_handlers(handlers)
+        for name, function in handlers.items():
+            if name not in self._mocks:
+                self._handlers[name] = self._counted(name, function)
+        return self
+
+    def mock(
+        self,
+        name: str,
+        returns: Mapping[str, Any] | None = None,
+        *,
+        error: str | None = None,
+        message: str = "",
+        fail: str | None = None,
+    ) -> Runner:
+        """Handle the service tasks `name` (a type, topic or element id) with a stand-in:
+        return `returns`, throw the BPMN error `error`, or `fail` (an incident). Called again
+        for one name, the calls queue up: the Nth call does the Nth, the last repeats."""
+        if sum(x is not None for x in (returns, error, fail)) > 1:
+            raise UsageError(f"mock {name!r}: give one of returns, error and fail")
+        call = MockCall(returns=dict(returns or {}), error=error, message=message, fail=fail)
+        self._mocks.setdefault(name, []).append(call)
+        self._handlers[name] = self._counted(name, self._mocked(name))
+        return self
+
+    def answer(
+        self, task: str, variables: Mapping[str, Any] | list[Mapping[str, Any]] | None = None
+    ) -> Runner:
+        """Complete the user task `task` (element id or name) with `variables` whenever it
+        waits; a list answers one visit each, in turn, then leaves it waiting (as
+        `bpmn run --answers` does)."""
+        if isinstance(variables, list):
+            self._answers[task] = [dict(v) for v in variables]
+        else:
+            self._answers[task] = dict(variables or {})
+        return self
 
     def _counted(self, name: str, function: Handler) -> Handler:
         def handler(context: ServiceTaskContext) -> dict[str, Any] | None:
@@ -97,9 +185,10 @@ class _Mocks:
 
         return handler
 
-    def _mocked(self, mock: Mock) -> Handler:
+    def _mocked(self, name: str) -> Handler:
         def handler(context: ServiceTaskContext) -> dict[str, Any] | None:
-            call = mock.calls[min(self.calls[mock.name], len(mock.calls)) - 1]
+            calls = self._mocks[name]
+            call = calls[min(self.calls[name], len(calls)) - 1]
             if call.error is not None:
                 raise BpmnError(call.error, call.message)
             if call.fail is not None:
@@ -108,136 +197,138 @@ class _Mocks:
 
         return handler
 
-
-class _Answers:
-    """Answers a user task the scenario's `answers` name (by element id or name)."""
-
-    def __init__(self, answers: dict[str, dict[str, Any]]) -> None:
-        self.answers = answers
-
-    def __call__(self, instance: Instance, task: UserTask) -> dict[str, Any] | None:
+    def _answer(self, instance: Instance, task: UserTask) -> dict[str, Any] | None:
         for key in (task.element, task.name):
-            if key is not None and key in self.answers:
-                return dict(self.answers[key])
+            answer = self._answers.get(key) if key is not None else None
+            if isinstance(answer, list):
+                if answer:
+                    return answer.pop(0)
+                continue
+            if answer is not None:
+                return dict(answer)
         return None
 
-
-class _Run:
-    def __init__(self, scenario: Scenario, result: ScenarioResult) -> None:
-        self.scenario = scenario
-        self.result = result
-        self.clock = ScenarioClock(scenario.clock)
-        self.mocks = _Mocks(scenario)
-        self.errors: list[str] = []
-        self.engine = Engine(
-            ":memory:",
-            handlers=self.mocks.handlers,
-            on_user_task=_Answers(scenario.answers),
-            clock=self.clock,
-            trust_scripts=scenario.trust_scripts,
-        )
-        self.root = ""
-
-    def start(self) -> None:
-        bpmn = [p for p in self.scenario.diagrams if p.suffix.lower() != ".dmn"]
-        dmn = [p for p in self.scenario.diagrams if p.suffix.lower() == ".dmn"]
+    # --- driving ----------------------------------------------------------------------------
+    def start(
+        self,
+        *files: str | Path,
+        process: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+    ) -> Instance:
+        """Start the process of the first BPMN file (the others are what it calls, and
+        `.dmn` files its decisions) and run until everything waits or ends."""
+        bpmn = [Path(p) for p in files if Path(p).suffix.lower() != ".dmn"]
+        dmn = [Path(p) for p in files if Path(p).suffix.lower() == ".dmn"]
+        if not bpmn:
+            raise UsageError("start needs a BPMN file")
         if dmn:
             self.engine.add_decisions(load_decisions(*dmn))
         loaded = [load(path) for path in bpmn]
         for definitions in loaded:  # where call activities find the processes they call
             self.engine.deploy(definitions)
         main = loaded[0]
-        process = self.scenario.process
         if process is not None:
             main = next((d for d in loaded if process in d.processes), main)
-        self.root = self.engine.start(main, process, self.scenario.variables).id
+        self.root = self.engine.start(main, process, dict(variables or {})).id
         self.settle()
+        return self.instance
+
+    @property
+    def instance(self) -> Instance:
+        """The started instance, as it is now."""
+        if self.root is None:
+            raise UsageError("nothing started yet: call start() first")
+        return self.engine.instance(self.root)
 
     def settle(self) -> None:
         """Run everything that can run now (called instances, woken receivers included)."""
-        worker = Worker(self.engine, poll=0.0, once=True, on_error=self.errors.append)
-        worker.run()
+        Worker(self.engine, poll=0.0, once=True, on_error=self.errors.append).run()
 
-    def act(self, action: Action) -> None:
-        if action.kind == "complete":
-            holder = self._task_holder(action)
-            holder.complete_task(action.target, action.variables)
-        elif action.kind == "message":
-            self.engine.publish_message(action.target, action.key, action.variables)
-        elif action.kind == "signal":
-            self.engine.broadcast_signal(action.target, action.variables)
-        elif action.kind == "advance":
-            self.clock.advance(action.target)
+    def complete(self, task: str, variables: Mapping[str, Any] | None = None) -> None:
+        """Complete a waiting user task (element id or name), in the instance or any
+        instance it called, and run on."""
+        self._task_holder(task).complete_task(task, dict(variables or {}))
         self.settle()
 
-    def _task_holder(self, action: Action) -> Instance:
-        for member in self.engine.family(self.root):
+    def message(
+        self, name: str, key: str | None = None, variables: Mapping[str, Any] | None = None
+    ) -> None:
+        self.engine.publish_message(name, key, dict(variables or {}))
+        self.settle()
+
+    def signal(self, name: str, variables: Mapping[str, Any] | None = None) -> None:
+        self.engine.broadcast_signal(name, dict(variables or {}))
+        self.settle()
+
+    def advance(self, duration: str) -> None:
+        """Let time pass (ISO 8601, `PT30M`): timers that fall due fire."""
+        self.clock.advance(duration)
+        self.settle()
+
+    def _task_holder(self, task: str) -> Instance:
+        root = self.instance
+        for member in self.engine.family(root.id):
             instance = self.engine.instance(member)
-            for task in instance.user_tasks():
-                if action.target in (task.element, task.name, str(task.id)):
-                    return instance
+            if any(task in (t.element, t.name, str(t.id)) for t in instance.user_tasks()):
+                return instance
         waiting = sorted({t.element for m in self._members() for t in m.user_tasks()})
-        raise _StepError(
-            f"step {action.number}, line {action.line}: complete {action.target!r}: "
-            "no such user task waits "
-            f"(waiting: {', '.join(waiting) or 'none'})"
+        raise TaskNotWaiting(
+            f"complete {task!r}: no such user task waits (waiting: {', '.join(waiting) or 'none'})"
         )
 
     def _members(self) -> list[Instance]:
         return [self.engine.instance(row["id"]) for row in self.engine.instances()]
 
     def observe(self) -> Observed:
-        """What the run did so far, over every instance of the scenario's database."""
-        root = self.engine.instance(self.root)
-        outcome = root.outcome()
-        members = self._members()
-        histories: list[tuple[Instance, list[Event]]] = [(m, m.history()) for m in members]
-        waiting = [
-            w["element"]
-            for m in members
-            for w in m.outcome().waiting_for
-            if m.state.value == "active"
-        ]
-        incidents = [
-            (m.outcome().incident or "", _failed_element(events))
-            for m, events in histories
-            if m.state.value == "failed"
-        ]
-        coverage = Coverage()
-        for member, events in histories:
-            coverage.add_run(self.engine.definition_of(member.id), events)
-        return Observed(
-            state=outcome.state,
-            end_event=outcome.end_event,
-            variables=outcome.variables,
-            histories=[events for _, events in histories],
-            waiting=waiting,
-            incidents=incidents,
-            calls=dict(self.mocks.calls),
-            errors=list(self.errors),
-            coverage=coverage,
+        """What the run did so far, over every instance in this runner's database."""
+        return observe(self.engine, self.instance.id, self.calls, self.errors, everyone=True)
+
+
+class TaskNotWaiting(UsageError):
+    """A step completes a user task that does not wait (the run is not where one thought)."""
+
+
+class _ScenarioRun(Runner):
+    def __init__(self, scenario: Scenario) -> None:
+        super().__init__(
+            handlers=scenario.handlers_file,
+            clock=scenario.clock,
+            trust_scripts=scenario.trust_scripts,
         )
+        for name, mock in scenario.mocks.items():
+            for call in mock.calls:
+                returns = call.returns if call.error is None and call.fail is None else None
+                self.mock(name, returns, error=call.error, message=call.message, fail=call.fail)
+        for task, variables in scenario.answers.items():
+            self.answer(task, variables)
+        self.scenario = scenario
+
+    def act(self, action: Action) -> None:
+        if action.kind == "complete":
+            try:
+                self.complete(action.target, action.variables)
+            except TaskNotWaiting as error:
+                raise _StepError(f"step {action.number}, line {action.line}: {error}") from None
+        elif action.kind == "message":
+            self.message(action.target, action.key, action.variables)
+        elif action.kind == "signal":
+            self.signal(action.target, action.variables)
+        elif action.kind == "advance":
+            self.advance(action.target)
 
 
 class _StepError(Exception):
     """A step that cannot be done (the run is not where the scenario thought)."""
 
 
-def _failed_element(events: list[Event]) -> str | None:
-    for event in reversed(events):
-        if event.event == "incident.created":
-            return event.element
-    return None
-
-
 def run_scenario(scenario: Scenario) -> ScenarioResult:
     """Run one scenario from scratch; never raises for what the scenario or diagram holds."""
     result = ScenarioResult(scenario)
     began = time.perf_counter()
-    run: _Run | None = None
+    run: _ScenarioRun | None = None
     try:
-        run = _Run(scenario, result)
-        run.start()
+        run = _ScenarioRun(scenario)
+        run.start(*scenario.diagrams, process=scenario.process, variables=scenario.variables)
         for action in scenario.steps:
             if action.kind != "check":
                 run.act(action)
@@ -259,13 +350,13 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
     finally:
         if run is not None:
             _summarise(run, result)
-            run.engine.close()
+            run.close()
         result.seconds = time.perf_counter() - began
     return result
 
 
-def _summarise(run: _Run, result: ScenarioResult) -> None:
-    if not run.root:
+def _summarise(run: Runner, result: ScenarioResult) -> None:
+    if run.root is None:
         return
     try:
         observed = run.observe()

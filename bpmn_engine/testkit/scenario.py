@@ -82,7 +82,7 @@ class Scenario:
     diagrams: tuple[Path, ...]
     process: str | None
     variables: dict[str, Any]
-    answers: dict[str, dict[str, Any]]
+    answers: dict[str, dict[str, Any] | list[dict[str, Any]]]  # a list: one per visit
     mocks: dict[str, Mock]
     handlers_file: Path | None
     trust_scripts: bool
@@ -156,7 +156,7 @@ class _Reader:
         for number in range(start, end):
             if pattern.search(self.lines[number].split("#", 1)[0]):
                 return number + 1
-        return None
+        return self.where(block)  # not written out: the scenario's own line
 
     def where(self, block: int | None) -> int | None:
         if block is None or block >= len(self.blocks):
@@ -268,10 +268,14 @@ def _scenario(
     if process is not None:
         process = reader.text(process, "`process`", block, "process")
     variables = plain(reader.table(setting("variables") or {}, "`variables`", block, "variables"))
-    answers: dict[str, dict[str, Any]] = {}
+    answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = {}
     for source in (shared.get("answers") or {}, table.get("answers") or {}):
         for task, answer in reader.table(source, "`answers`", block, "answers").items():
-            answers[task] = plain(reader.table(answer, f"the answer for {task!r}", block, task))
+            what = f"the answer for {task!r}"
+            if isinstance(answer, list):  # one per visit
+                answers[task] = [plain(reader.table(a, what, block, task)) for a in answer]
+            else:
+                answers[task] = plain(reader.table(answer, what, block, task))
     mocks: dict[str, Mock] = {}
     for source in (shared.get("mocks") or {}, table.get("mocks") or {}):
         for mock_name, spec in reader.table(source, "`mocks`", block, "mocks").items():
