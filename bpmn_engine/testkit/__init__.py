@@ -7,6 +7,7 @@ a fresh in-memory engine on a clock that moves only when the scenario advances i
 
 from bpmn_engine.testkit.assertions import InstanceAssert, assert_that
 from bpmn_engine.testkit.coverage import Coverage, DiagramCoverage
+from bpmn_engine.testkit.record import Recording
 from bpmn_engine.testkit.runner import (
     Runner,
     ScenarioClock,
@@ -34,6 +35,7 @@ __all__ = [
     "InstanceAssert",
     "Mock",
     "MockCall",
+    "Recording",
     "Runner",
     "Scenario",
     "ScenarioClock",
