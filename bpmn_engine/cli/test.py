@@ -233,17 +233,16 @@ def _write_junit(
                 element,
                 "testcase",
                 classname=_classname(result.scenario),
-                name=result.scenario.name,
+                name=visible(result.scenario.name),  # XML 1.0 cannot hold control characters
                 file=str(file),
                 line=str(result.scenario.line),
                 time=f"{result.seconds:.3f}",
             )
             if not result.passed:
                 tag = "failure" if result.outcome == "failed" else "error"
-                detail = ElementTree.SubElement(
-                    case, tag, message=result.failures[0] if result.failures else ""
-                )
-                detail.text = result.report()
+                first = result.failures[0] if result.failures else ""
+                detail = ElementTree.SubElement(case, tag, message=visible(first))
+                detail.text = visible(result.report())
     for error in broken:
         element = ElementTree.SubElement(
             root, "testsuite", name=str(error.file), tests="1", failures="0", errors="1", time="0"

@@ -20,6 +20,7 @@ from bpmn_engine import (
     BpmnEngineError,
     BpmnError,
     Engine,
+    Event,
     Instance,
     ServiceTaskContext,
     UsageError,
@@ -33,6 +34,8 @@ from bpmn_engine import (
 from bpmn_engine.testkit.checks import Observed, check, observe
 from bpmn_engine.testkit.coverage import Coverage
 from bpmn_engine.testkit.scenario import DEFAULT_CLOCK, Action, MockCall, Scenario
+
+MAX_EVENTS = 200_000  # per settle: tens of thousands of steps, seconds of work
 
 Handler = Callable[[ServiceTaskContext], "dict[str, Any] | None"]
 
@@ -109,7 +112,9 @@ class Runner:
         handlers: str | Path | Mapping[str, Handler] | None = None,
         clock: datetime = DEFAULT_CLOCK,
         trust_scripts: bool = False,
+        max_events: int = MAX_EVENTS,
     ) -> None:
+        self.max_events = max_events
         self.calls: Counter[str] = Counter()
         self.errors: list[str] = []
         self.clock = ScenarioClock(clock)
@@ -241,8 +246,26 @@ class Runner:
         return self.engine.instance(self.root)
 
     def settle(self) -> None:
-        """Run everything that can run now (called instances, woken receivers included)."""
-        Worker(self.engine, poll=0.0, once=True, on_error=self.errors.append).run()
+        """Run everything that can run now (called instances, woken receivers included),
+        within `max_events` history events: a process that loops for ever is an error, not
+        a test run that never ends."""
+        events = 0
+
+        def count(event: Event) -> None:
+            nonlocal events
+            events += 1
+            if events > self.max_events:
+                worker.stop()  # after the step in progress
+
+        worker = Worker(
+            self.engine, poll=0.0, once=True, on_error=self.errors.append, on_event=count
+        )
+        worker.run()
+        if events > self.max_events:
+            raise StillRunning(
+                f"still running after {self.max_events} events: a loop that never ends? "
+                "(Runner(max_events=...) allows more)"
+            )
 
     def complete(self, task: str, variables: Mapping[str, Any] | None = None) -> None:
         """Complete a waiting user task (element id or name), in the instance or any
@@ -282,6 +305,10 @@ class Runner:
     def observe(self) -> Observed:
         """What the run did so far, over every instance in this runner's database."""
         return observe(self.engine, self.instance.id, self.calls, self.errors, everyone=True)
+
+
+class StillRunning(UsageError):
+    """The run did not come to rest within its budget of events."""
 
 
 class TaskNotWaiting(UsageError):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bpmn_engine.testkit import load_scenarios, run_scenario
+import pytest
+
+from bpmn_engine.testkit import Runner, load_scenarios, run_scenario
+from bpmn_engine.testkit.runner import StillRunning
 
 PAYMENT = 'diagram = "order-payment.bpmn"\nhandlers = "order_payment_handlers.py"\n' + (
     'variables = { orderId = "A-1", address = "1 Main St" }\n'
@@ -183,3 +186,26 @@ def test_coverage_matches_a_hand_count(scenario_file) -> None:
     # loan approved
     assert len(diagram.reached_flows) == 7 and len(diagram.flows) == 12
     assert round(diagram.percent, 1) == round(100 * 15 / 23, 1)
+
+
+LOOP = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="P" isExecutable="true">
+    <startEvent id="Start" />
+    <exclusiveGateway id="Again" />
+    <task id="Work" />
+    <sequenceFlow id="f1" sourceRef="Start" targetRef="Again" />
+    <sequenceFlow id="f2" sourceRef="Again" targetRef="Work" />
+    <sequenceFlow id="f3" sourceRef="Work" targetRef="Again" />
+  </process>
+</definitions>
+"""
+
+
+def test_a_loop_that_never_ends_is_stopped_and_said(models: Path) -> None:
+    (models / "loop.bpmn").write_text(LOOP)
+    with Runner(max_events=300) as runner:
+        with pytest.raises(StillRunning, match="still running after 300 events"):
+            runner.start(models / "loop.bpmn")
+        assert runner.calls == {}
+        assert runner.instance.state.value == "active"  # stopped between two steps
