@@ -89,7 +89,7 @@ def assert_that(subject: Runner | Instance) -> InstanceAssert:
 
 
 def explain(broken: list[str], seen: Observed) -> str:
-    lines = [*broken, f"state: {seen.state}"]
+    lines = [*broken, *(f"state: {end.state}" for end in seen.ends)]
     path = seen.path()
     lines.append("path taken: " + (" -> ".join(path) if path else "(nothing completed)"))
     if seen.waiting:

@@ -15,13 +15,22 @@ from bpmn_engine.testkit.scenario import Expectation
 MISSING = object()
 
 
-@dataclass
-class Observed:
-    """What a run did: the root instance's end, and the history of every instance."""
+@dataclass(frozen=True)
+class End:
+    """Where one instance the test started stands: its state, end event and variables."""
 
+    instance: str
     state: str
     end_event: str | None
     variables: dict[str, Any]
+
+
+@dataclass
+class Observed:
+    """What a run did: where each instance it started stands (one, or every instance a
+    deployment started), and the history of every instance."""
+
+    ends: list[End]
     histories: list[list[Event]]  # the root's first, then the instances it called
     waiting: list[str]
     incidents: list[tuple[str, str | None]]  # (message, element)
@@ -44,27 +53,36 @@ class Observed:
 
 def observe(
     engine: Engine,
-    root: str,
+    root: str | None,
     calls: Mapping[str, int] | None = None,
     errors: list[str] | None = None,
     *,
     everyone: bool = False,
 ) -> Observed:
     """What a run did: `root`'s end, and the history of `root` and every instance it called
-    (`everyone`: every instance in the engine's database, e.g. those a message started)."""
-    outcome = engine.instance(root).outcome()
-    ids = [row["id"] for row in engine.instances()] if everyone else engine.family(root)
-    if root in ids:  # the root's history first
-        ids.remove(root)
-    members = [engine.instance(i) for i in [root, *ids]]
+    (`everyone`: every instance in the engine's database, e.g. those a message started).
+    Without a root (a deployment started them), the end of every instance nothing called."""
+    if everyone or root is None:
+        rows = engine.instances()
+        ids = [row["id"] for row in rows]
+    else:
+        rows, ids = [], engine.family(root)
+    if root is not None:
+        ids = [root, *(i for i in ids if i != root)]  # the root's history first
+        started = [root]
+    else:
+        started = [row["id"] for row in rows if not row.get("parent_instance")]
+    members = [engine.instance(i) for i in ids]
     histories = [(m, m.history()) for m in members]
     coverage = Coverage()
     for member, events in histories:
         coverage.add_run(engine.definition_of(member.id), events)
+    ends = []
+    for instance in started:
+        outcome = engine.instance(instance).outcome()
+        ends.append(End(instance, outcome.state, outcome.end_event, outcome.variables))
     return Observed(
-        state=outcome.state,
-        end_event=outcome.end_event,
-        variables=outcome.variables,
+        ends=ends,
         histories=[events for _, events in histories],
         waiting=[
             w["element"]
@@ -106,19 +124,27 @@ def check(expect: Expectation, seen: Observed, when: str) -> list[str]:
 
     for error in seen.errors:
         fail(f"the engine reported: {error}")
-    if expect.state is not None and seen.state != expect.state:
-        detail = ""
-        if seen.incidents:
-            detail = f" (incident: {seen.incidents[0][0]})"
-        fail(f"expected state {expect.state}, got {seen.state}{detail}")
-    if expect.end_event is not None and seen.end_event != expect.end_event:
-        fail(f"expected to end at {expect.end_event}, ended at {seen.end_event or 'no end event'}")
-    for name, wanted in (expect.variables or {}).items():
-        got = seen.variables.get(name, MISSING)
-        if got is MISSING:
-            fail(f"variable {name!r} is not set (expected {_show(wanted)})")
-        elif not _equal(got, wanted):
-            fail(f"variable {name!r} is {_show(got)}, expected {_show(wanted)}")
+    if expect.instances is not None and len(seen.ends) != expect.instances:
+        fail(f"expected {expect.instances} instance(s) started, {len(seen.ends)} were")
+    per_instance = expect.state, expect.end_event, expect.variables
+    if not seen.ends and any(x is not None for x in per_instance):
+        fail("no instance was started")
+    for end in seen.ends:
+        who = f"instance {end.instance}: " if len(seen.ends) > 1 else ""
+        if expect.state is not None and end.state != expect.state:
+            detail = ""
+            if seen.incidents:
+                detail = f" (incident: {seen.incidents[0][0]})"
+            fail(f"{who}expected state {expect.state}, got {end.state}{detail}")
+        if expect.end_event is not None and end.end_event != expect.end_event:
+            ended = end.end_event or "no end event"
+            fail(f"{who}expected to end at {expect.end_event}, ended at {ended}")
+        for name, wanted in (expect.variables or {}).items():
+            got = end.variables.get(name, MISSING)
+            if got is MISSING:
+                fail(f"{who}variable {name!r} is not set (expected {_show(wanted)})")
+            elif not _equal(got, wanted):
+                fail(f"{who}variable {name!r} is {_show(got)}, expected {_show(wanted)}")
     completed = seen.completed()
     counts = Counter(completed)
     for element in expect.passed:

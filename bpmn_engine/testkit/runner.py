@@ -19,6 +19,7 @@ from typing import Any
 from bpmn_engine import (
     BpmnEngineError,
     BpmnError,
+    Definitions,
     Engine,
     Event,
     Instance,
@@ -131,6 +132,7 @@ class Runner:
             trust_scripts=trust_scripts,
         )
         self.root: str | None = None
+        self.deployed = False
 
     def close(self) -> None:
         self.engine.close()
@@ -222,13 +224,7 @@ class Runner:
     ) -> Instance:
         """Start the process of the first BPMN file (the others are what it calls, and
         `.dmn` files its decisions) and run until everything waits or ends."""
-        bpmn = [Path(p) for p in files if Path(p).suffix.lower() != ".dmn"]
-        dmn = [Path(p) for p in files if Path(p).suffix.lower() == ".dmn"]
-        if not bpmn:
-            raise UsageError("start needs a BPMN file")
-        if dmn:
-            self.engine.add_decisions(load_decisions(*dmn))
-        loaded = [load(path) for path in bpmn]
+        loaded = self._load(files)
         for definitions in loaded:  # where call activities find the processes they call
             self.engine.deploy(definitions)
         main = loaded[0]
@@ -237,6 +233,25 @@ class Runner:
         self.root = self.engine.start(main, process, dict(variables or {})).id
         self.settle()
         return self.instance
+
+    def deploy(self, *files: str | Path) -> None:
+        """Deploy the processes of the BPMN files (`.dmn` files give their decisions): their
+        timer start events start instances as `advance` lets time pass, their message start
+        events when a `message` comes. No instance is started here."""
+        for definitions in self._load(files):
+            self.engine.deploy(definitions)
+            self.engine.deploy_processes(definitions)
+        self.deployed = True
+        self.settle()
+
+    def _load(self, files: tuple[str | Path, ...]) -> list[Definitions]:
+        bpmn = [Path(p) for p in files if Path(p).suffix.lower() != ".dmn"]
+        dmn = [Path(p) for p in files if Path(p).suffix.lower() == ".dmn"]
+        if not bpmn:
+            raise UsageError("give a BPMN file")
+        if dmn:
+            self.engine.add_decisions(load_decisions(*dmn))
+        return [load(path) for path in bpmn]
 
     @property
     def instance(self) -> Instance:
@@ -289,8 +304,8 @@ class Runner:
         self.settle()
 
     def _task_holder(self, task: str) -> Instance:
-        root = self.instance
-        for member in self.engine.family(root.id):
+        ids = [r["id"] for r in self.engine.instances()] if self.deployed else None
+        for member in ids or self.engine.family(self.instance.id):
             instance = self.engine.instance(member)
             if any(task in (t.element, t.name, str(t.id)) for t in instance.user_tasks()):
                 return instance
@@ -304,7 +319,8 @@ class Runner:
 
     def observe(self) -> Observed:
         """What the run did so far, over every instance in this runner's database."""
-        return observe(self.engine, self.instance.id, self.calls, self.errors, everyone=True)
+        root = None if self.deployed and self.root is None else self.instance.id
+        return observe(self.engine, root, self.calls, self.errors, everyone=True)
 
 
 class StillRunning(UsageError):
@@ -355,7 +371,10 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
     run: _ScenarioRun | None = None
     try:
         run = _ScenarioRun(scenario)
-        run.start(*scenario.diagrams, process=scenario.process, variables=scenario.variables)
+        if scenario.deploy:
+            run.deploy(*scenario.diagrams)
+        else:
+            run.start(*scenario.diagrams, process=scenario.process, variables=scenario.variables)
         for action in scenario.steps:
             if action.kind != "check":
                 run.act(action)
@@ -383,7 +402,7 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
 
 
 def _summarise(run: Runner, result: ScenarioResult) -> None:
-    if run.root is None:
+    if run.root is None and not run.deployed:
         return
     try:
         observed = run.observe()

@@ -58,6 +58,7 @@ class Expectation:
     incident: str | None = None
     incident_at: str | None = None
     calls: dict[str, int] = field(default_factory=dict)
+    instances: int | None = None  # how many instances were started (with `deploy`)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class Scenario:
     mocks: dict[str, Mock]
     handlers_file: Path | None
     trust_scripts: bool
+    deploy: bool  # deploy the processes (their start events start instances), start none
     clock: datetime
     steps: tuple[Action, ...]
     expect: Expectation
@@ -102,6 +104,7 @@ TOP_KEYS = {
     "process",
     "handlers",
     "trust_scripts",
+    "deploy",
     "clock",
     "answers",
     "mocks",
@@ -126,6 +129,7 @@ EXPECT_KEYS = {
     "incident",
     "incident_at",
     "calls",
+    "instances",
 }
 ACTIONS = ("complete", "message", "signal", "advance")
 STEP_KEYS = {*ACTIONS, "key", "variables", "expect"}
@@ -287,6 +291,9 @@ def _scenario(
     trust = setting("trust_scripts") or False
     if not isinstance(trust, bool):
         raise reader.error("`trust_scripts` must be true or false", reader.line_of("trust_scripts"))
+    deploy = setting("deploy") or False
+    if not isinstance(deploy, bool):
+        raise reader.error("`deploy` must be true or false", reader.line_of("deploy", block))
     clock = _clock(reader, block, setting("clock"))
     steps = tuple(
         _step(reader, block, number, spec)
@@ -311,6 +318,7 @@ def _scenario(
         mocks=mocks,
         handlers_file=handlers_file,
         trust_scripts=trust,
+        deploy=deploy,
         clock=clock,
         steps=steps,
         expect=expect,
@@ -436,6 +444,13 @@ def _expectation(reader: _Reader, block: int, table: dict[str, Any], line: int) 
         value = table.get(key)
         return None if value is None else reader.text(value, f"`{key}`", block, key)
 
+    instances = table.get("instances")
+    if instances is not None and (
+        not isinstance(instances, int) or isinstance(instances, bool) or instances < 0
+    ):
+        raise reader.error(
+            "`instances` is a count (0 or more)", reader.line_of("instances", block, after=line)
+        )
     variables = table.get("variables")
     if variables is not None:
         variables = plain(reader.table(variables, "`variables`", block, "variables"))
@@ -452,6 +467,7 @@ def _expectation(reader: _Reader, block: int, table: dict[str, Any], line: int) 
         incident=optional_text("incident"),
         incident_at=optional_text("incident_at"),
         calls=counts["calls"],
+        instances=instances,
     )
 
 

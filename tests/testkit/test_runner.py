@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,20 @@ def test_a_loop_that_never_ends_is_stopped_and_said(models: Path) -> None:
             runner.start(models / "loop.bpmn")
         assert runner.calls == {}
         assert runner.instance.state.value == "active"  # stopped between two steps
+
+
+def test_a_deployment_is_tested_through_the_instances_it_starts(scenario_file) -> None:
+    [result] = run(
+        scenario_file(
+            'diagram = "subscription-renewal.bpmn"\nhandlers = "subscription_renewal_handlers.py"\n'
+            'deploy = true\n[[scenario]]\nname = "t"\n'
+            '[[scenario.steps]]\nadvance = "P1D"\n'
+            '[[scenario.steps]]\nadvance = "P1D"\n'
+            '[scenario.expect]\ninstances = 2\nstate = "completed"\n'
+        )
+    )
+    # the first run has ended; the second, started a day later, waits for its grace period
+    [failure] = result.failures
+    assert re.fullmatch(
+        r"at the end, line 10: instance \w+: expected state completed, got waiting", failure
+    ), failure

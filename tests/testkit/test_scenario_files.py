@@ -120,3 +120,14 @@ def test_a_scenario_file_that_is_not_a_regular_file_is_refused(tmp_path: Path) -
     folder.mkdir()
     with pytest.raises(LoadError, match="not a regular file"):
         load_scenarios(folder)
+
+
+def test_deploy_and_instances_are_read(scenario_file) -> None:
+    path = scenario_file(
+        'diagram = "subscription-renewal.bpmn"\ndeploy = true\n'
+        '[[scenario]]\nname = "x"\nexpect = { instances = 2 }\n'
+    )
+    [scenario] = load_scenarios(path)
+    assert scenario.deploy and scenario.expect.instances == 2
+    bad = LOAN + '[[scenario]]\nname = "x"\nexpect = { instances = -1 }\n'
+    assert "`instances` is a count" in refusal(scenario_file, bad)
