@@ -114,3 +114,21 @@ def test_a_recording_belongs_to_one_instance(bpmn: Bpmn, tmp_path: Path) -> None
     assert "records instance" in done.stderr and f"not {other}" in done.stderr
     missing = bpmn("message", "x", "--db", "r.db", "--record", "none.bpmntest.toml")
     assert missing.returncode == 2 and "none.bpmntest.toml: no such file" in missing.stderr
+
+
+def test_one_run_with_answers_a_handler_and_a_message_replays(bpmn: Bpmn, tmp_path: Path) -> None:
+    copy_models(tmp_path)
+    (tmp_path / "fix.json").write_text('{"Task_FixAddress": {"address": "2 Side St"}}')
+    options = ["--handlers", "models/order_payment_handlers.py", "--db", "r.db"]
+    options += ["--answers", "fix.json", "--record", "all.bpmntest.toml"]
+    start = ["run", "models/order-payment.bpmn", "--var", "orderId=A-5", "--var", 'address=""']
+    assert bpmn(*start, *options).returncode == 3
+    done = bpmn("message", "payment-received", "--key", "A-5", *options)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [scenario] = tomllib.loads((tmp_path / "all.bpmntest.toml").read_text())["scenario"]
+    assert scenario["answers"] == {"Task_FixAddress": [{"address": "2 Side St"}]}
+    assert [len(m["calls"]) for m in scenario["mocks"].values()] == [1, 2]  # reserve, ship x2
+    assert scenario["steps"] == [{"message": "payment-received", "key": "A-5"}]
+    assert scenario["expect"]["end_event"] == "EndEvent_OrderShipped"
+    replay = bpmn("test", "all.bpmntest.toml")
+    assert replay.returncode == 0, replay.stdout
