@@ -10,6 +10,10 @@ import pytest
 
 from tests.postgresql_server import drop_pool, drop_schemas
 
+# The test kit's fixtures (`bpmn_runner`, `bpmn_engine`) as a user of the package gets them,
+# whether or not this checkout is installed; pytester runs pytest on the kit's scenario files.
+pytest_plugins = ["bpmn_engine.testkit.pytest_plugin", "pytester"]
+
 ROOT = Path(__file__).resolve().parent.parent
 MIWG = ROOT.parent / "shared" / "miwg" / "reference"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -136,6 +136,7 @@ FRONT_END_MAY_IMPORT = {
     "bpmn_engine.errors",
     "bpmn_engine.exit_codes",
     "bpmn_engine.terminal",
+    "bpmn_engine.testkit",
     "bpmn_engine.userfiles",
     "bpmn_engine.validate",
     "bpmn_engine.validate.output",

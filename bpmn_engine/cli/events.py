@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from bpmn_engine import Engine
+from bpmn_engine.cli import recording
 from bpmn_engine.cli.common import (
     RunSettings,
     console,
@@ -27,6 +28,7 @@ from bpmn_engine.cli.common import (
     seconds,
     var_options,
 )
+from bpmn_engine.cli.recording import record_option, recorded
 from bpmn_engine.cli.render import json_line
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.terminal import safe
@@ -49,6 +51,7 @@ from bpmn_engine.terminal import safe
 @var_options
 @db_option
 @run_options
+@record_option
 @json_option
 def message(
     name: str,
@@ -59,6 +62,7 @@ def message(
     vars_file: str | None,
     db: str,
     settings: RunSettings,
+    record: str | None,
     as_json: bool,
 ) -> None:
     """Publish a message and run the instance it wakes until it completes, fails or waits.
@@ -76,16 +80,20 @@ def message(
         report_status(engine, as_json, name, key, message_id, already=True)
         raise SystemExit(int(ExitCode.OK))
     message_id = message_id or f"msg-{secrets.token_hex(8)}"  # looked up after the publish
+    recorder = recording.go_on(record, engine, None)
+    if recorder is not None:
+        recorder.step("message", name, variables, key=key)
     listener = event_listener(as_json, None, engine)
-    woken = engine.publish_message(
-        name, key, variables, message_id=message_id, ttl=span, on_event=listener
-    )
-    if not woken:
-        report_status(engine, as_json, name, key, message_id, already=False)
-        raise SystemExit(int(ExitCode.OK))
-    [instance] = woken
-    delivered(as_json, name, key, message_id, instance.id, already=False)
-    finish_many(woken, db, listener, settings)
+    with recorded(recorder, engine, recorder.instance if recorder else ""):
+        woken = engine.publish_message(
+            name, key, variables, message_id=message_id, ttl=span, on_event=listener
+        )
+        if not woken:
+            report_status(engine, as_json, name, key, message_id, already=False)
+            raise SystemExit(int(ExitCode.OK))
+        [instance] = woken
+        delivered(as_json, name, key, message_id, instance.id, already=False)
+        finish_many(woken, db, listener, settings)
 
 
 def report_status(
@@ -146,6 +154,7 @@ def unclaimed(as_json: bool, payload: dict[str, Any]) -> None:
 @var_options
 @db_option
 @run_options
+@record_option
 @json_option
 def signal(
     name: str,
@@ -153,14 +162,19 @@ def signal(
     vars_file: str | None,
     db: str,
     settings: RunSettings,
+    record: str | None,
     as_json: bool,
 ) -> None:
     """Broadcast a signal to every waiting catcher and run the instances it wakes."""
     variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
+    recorder = recording.go_on(record, engine, None)
+    if recorder is not None:
+        recorder.step("signal", name, variables)
     listener = event_listener(as_json, None, engine)
-    woken = engine.broadcast_signal(name, variables, on_event=listener)
-    if not woken:
-        unclaimed(as_json, {"event": "signal.unclaimed", "name": name})
-        raise SystemExit(int(ExitCode.OK))
-    finish_many(woken, db, listener, settings)
+    with recorded(recorder, engine, recorder.instance if recorder else ""):
+        woken = engine.broadcast_signal(name, variables, on_event=listener)
+        if not woken:
+            unclaimed(as_json, {"event": "signal.unclaimed", "name": name})
+            raise SystemExit(int(ExitCode.OK))
+        finish_many(woken, db, listener, settings)

@@ -77,6 +77,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "decide",
         "Evaluate a DMN decision: its required decisions first, then its table or expression.",
     ),
+    "test": (
+        "bpmn_engine.cli.test",
+        "test",
+        "Run the scenario files (*.bpmntest.toml) in PATHs (default: this folder, recursively).",
+    ),
     "validate": (
         "bpmn_engine.cli.validate",
         "validate",

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from bpmn_engine import Definitions, Engine, Event, Instance, Outcome, UsageError
+from bpmn_engine.cli import recording
 from bpmn_engine.cli.common import (
     RUNNING,
     JsonLines,
@@ -23,6 +24,7 @@ from bpmn_engine.cli.common import (
     run_options,
     var_options,
 )
+from bpmn_engine.cli.recording import record_option, recorded
 from bpmn_engine.cli.render import Trace, family_summary, json_line, outcome_summary
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.terminal import safe
@@ -39,6 +41,7 @@ from bpmn_engine.terminal import safe
 @var_options
 @db_option
 @run_options
+@record_option
 @json_option
 def run(
     files: tuple[str, ...],
@@ -47,6 +50,7 @@ def run(
     vars_file: str | None,
     db: str,
     settings: RunSettings,
+    record: str | None,
     as_json: bool,
 ) -> None:
     """Run a process until it completes, fails or waits.
@@ -66,12 +70,17 @@ def run(
     main, targets, skipped = chosen_processes(loaded, process_id)
     listener = event_listener(as_json, None, engine)
     if len(targets) > 1:  # a collaboration: every pool that starts by itself
+        if record is not None:
+            raise UsageError("--record records one process: choose it with --process")
         run_pools(engine, main, targets, skipped, variables, listener, db, settings)
+    recorder = recording.begin(record, engine, files, process_id, variables)
     instance = engine.start(main, targets[0], variables, on_event=listener)
     RUNNING.append((instance.id, db))
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
-    finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
+    with recorded(recorder, engine, instance.id):
+        outcome = instance.run(listener, settings.wait)
+        finish_tree(engine, outcome, db, listener, settings.options)
 
 
 def finish_tree(
@@ -145,6 +154,7 @@ def run_pools(
 @var_options
 @db_option
 @run_options
+@record_option
 @json_option
 def complete(
     instance_id: str,
@@ -153,6 +163,7 @@ def complete(
     vars_file: str | None,
     db: str,
     settings: RunSettings,
+    record: str | None,
     as_json: bool,
 ) -> None:
     """Complete a waiting user task (its element id or name) and run on.
@@ -166,13 +177,18 @@ def complete(
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     RUNNING.append((instance.id, db))
+    recorder = recording.go_on(record, engine, instance.id)
     listener = event_listener(as_json, instance, engine)
     holder = task_holder(engine, instance, task)
-    holder.complete_task(task, variables, listener)
-    if holder is not instance:  # a called instance's task: it runs on, then the tree
-        holder.run(listener, settings.wait)
-        instance = engine.instance(instance.id)
-    finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
+    if recorder is not None:
+        recorder.step("complete", task, variables)
+    with recorded(recorder, engine, instance.id):
+        holder.complete_task(task, variables, listener)
+        if holder is not instance:  # a called instance's task: it runs on, then the tree
+            holder.run(listener, settings.wait)
+            instance = engine.instance(instance.id)
+        outcome = instance.run(listener, settings.wait)
+        finish_tree(engine, outcome, db, listener, settings.options)
 
 
 def task_holder(engine: Engine, instance: Instance, task: str) -> Instance:
