@@ -82,6 +82,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "test",
         "Run the scenario files (*.bpmntest.toml) in PATHs (default: this folder, recursively).",
     ),
+    "render": (
+        "bpmn_engine.cli.picture",
+        "render",
+        "Draw a BPMN diagram as SVG, from its BPMN DI (laid out automatically without one).",
+    ),
     "validate": (
         "bpmn_engine.cli.validate",
         "validate",
