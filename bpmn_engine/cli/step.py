@@ -20,6 +20,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import click
@@ -32,6 +33,7 @@ from bpmn_engine import (
     Event,
     Instance,
     InstanceState,
+    LoadError,
     TimerValueError,
     UsageError,
     VirtualClock,
@@ -48,6 +50,7 @@ from bpmn_engine.cli.common import (
     var_options,
 )
 from bpmn_engine.cli.render import json_line, step_json, step_report
+from bpmn_engine.diagram import instance_page
 from bpmn_engine.exit_codes import ExitCode
 
 CONTINUE_LIMIT = 100_000
@@ -485,6 +488,12 @@ class Stepper:
     show_default=True,
     help="virtual: `advance DURATION` moves time; timers fire when nothing else can happen.",
 )
+@click.option(
+    "--view",
+    type=click.Path(dir_okay=False),
+    metavar="OUT.html",
+    help="Keep this page current after every command (it reloads itself): open it beside.",
+)
 @json_option
 def step(
     files: tuple[str, ...],
@@ -496,6 +505,7 @@ def step(
     handlers: str | None,
     trust_scripts: bool,
     clock: str,
+    view: str | None,
     as_json: bool,
 ) -> None:
     """Walk through the token flow one step at a time (type help at the prompt).
@@ -527,6 +537,8 @@ def step(
             click.echo(json_line(step_json(stepper, report)))
         else:
             step_report(console, stepper, report)
+        if view is not None:
+            write_view(view, stepper.instance)
 
     render(Report("start", message=f"instance {instance.id} of {instance.process_id}"))
     if interactive:
@@ -551,6 +563,17 @@ def step(
             stepper.reload()
             console.print("[red]✗ interrupted[/]: every committed step is kept")
     raise SystemExit(int(ExitCode.for_state(stepper.instance.outcome().state)))
+
+
+def write_view(path: str, instance: Instance) -> None:
+    """The page `--view` keeps current, replaced whole (a reader never sees half of it)."""
+    target = Path(path)
+    temporary = target.with_name(target.name + ".tmp")
+    try:
+        temporary.write_text(instance_page(instance, reload_seconds=1), encoding="utf-8")
+        temporary.replace(target)
+    except OSError as error:
+        raise LoadError(f"cannot write: {error.strerror or error}", file=path) from None
 
 
 def enable_completion(stepper: Stepper) -> None:

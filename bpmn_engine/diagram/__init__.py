@@ -4,13 +4,36 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from lxml import etree
+
+if TYPE_CHECKING:
+    from bpmn_engine import Instance
 from bpmn_engine.diagram.di import Drawing, Plane, read_drawing
 from bpmn_engine.diagram.layout import laid_out
+from bpmn_engine.diagram.overlay import Marks, coverage_marks, instance_marks, page, paint
 from bpmn_engine.diagram.svg import draw, to_svg
 from bpmn_engine.errors import UsageError
 
-__all__ = ["Drawing", "Picture", "Plane", "draw", "laid_out", "picture", "read_drawing", "to_svg"]
+__all__ = [
+    "Drawing",
+    "Marks",
+    "Picture",
+    "Plane",
+    "coverage_marks",
+    "draw",
+    "instance_marks",
+    "instance_page",
+    "instance_svg",
+    "laid_out",
+    "of_instance",
+    "page",
+    "paint",
+    "picture",
+    "read_drawing",
+    "to_svg",
+]
 
 
 class Picture:
@@ -24,12 +47,49 @@ class Picture:
     def svg(self) -> str:
         return to_svg(self.drawing, self.plane)
 
+    def element(self) -> etree._Element:
+        return draw(self.drawing, self.plane)
 
-def picture(path: str | Path, process: str | None = None) -> Picture:
+
+def of_instance(instance: Instance) -> Picture:
+    """The diagram an instance runs, from the definitions it is pinned to."""
+    definitions = instance.definitions
+    return picture(definitions.path, instance.process_id, source=definitions.source)
+
+
+def instance_svg(instance: Instance) -> etree._Element:
+    """The instance's diagram with its tokens, history, waits and incident painted on."""
+    outcome = instance.outcome()
+    waiting = [w["element"] for w in outcome.waiting_for]
+    marks = instance_marks(instance.tokens(), instance.history(), outcome.incident, waiting)
+    return paint(of_instance(instance).element(), marks)
+
+
+def instance_page(instance: Instance, reload_seconds: float | None = None) -> str:
+    """A self-contained HTML page: the painted diagram, a legend, the variables, the history."""
+    outcome = instance.outcome()
+    summary = [f"state: {outcome.state}"]
+    if outcome.end_event:
+        summary.append(f"ended at {outcome.end_event}")
+    if outcome.incident:
+        summary.append(f"incident: {outcome.incident}")
+    return page(
+        f"instance {instance.id} of {instance.process_id}",
+        instance_svg(instance),
+        summary=summary,
+        variables=outcome.variables,
+        history=instance.history(),
+        reload_seconds=reload_seconds,
+    )
+
+
+def picture(
+    path: str | Path, process: str | None = None, *, source: bytes | None = None
+) -> Picture:
     """The diagram of `process` in the file (the plane that shows it, alone or as a pool of
     a collaboration), else the file's first; laid out automatically when the file has no
-    DI for it."""
-    drawing = read_drawing(path)
+    DI for it. `source`: the file's text as the store keeps it (the file may be gone)."""
+    drawing = read_drawing(path, source)
     index = _plane_of(drawing, process)
     if index is not None:
         return Picture(drawing, index, automatic=False)

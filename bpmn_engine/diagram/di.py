@@ -136,10 +136,11 @@ def _local_or(node: etree._Element) -> str:
     return _local(node) if isinstance(node.tag, str) else ""
 
 
-def read_drawing(path: str | Path) -> Drawing:
-    """The diagrams of one BPMN file; a LoadError (file:line) for XML or DI it cannot read."""
+def read_drawing(path: str | Path, source: bytes | None = None) -> Drawing:
+    """The diagrams of one BPMN file (or of `source`, the text of the file at `path`, as the
+    store keeps it); a LoadError (file:line) for XML or DI it cannot read."""
     file = str(path)
-    root = parse_xml(read_source(path), file)
+    root = parse_xml(read_source(path) if source is None else source, file)
     if etree.QName(root).namespace != BPMN or _local(root) != "definitions":
         raise LoadError("not a BPMN 2.0 file (no bpmn:definitions root)", file=file)
     elements: dict[str, Element] = {}

@@ -590,6 +590,7 @@ def _markers(defs: etree._Element) -> None:
             refY=ref[1],
             markerWidth=10,
             markerHeight=10,
+            markerUnits="userSpaceOnUse",  # the same size on a thicker (painted) flow
             orient="auto-start-reverse" if name.endswith("-start") else "auto",
         )
         _el(node, "path", d=path, fill=fill, stroke=STROKE, stroke_width=1.5)
