@@ -673,7 +673,9 @@ class Instance:
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
         step.undoable = self.engine.undo
         step.cancel_stale_waits()
-        if step.values or step.subscriptions:
+        if (step.values or step.subscriptions) and self.data.subscriptions:
+            # with no subscription at all no condition can wait: the run loop stays on its
+            # fast path (a loop's script task changes variables on every turn)
             self.scheduler.conditions_dirty = True
         # others look for a thrown or awaited message or signal in the rows: commit it now
         self.checkpoints.commit(step, new=new, urgent=step.seen_by_others)

@@ -304,24 +304,32 @@ class CheckpointRows(SqliteConnection):
         for task_id in step.tasks:
             u = step.data.tasks[task_id]
             conn.execute(
-                "INSERT OR REPLACE INTO user_tasks "
-                "(instance, id, track, element, name, status, inputs) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO user_tasks (instance, id, track, element, name, status, inputs) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (instance, id) DO UPDATE SET "
+                "track = excluded.track, element = excluded.element, name = excluded.name, "
+                "status = excluded.status, inputs = excluded.inputs",
                 (instance, u.id, u.track, u.element, u.name, u.status, dumps(u.inputs)),
             )
         for timer_id in step.timers:
             t = step.data.timers[timer_id]
             conn.execute(
-                "INSERT OR REPLACE INTO timers "
+                "INSERT INTO timers "
                 "(instance, id, track, element, host, due, repeat, interval, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (instance, id) DO UPDATE SET "
+                "track = excluded.track, element = excluded.element, host = excluded.host, "
+                "due = excluded.due, repeat = excluded.repeat, interval = excluded.interval, "
+                "status = excluded.status",
                 (instance, t.id, t.track, t.element, t.host, t.due, t.repeat, t.interval, t.status),
             )
         for subscription_id in step.subscriptions:
             u = step.data.subscriptions[subscription_id]
             conn.execute(
-                "INSERT OR REPLACE INTO subscriptions "
+                "INSERT INTO subscriptions "
                 "(instance, id, track, element, host, kind, name, key, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (instance, id) DO UPDATE SET "
+                "track = excluded.track, element = excluded.element, host = excluded.host, "
+                "kind = excluded.kind, name = excluded.name, key = excluded.key, "
+                "status = excluded.status",
                 (instance, u.id, u.track, u.element, u.host, u.kind, u.name, u.key, u.status),
             )
         for message_id in step.claimed_messages:

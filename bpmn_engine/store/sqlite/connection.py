@@ -133,8 +133,10 @@ def write_variable(
             (instance, scope, name),
         )
     else:
-        conn.execute(
-            "INSERT OR REPLACE INTO variables (instance, scope, name, value) VALUES (?, ?, ?, ?)",
+        conn.execute(  # an upsert, not OR REPLACE: the row and its key stay where they are,
+            # so a loop's counter rewrites one page, not the table's and its key index's
+            "INSERT INTO variables (instance, scope, name, value) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (instance, scope, name) DO UPDATE SET value = excluded.value",
             (instance, scope, name, dumps(value)),
         )
 
