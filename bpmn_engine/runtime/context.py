@@ -114,7 +114,7 @@ class StepContext:
 
     # --- events -----------------------------------------------------------------------------
     def emit(self, event: str, **data: Any) -> None:
-        self.step.emit(event, self.node.id, self.track.id, **data)
+        self.step.record(event, self.node.id, self.track.id, data)
 
     def activated(self) -> None:
         self.step.touch_track(self.track)
@@ -232,6 +232,8 @@ class StepContext:
 
     def chosen_flows(self) -> list[Flow]:
         """Flows a person chose for this node's next decision (`bpmn step`'s `choose`)."""
+        if not self.data.choices:  # nobody chose: every step but `bpmn step`'s `choose`
+            return []
         chosen = self.data.choices.pop(self.node.id, ())
         if chosen:
             self.emit("flow.chosen", flows=list(chosen))
