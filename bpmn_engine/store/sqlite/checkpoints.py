@@ -34,6 +34,19 @@ _TRACK_COLUMNS = ", ".join((*TRACK_FIELDS, "version", "claimed_by"))  # a track 
 # every step: one C call instead of a getattr per field)
 _HEAD_VALUES = attrgetter(*HEAD_FIELDS)
 _TRACK_VALUES = attrgetter(*TRACK_FIELDS)
+_INSERT_TRACK = (
+    f"INSERT INTO tracks (instance, id, {_TRACK_COLUMNS}, lease_until, heartbeat_at) "
+    "VALUES (?, ?" + ", ?" * (len(TRACK_FIELDS) + 4) + ")"
+)
+
+
+def _updated(conn: Any, sql: str, rows: list[tuple[Any, ...]]) -> int:
+    """Run a compare-and-set `UPDATE` for each row; how many rows it changed in all. SQLite
+    counts an `executemany`; another store's connection (PostgreSQL's reuses this code) is
+    asked row by row, so each row's count is its own."""
+    if len(rows) > 1 and isinstance(conn, sqlite3.Connection):
+        return conn.executemany(sql, rows).rowcount
+    return sum(conn.execute(sql, row).rowcount for row in rows)
 
 
 class CheckpointRows(SqliteConnection):
@@ -245,8 +258,12 @@ class CheckpointRows(SqliteConnection):
         """New tracks are inserted whole; a changed one updates only the columns that changed
         (an index on a column left out is not rewritten: fewer pages for each commit). A job
         claimed in this step gets its claim and lease in the same statement; a job that ended
-        gives both back."""
+        gives both back. Rows of one shape go in one statement (a merged step that moved a
+        thousand branches to their join: one `executemany`, each row still compare-and-set)."""
         data = step.data
+        instance = data.head.id
+        inserts: list[tuple[Any, ...]] = []
+        updates: dict[str, list[tuple[Any, ...]]] = {}
         for track_id, before in step.tracks.items():
             t = data.tracks[track_id]
             lease = None
@@ -255,23 +272,22 @@ class CheckpointRows(SqliteConnection):
             elif before is not None and before.status is TrackState.EXECUTING:
                 lease = (None, None, None)
             if before is None:
-                row = (
-                    t.element,
-                    t.scope,
-                    str(t.status),
-                    t.seq,
-                    t.parent,
-                    t.fork_group,
-                    t.via,
-                    t.wait,
-                    t.attempt,
-                    t.version,
-                    *(lease or (None, None, None)),
-                )
-                conn.execute(
-                    f"INSERT INTO tracks (instance, id, {_TRACK_COLUMNS}, lease_until, "
-                    "heartbeat_at) VALUES (?, ?" + ", ?" * len(row) + ")",
-                    (data.head.id, t.id, *row),
+                inserts.append(
+                    (
+                        instance,
+                        t.id,
+                        t.element,
+                        t.scope,
+                        str(t.status),
+                        t.seq,
+                        t.parent,
+                        t.fork_group,
+                        t.via,
+                        t.wait,
+                        t.attempt,
+                        t.version,
+                        *(lease or (None, None, None)),
+                    )
                 )
                 continue
             changed: list[str] = []
@@ -284,12 +300,20 @@ class CheckpointRows(SqliteConnection):
             if lease is not None:
                 changed += ("claimed_by", "lease_until", "heartbeat_at")
                 values += lease
-            cursor = conn.execute(
-                update_sql("tracks", (*changed, "version"), ("instance", "id", "version")),
-                (*values, t.version, data.head.id, t.id, before.version),
+            sql = update_sql("tracks", (*changed, "version"), ("instance", "id", "version"))
+            updates.setdefault(sql, []).append(
+                (*values, t.version, instance, t.id, before.version)
             )
-            if cursor.rowcount != 1:
-                raise ConcurrentModification(f"track {t.id} was moved by someone else")
+        if inserts:
+            conn.executemany(_INSERT_TRACK, inserts)
+        for sql, rows in updates.items():
+            if _updated(conn, sql, rows) != len(rows):
+                ids = ", ".join(str(row[-2]) for row in rows)
+                raise ConcurrentModification(
+                    f"track {ids} was moved by someone else"
+                    if len(rows) == 1
+                    else f"one of tracks {ids} was moved by someone else"
+                )
 
     def _write_scopes(self, conn: sqlite3.Connection, step: Step) -> None:
         data = step.data
