@@ -667,12 +667,14 @@ class Instance:
             message = f"what the step produced cannot be stored: {error}"
             self._fail(track.id, before.element, message, on_event)
             return None
-        self._answer_new_tasks(step, on_event)
+        if step.tasks:
+            self._answer_new_tasks(step, on_event)
         return ctx
 
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
         step.undoable = self.engine.undo
-        step.cancel_stale_waits()
+        if self.data.timers or self.data.subscriptions:  # else nothing waits: nothing to cancel
+            step.cancel_stale_waits()
         if (step.values or step.subscriptions) and self.data.subscriptions:
             # with no subscription at all no condition can wait: the run loop stays on its
             # fast path (a loop's script task changes variables on every turn)
