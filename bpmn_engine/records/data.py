@@ -269,7 +269,9 @@ class Step:
         self.touch_track(track)
         track.move(TrackState.READY)
         track.element, track.via, track.wait = element, via, None
-        track.seq = self.next_seq()
+        head = self.data.head  # `next_seq`, inline: every step readies a track
+        track.seq = head.next_seq
+        head.next_seq += 1
         track.attempt = 0
         self.data.enqueue(track)
 

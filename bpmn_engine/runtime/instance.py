@@ -35,7 +35,7 @@ from bpmn_engine.records.rows import (
     Track,
     UserTask,
 )
-from bpmn_engine.runtime import calls
+from bpmn_engine.runtime import calls, collector
 from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
 from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
@@ -302,7 +302,7 @@ class Instance:
         process sleeps); later timers leave the instance waiting, as rows, for a later resume.
         """
         self.engine.postman.flush(self, on_event)  # what a crash left before its delivery
-        with self.checkpoints.batch():
+        with collector.young_only(), self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
                     continue
