@@ -21,8 +21,12 @@ from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.compiled import Program, compile_tree, explain, parse_python
 
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})  # a copy would be the value itself
+
 
 def _copy(value: Any) -> Any:
+    if type(value) in _IMMUTABLE:  # a loop's counter, on every turn: no deepcopy call
+        return value
     try:
         return copy.deepcopy(value)
     except Exception as error:

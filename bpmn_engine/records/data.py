@@ -269,7 +269,9 @@ class Step:
         self.touch_track(track)
         track.move(TrackState.READY)
         track.element, track.via, track.wait = element, via, None
-        track.seq = self.next_seq()
+        head = self.data.head  # `next_seq`, inline: every step readies a track
+        track.seq = head.next_seq
+        head.next_seq += 1
         track.attempt = 0
         self.data.enqueue(track)
 
@@ -400,6 +402,10 @@ class Step:
     def emit(
         self, event: str, element: str | None = None, track: int | None = None, **data: Any
     ) -> Event:
+        return self.record(event, element, track, data)
+
+    def record(self, event: str, element: str | None, track: int | None, data: dict) -> Event:
+        """`emit` with the data as a dict (the step context's events: no second `**`)."""
         head = self.data.head
         record = Event(head.next_event, event, head.id, element, track, data)
         head.next_event += 1
@@ -411,22 +417,31 @@ class Step:
         """Take in the step that followed this one, as if both were one step: each row keeps
         its earliest before-image (what the store compares against and an undo restores),
         events, join firings, what it sent and what it received append."""
-        for mine, theirs in (
-            (self.tracks, later.tracks),
-            (self.scopes, later.scopes),
-            (self.tasks, later.tasks),
-            (self.timers, later.timers),
-            (self.subscriptions, later.subscriptions),
-            (self.values, later.values),
-        ):
-            if theirs:
+        tracks = self.tracks
+        for key, before in later.tracks.items():  # every step touches a track: no tuple loop
+            if key not in tracks:
+                tracks[key] = before
+        if later.values:
+            values = self.values
+            for name, old in later.values.items():
+                if name not in values:
+                    values[name] = old
+        if later.scopes or later.tasks or later.timers or later.subscriptions:
+            for mine, theirs in (
+                (self.scopes, later.scopes),
+                (self.tasks, later.tasks),
+                (self.timers, later.timers),
+                (self.subscriptions, later.subscriptions),
+            ):
                 for key, before in theirs.items():
                     mine.setdefault(key, before)  # type: ignore[attr-defined]
-        self.claimed_messages += later.claimed_messages
-        self.sent += later.sent
-        self.deliveries += later.deliveries
-        self.correlated += later.correlated
-        self.joins += later.joins
+        if later.claimed_messages or later.sent or later.deliveries or later.correlated:
+            self.claimed_messages += later.claimed_messages
+            self.sent += later.sent
+            self.deliveries += later.deliveries
+            self.correlated += later.correlated
+        if later.joins:
+            self.joins += later.joins
         if self._event_times is None:
             self._event_times = [self.at] * len(self.events)
         self._event_times += [later.at] * len(later.events)
@@ -437,6 +452,11 @@ class Step:
         """When each event's step was committed."""
         if self._event_times is None:
             return [self.at] * len(self.events)
+        return self._event_times
+
+    def merged_times(self) -> list[float] | None:
+        """When each event's step was committed, once steps were merged (None: one step, all
+        at `at`)."""
         return self._event_times
 
     # --- what the store writes ------------------------------------------------------------

@@ -114,7 +114,7 @@ class StepContext:
 
     # --- events -----------------------------------------------------------------------------
     def emit(self, event: str, **data: Any) -> None:
-        self.step.emit(event, self.node.id, self.track.id, **data)
+        self.step.record(event, self.node.id, self.track.id, data)
 
     def activated(self) -> None:
         self.step.touch_track(self.track)
@@ -214,24 +214,33 @@ class StepContext:
     def condition_holds(self, flow: Flow, extra: Mapping[str, Any] | None = None) -> bool:
         """`extra`: names the condition sees besides the variables (a complex gateway's
         `waitingForStart`)."""
-        if flow.condition is None:
+        condition = flow.condition
+        if condition is None:
             return True
-        what = f"the condition of flow {flow.id!r}"
-        value = self.evaluate(flow.condition, extra, what=what)
-        language = compile_expression(flow.condition.text, flow.condition.language).language
+        try:  # as `evaluate`, compiled (a cache hit) once: a loop's gateway asks on every turn
+            compiled = compile_expression(condition.text, condition.language)
+            value = compiled.evaluate(self.variables(extra), self.warn)
+        except ExpressionError as error:
+            raise Incident(
+                f"expression {condition.text!r} in the condition of flow {flow.id!r}: {error}",
+                self.node.id,
+            ) from None
+        language = compiled.language
         if value is None and language != "javascript":  # FEEL's null (warned about) is false
             return False
         # as Zeebe and as Camunda 7's script conditions: a non-boolean is an incident
         if language in ("feel", "javascript") and not isinstance(value, bool):
             raise Incident(
-                f"expression {flow.condition.text!r} in {what}: a condition must be a boolean, "
-                f"not {value!r}",
+                f"expression {condition.text!r} in the condition of flow {flow.id!r}: a "
+                f"condition must be a boolean, not {value!r}",
                 self.node.id,
             )
         return bool(value)
 
     def chosen_flows(self) -> list[Flow]:
         """Flows a person chose for this node's next decision (`bpmn step`'s `choose`)."""
+        if not self.data.choices:  # nobody chose: every step but `bpmn step`'s `choose`
+            return []
         chosen = self.data.choices.pop(self.node.id, ())
         if chosen:
             self.emit("flow.chosen", flows=list(chosen))
@@ -259,8 +268,9 @@ class StepContext:
             return
         track = self.track
         fork_group = track.id if len(flows) > 1 else track.fork_group
+        record = self.step.record
         for flow in flows:
-            self.step.emit("flow.taken", flow.source, track.id, flow=flow.id, target=flow.target)
+            record("flow.taken", flow.source, track.id, {"flow": flow.id, "target": flow.target})
             self.engine.listen(self, "take", flow)
         self.step.touch_track(track)
         if track.status is not TrackState.EXECUTING:

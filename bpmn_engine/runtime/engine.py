@@ -169,7 +169,10 @@ class Engine:
     def listen(
         self, ctx: StepContext, event: str, subject: FlowNode | SequenceFlow | Process
     ) -> None:
-        listeners.notify(ctx, event, subject)
+        # three times in every step, and almost always nothing listens: only a start event
+        # without listeners of its own may still run its process's start listeners
+        if subject.listeners or (event == "start" and isinstance(subject, StartEvent)):
+            listeners.notify(ctx, event, subject)
 
     # --- instances ----------------------------------------------------------------------------
     def start(

@@ -35,7 +35,7 @@ from bpmn_engine.records.rows import (
     Track,
     UserTask,
 )
-from bpmn_engine.runtime import calls
+from bpmn_engine.runtime import calls, collector
 from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
 from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
@@ -302,7 +302,7 @@ class Instance:
         process sleeps); later timers leave the instance waiting, as rows, for a later resume.
         """
         self.engine.postman.flush(self, on_event)  # what a crash left before its delivery
-        with self.checkpoints.batch():
+        with collector.young_only(), self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
                     continue
@@ -667,13 +667,17 @@ class Instance:
             message = f"what the step produced cannot be stored: {error}"
             self._fail(track.id, before.element, message, on_event)
             return None
-        self._answer_new_tasks(step, on_event)
+        if step.tasks:
+            self._answer_new_tasks(step, on_event)
         return ctx
 
     def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
         step.undoable = self.engine.undo
-        step.cancel_stale_waits()
-        if step.values or step.subscriptions:
+        if self.data.timers or self.data.subscriptions:  # else nothing waits: nothing to cancel
+            step.cancel_stale_waits()
+        if (step.values or step.subscriptions) and self.data.subscriptions:
+            # with no subscription at all no condition can wait: the run loop stays on its
+            # fast path (a loop's script task changes variables on every turn)
             self.scheduler.conditions_dirty = True
         # others look for a thrown or awaited message or signal in the rows: commit it now
         self.checkpoints.commit(step, new=new, urgent=step.seen_by_others)

@@ -82,15 +82,16 @@ class ActivityBehaviour(FlowNodeBehaviour):
             ctx.activated()  # boundary events, armed once for every instance
             self.execute(ctx)
             return
-        refused = getattr(node.loop_characteristics, "refused", None)
-        if node.loop and (node.loop_characteristics is None or refused):
-            raise Incident(
-                f"{node.loop} loop characteristics (line {node.line}) are not supported"
-                + (f": {refused}" if refused else " yet"),
-                node.id,
-            )
+        if node.loop:
+            refused = getattr(node.loop_characteristics, "refused", None)
+            if node.loop_characteristics is None or refused:
+                raise Incident(
+                    f"{node.loop} loop characteristics (line {node.line}) are not supported"
+                    + (f": {refused}" if refused else " yet"),
+                    node.id,
+                )
         ctx.activated()
-        subscriptions = self.arm_boundaries(ctx)
+        subscriptions = self.arm_boundaries(ctx) if node.boundary_events else []
         if node.loop:
             start_body(ctx, self)
         else:
@@ -152,7 +153,11 @@ class ActivityBehaviour(FlowNodeBehaviour):
         """
         node = ctx.node
         assert isinstance(node, Activity)
-        results = {**results, **listeners.run_post_scripts(ctx, node, {**inputs, **results})}
+        if node.listeners:
+            written = listeners.run_post_scripts(ctx, node, {**inputs, **results})
+            results = {**results, **written}
+        else:  # nothing to run: what it would note, without merging the data for it
+            ctx.post_scripts_ran = node.id
         if node.io is not None and node.io.outputs:
             values = ctx.mapped(node.io.outputs, {**inputs, **results})
         elif node.data is not None and node.data.outputs is not None:

@@ -109,8 +109,18 @@ def now_text() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+_LAST_ISO: list[tuple[float, str]] = [(0.0, "")]
+
+
 def iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+    """`seconds` as ISO 8601 text (ms); the last one is kept: consecutive steps, committed
+    within the same millisecond, share it, and formatting costs more than the rest of a row."""
+    last = _LAST_ISO[0]
+    if last[0] == seconds and last[1]:
+        return last[1]
+    text = datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+    _LAST_ISO[0] = (seconds, text)
+    return text
 
 
 def stamp(moment: datetime) -> str:
@@ -133,8 +143,10 @@ def write_variable(
             (instance, scope, name),
         )
     else:
-        conn.execute(
-            "INSERT OR REPLACE INTO variables (instance, scope, name, value) VALUES (?, ?, ?, ?)",
+        conn.execute(  # an upsert, not OR REPLACE: the row and its key stay where they are,
+            # so a loop's counter rewrites one page, not the table's and its key index's
+            "INSERT INTO variables (instance, scope, name, value) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (instance, scope, name) DO UPDATE SET value = excluded.value",
             (instance, scope, name, dumps(value)),
         )
 
