@@ -18,6 +18,7 @@ from typing import Any
 import click
 from rich.prompt import Confirm, Prompt
 
+import bpmn_engine
 from bpmn_engine import (
     ConcurrentModification,
     Definitions,
@@ -31,7 +32,6 @@ from bpmn_engine import (
     UserTask,
     VirtualClock,
     load,
-    load_decisions,
     parse_duration,
 )
 from bpmn_engine.cli.render import Trace, json_line, outcome_summary
@@ -275,7 +275,8 @@ def load_files(engine: Engine, files: tuple[str, ...]) -> list[Definitions]:
         raise click.UsageError("give a BPMN file to run (the .dmn files only hold decisions)")
     loaded = [load(file) for file in bpmn_files]
     if dmn_files:
-        engine.add_decisions(load_decisions(*dmn_files))
+        # DMN (and FEEL behind it) is imported only when a .dmn file is given
+        engine.add_decisions(bpmn_engine.load_decisions(*dmn_files))
     return loaded
 
 
