@@ -47,12 +47,13 @@ def test_help_and_version_import_nothing_heavy(option: str) -> None:
     assert done.stdout.splitlines()[-1] == "[]"
 
 
-# What a diagram without FEEL, JUEL, JavaScript or business rule tasks does not need.
+# What a diagram without FEEL, JUEL, JavaScript, business rule tasks or timers does not need.
 BY_THE_DIAGRAM = (
     "bpmn_engine.dmn",
     "bpmn_engine.expressions.feel",
     "bpmn_engine.expressions.juel",
     "bpmn_engine.expressions.v8",
+    "croniter",
     "lark",
 )
 FLOWS = (
