@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import click
-from rich.prompt import Confirm, Prompt
 
 import bpmn_engine
 from bpmn_engine import (
@@ -359,6 +358,8 @@ class AnswerBook:
 
 def ask(instance: Instance, task: UserTask) -> dict[str, Any] | None:
     """Ask a person at the terminal to complete a user task."""
+    from rich.prompt import Confirm, Prompt  # only a run that asks pays for it
+
     node = instance.definitions.node(task.element)
     console.print(
         f"[bold cyan]user task[/] {safe(task.name or task.element)} [dim]({safe(task.element)})[/]"
