@@ -121,6 +121,60 @@ def test_run_imports_the_language_a_diagram_uses(
     assert "bpmn_engine.dmn" not in found
 
 
+COLLECTOR = """
+import gc, sys
+from bpmn_engine.cli.main import main
+sys.argv = ["bpmn", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print(gc.isenabled(), gc.get_freeze_count() > 0)
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--version"],
+        ["instances", "--db", "x.db"],
+        ["run", "missing.bpmn", "--db", "x.db"],  # bad input
+    ],
+)
+def test_the_collector_is_on_again_once_the_command_is_imported(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """`main` pauses the garbage collector while a command's modules are imported: it is on
+    again, with what the import made frozen, whatever the command and however it ends."""
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECTOR, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.stdout.splitlines()[-1] == "True True", done.stderr
+
+
+def test_a_command_runs_with_the_collector_on(tmp_path: Path) -> None:
+    """The pause ends before the command runs: a worker's garbage is collected as it goes."""
+    model = (
+        diagram(tmp_path).read_text().replace('<bpmn:task id="T"/>', '<bpmn:serviceTask id="T"/>')
+    )
+    (tmp_path / "plain.bpmn").write_text(model)
+    handlers = tmp_path / "handlers.py"
+    handlers.write_text("import gc\n\ndef T(ctx):\n    return {'collecting': gc.isenabled()}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "run", "plain.bpmn", "--handlers", str(handlers), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"collecting": true' in done.stdout
+
+
 def test_every_command_is_listed_with_its_own_summary() -> None:
     for name, (module, function, summary) in COMMANDS.items():
         command = getattr(importlib.import_module(module), function)
