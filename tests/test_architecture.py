@@ -1,9 +1,11 @@
 """The layout holds: no import cycles, and the runtime reaches stores only through a protocol.
 
 Imports are read from the source (every `import` the interpreter can execute: at module level
-or inside a function). Imports under `if TYPE_CHECKING:` only name types for annotations and
-never run; they are left out of the graph, and the runtime keeps even those to a few
-(the engine and the instances it makes name each other).
+or inside a function), and so are the modules a `_LAZY` table names: imported on first use
+(`bpmn_engine/lazy.py`, `bpmn_engine/__init__.py`), they are imports all the same. Imports
+under `if TYPE_CHECKING:` only name types for annotations and never run; they are left out of
+the graph, and the runtime keeps even those to a few (the engine and the instances it makes
+name each other).
 """
 
 from __future__ import annotations
@@ -66,6 +68,24 @@ def imports(name: str) -> list[tuple[str, bool]]:
         else:
             continue
         found += [(t, id(node) in in_function) for t in targets if t in MODULES and t != name]
+    return found + [(t, False) for t in lazy_table(tree) if t in MODULES and t != name]
+
+
+def lazy_table(tree: ast.Module) -> list[str]:
+    """The modules a module-level `_LAZY` table names: {attribute: module} (`lazy.py`), or
+    {name: (module, attribute)} (the package's public names)."""
+    found = []
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if not (isinstance(target, ast.Name) and target.id == "_LAZY"):
+            continue
+        assert isinstance(node.value, ast.Dict), "a _LAZY table is a dict literal"
+        for value in node.value.values:
+            first = value.elts[0] if isinstance(value, ast.Tuple) else value
+            assert isinstance(first, ast.Constant) and isinstance(first.value, str)
+            found.append(first.value)
     return found
 
 
@@ -100,6 +120,26 @@ def test_the_runtime_imports_no_concrete_store_and_no_import_hides_in_a_function
         for target, inside in imports(name):
             assert not target.startswith("bpmn_engine.store"), f"{name} imports {target}"
             assert not inside, f"{name} imports {target} inside a function"
+
+
+def test_the_runtime_defers_an_import_only_through_a_lazy_table() -> None:
+    """No importlib or __import__ in the runtime: what it imports on first use is listed in
+    `runtime/deferred.py`'s `_LAZY` table, which the graph above reads."""
+    for name, path in MODULES.items():
+        if not name.startswith("bpmn_engine.runtime"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""]
+            elif isinstance(node, ast.Name):
+                modules = ["__import__"] if node.id == "__import__" else []
+            else:
+                continue
+            assert not any(m.split(".")[0] in ("importlib", "__import__") for m in modules), name
+    deferred = dict(imports("bpmn_engine.runtime.deferred"))
+    assert deferred.get("bpmn_engine.dmn.decisions") is False  # the table is read
 
 
 def test_a_store_knows_the_records_and_the_store_protocol_only() -> None:

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import click
-from rich.prompt import Confirm, Prompt
 
+import bpmn_engine
 from bpmn_engine import (
     ConcurrentModification,
     Definitions,
@@ -31,7 +31,6 @@ from bpmn_engine import (
     UserTask,
     VirtualClock,
     load,
-    load_decisions,
     parse_duration,
 )
 from bpmn_engine.cli.render import Trace, json_line, outcome_summary
@@ -275,7 +274,8 @@ def load_files(engine: Engine, files: tuple[str, ...]) -> list[Definitions]:
         raise click.UsageError("give a BPMN file to run (the .dmn files only hold decisions)")
     loaded = [load(file) for file in bpmn_files]
     if dmn_files:
-        engine.add_decisions(load_decisions(*dmn_files))
+        # DMN (and FEEL behind it) is imported only when a .dmn file is given
+        engine.add_decisions(bpmn_engine.load_decisions(*dmn_files))
     return loaded
 
 
@@ -358,6 +358,8 @@ class AnswerBook:
 
 def ask(instance: Instance, task: UserTask) -> dict[str, Any] | None:
     """Ask a person at the terminal to complete a user task."""
+    from rich.prompt import Confirm, Prompt  # only a run that asks pays for it
+
     node = instance.definitions.node(task.element)
     console.print(
         f"[bold cyan]user task[/] {safe(task.name or task.element)} [dim]({safe(task.element)})[/]"

@@ -4,10 +4,12 @@ process that runs every instance of a database."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import click
 
-from bpmn_engine import Decisions, Event, Worker, load, load_decisions, stop_on_signals
+import bpmn_engine
+from bpmn_engine import Event, Worker, load, stop_on_signals
 from bpmn_engine.cli.common import (
     OUTCOME_EVENTS,
     checkpoint_option,
@@ -22,6 +24,9 @@ from bpmn_engine.cli.common import (
 from bpmn_engine.cli.render import json_line
 from bpmn_engine.dsn import redact
 from bpmn_engine.terminal import safe
+
+if TYPE_CHECKING:
+    from bpmn_engine import Decisions
 
 
 @click.command()
@@ -40,7 +45,8 @@ def deploy(files: tuple[str, ...], trust_scripts: bool, db: str, as_json: bool) 
     engine = new_engine(db, trust_scripts=trust_scripts)
     dmn_files = [f for f in files if is_dmn(f)]
     loaded = [load(file) for file in files if not is_dmn(file)]  # read before any is deployed
-    decisions = load_decisions(*dmn_files) if dmn_files else None
+    # DMN (and FEEL behind it) is imported only when a .dmn file is given
+    decisions = bpmn_engine.load_decisions(*dmn_files) if dmn_files else None
     if decisions is not None:  # first: the processes deployed next may decide with them
         changed = engine.deploy_decisions(decisions)
         show_decisions(decisions, changed, as_json)

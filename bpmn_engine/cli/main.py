@@ -3,6 +3,7 @@ messages and exit codes (no user ever sees a traceback)."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 import io
 import sqlite3
@@ -107,6 +108,7 @@ class LazyGroup(click.Group):
             return super().get_command(ctx, cmd_name)
         module, function, _ = COMMANDS[cmd_name]
         command = getattr(importlib.import_module(module), function)
+        resume_collector()
         assert isinstance(command, click.Command)
         return command
 
@@ -130,12 +132,37 @@ def cli() -> None:
     """
 
 
+# Whether `main` paused the cyclic garbage collector for the command's import (see there).
+_PAUSED: list[bool] = []
+
+
+def resume_collector() -> None:
+    """After the command's import: keep what it made out of later collections, collect again."""
+    if _PAUSED:
+        _PAUSED.clear()
+        gc.freeze()
+        gc.enable()
+
+
 def main() -> None:
-    """Entry point: run the click group and turn every error into a message and an exit code."""
+    """Entry point: run the click group and turn every error into a message and an exit code.
+
+    Importing a command makes tens of thousands of objects that live as long as the process
+    (modules, classes, functions); the collector would walk them all several times while they
+    are made, and again at exit, for no garbage: a good part of `bpmn run`'s start-up. So it is
+    paused until the command is imported, and what exists then is frozen (`gc.freeze`), out
+    of every later collection. Only here, in the process's own entry point: a program that
+    calls `cli` itself keeps its collector as it set it.
+    """
+    if gc.isenabled():
+        gc.disable()
+        _PAUSED.append(True)
     try:
         code = cli.main(standalone_mode=False)
     except (Exception, KeyboardInterrupt) as error:
         raise SystemExit(_report(error)) from None
+    finally:
+        resume_collector()  # --help, --version, an unknown command: nothing was imported
     raise SystemExit(code if isinstance(code, int) else 0)
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.table import Table
-from rich.tree import Tree
+
+if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.tree import Tree
 
 from bpmn_engine import Definitions, Engine, Event, Instance, Outcome
 from bpmn_engine.dsn import redact
@@ -103,8 +105,15 @@ def short(value: Any, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def new_table(*headers: str, **options: Any) -> Table:
+    """A rich Table, imported when a command first prints one (`bpmn run` often does not)."""
+    from rich.table import Table
+
+    return Table(*headers, **options)
+
+
 def variables_table(variables: dict[str, Any]) -> Table:
-    table = Table("variable", "value", box=None, header_style="bold", pad_edge=False)
+    table = new_table("variable", "value", box=None, header_style="bold", pad_edge=False)
     for name in sorted(variables):
         table.add_row(safe(name), safe(short(variables[name], 80)))
     return table
@@ -227,7 +236,7 @@ def show(console: Console, instance: Instance) -> None:
     )
     if outcome.incident:
         console.print(f"[red]incident:[/] {safe(outcome.incident)}")
-    tokens = Table("track", "element", "state", title="tokens", box=None, title_justify="left")
+    tokens = new_table("track", "element", "state", title="tokens", box=None, title_justify="left")
     for token in instance.tokens():
         tokens.add_row(str(token["track"]), safe(token["element"]), token["state"])
     console.print(tokens)
@@ -239,7 +248,7 @@ def show(console: Console, instance: Instance) -> None:
     for line in ad_hoc_waits(outcome):
         console.print(f"waiting: {line}", highlight=False)
     console.print(variables_table(outcome.variables))
-    history = Table("#", "event", "element", "track", "details", title="history", box=None)
+    history = new_table("#", "event", "element", "track", "details", title="history", box=None)
     history.title_justify = "left"
     for e in instance.history():
         details = {k: v for k, v in e.data.items() if k not in ("variables", "type", "name")}
@@ -316,6 +325,8 @@ def step_json(stepper: Any, report: Any) -> dict[str, Any]:
 
 def graph_tree(instance: Instance) -> Tree:
     """The process as a tree from its start nodes, tokens marked; loops shown as references."""
+    from rich.tree import Tree  # only `bpmn step` draws the tree
+
     process = instance.definitions.processes[instance.process_id]
     marks: dict[str, list[str]] = {}
     for token in instance.tokens():
@@ -394,7 +405,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
     every = tree_tokens(stepper)
     called = any(t["instance"] != instance.id for t in every)  # a tree: say whose token
     columns = ("track", "element", "name", "state", "scope") + (("instance",) if called else ())
-    tokens = Table(*columns, box=None, header_style="bold")
+    tokens = new_table(*columns, box=None, header_style="bold")
     for token in every:
         cells = [
             f"#{token['track']}",

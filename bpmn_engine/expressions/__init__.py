@@ -11,16 +11,16 @@ ExpressionError.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions import juel, v8
+from bpmn_engine.expressions import deferred
 from bpmn_engine.expressions.compiled import (
     MAX_SOURCE_LENGTH,
     CompiledExpression,
     compile_tree,
     parse_python,
 )
-from bpmn_engine.expressions.feel import FeelExpression, compile_feel
 from bpmn_engine.expressions.javascript import (
     JavaScriptExpression,
     JavaScriptScript,
@@ -29,6 +29,12 @@ from bpmn_engine.expressions.javascript import (
     is_javascript,
 )
 from bpmn_engine.expressions.scripts import CompiledScript, compile_python_script
+
+if TYPE_CHECKING:
+    from bpmn_engine.expressions.feel import FeelExpression
+
+    Expression = CompiledExpression | FeelExpression | JavaScriptExpression
+    Script = CompiledScript | JavaScriptScript
 
 __all__ = [
     "CompiledExpression",
@@ -41,8 +47,13 @@ __all__ = [
     "script_is_expression",
 ]
 
-Expression = CompiledExpression | FeelExpression | JavaScriptExpression
-Script = CompiledScript | JavaScriptScript
+
+def __getattr__(name: str) -> Any:
+    """`FeelExpression`, imported with FEEL the first time it is asked for (PEP 562)."""
+    if name == "FeelExpression":
+        return deferred.feel.FeelExpression
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _PYTHON = frozenset({"", "python", "python3", "py", "http://www.python.org", "text/x-python"})
 XPATH = frozenset({"xpath", "http://www.w3.org/1999/xpath"})
@@ -96,12 +107,13 @@ def _translate(text: str, chosen: str) -> Expression:
     if chosen == "javascript":
         return compile_javascript_expression(text)
     if chosen == "juel":
+        juel = deferred.juel
         tree, defaults, uses_variables = juel.translate(text)
         program = compile_tree(tree, "expression", juel.HELPERS)
         scope = juel.VARIABLES if uses_variables else ""
         return CompiledExpression(text, "juel", program, tuple(sorted(defaults.items())), scope)
     if chosen == "feel":
-        return compile_feel(text)
+        return deferred.feel.compile_feel(text)
     return CompiledExpression(
         text, "python", compile_tree(parse_python(text, "expression"), "expression")
     )
@@ -113,7 +125,7 @@ def compile_expression(text: str, language: str | None = None) -> Expression:
         raise ExpressionError(f"an expression must be text, not {type(text).__name__}")
     compiled = _compile_expression(text, language)
     if isinstance(compiled, JavaScriptExpression):
-        v8.require()  # the cache outlives the engine's installation (tests uninstall it)
+        deferred.v8.require()  # the cache outlives the engine's installation (tests uninstall it)
     return compiled
 
 
@@ -138,7 +150,7 @@ def compile_script(text: str, script_format: str | None = None, *, trusted: bool
         raise ExpressionError(f"a script must be text, not {type(text).__name__}")
     compiled = _compile_script(text, script_format, bool(trusted))
     if isinstance(compiled, JavaScriptScript):
-        v8.require()
+        deferred.v8.require()
     return compiled
 
 

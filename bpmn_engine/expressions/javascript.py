@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bpmn_engine.expressions import v8
+from bpmn_engine.expressions import deferred
 
 LANGUAGES = frozenset(
     {
@@ -45,7 +45,7 @@ class JavaScriptExpression:
         self, variables: Mapping[str, Any], warn: Callable[[str], None] | None = None
     ) -> Any:
         """The completion value; a condition cannot set variables."""
-        result, _ = v8.run(self.source, variables, "condition")
+        result, _ = deferred.v8.run(self.source, variables, "condition")
         return result
 
 
@@ -59,20 +59,20 @@ class JavaScriptScript:
 
     def run(self, variables: Mapping[str, Any]) -> dict[str, Any]:
         """The variables the script set with `execution.setVariable`."""
-        _, changes = v8.run(self.source, variables, "script")
+        _, changes = deferred.v8.run(self.source, variables, "script")
         return changes
 
     def run_with_result(self, variables: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
         """(the completion value, for `camunda:resultVariable`; the variables it set)."""
-        return v8.run(self.source, variables, "result")
+        return deferred.v8.run(self.source, variables, "result")
 
 
 def compile_javascript_expression(text: str) -> JavaScriptExpression:
     """Refused without the extra; a syntax error is an ExpressionError naming its line."""
-    v8.check_syntax(text, "expression")
+    deferred.v8.check_syntax(text, "expression")
     return JavaScriptExpression(text)
 
 
 def compile_javascript_script(text: str) -> JavaScriptScript:
-    v8.check_syntax(text, "script")
+    deferred.v8.check_syntax(text, "script")
     return JavaScriptScript(text)

@@ -16,13 +16,15 @@ stores the decision's value as it is.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bpmn_engine.dmn import DecisionResult, Decisions, load_bundle
-from bpmn_engine.dmn.decisions import plain
 from bpmn_engine.errors import UsageError
 from bpmn_engine.model import DecisionCall
+from bpmn_engine.runtime import deferred
 from bpmn_engine.runtime.storage import Store
+
+if TYPE_CHECKING:
+    from bpmn_engine.dmn import DecisionResult, Decisions
 
 
 class DecisionRegistry:
@@ -50,7 +52,7 @@ class DecisionRegistry:
                 return decisions
         for version, source in self.store.decision_sets():
             if version not in self._kept:
-                self._kept[version] = load_bundle(source, self.store.path)
+                self._kept[version] = deferred.dmn_decisions.load_bundle(source, self.store.path)
             if self._kept[version].has(name_or_id):
                 return self._kept[version]
         return None
@@ -59,8 +61,8 @@ class DecisionRegistry:
 def mapped(call: DecisionCall, result: DecisionResult) -> Any:
     """The value the result variable gets (engine variables: JSON), or UsageError why not."""
     if call.mapping == "value":
-        return plain(result.value)
-    entries = [plain(entry) for entry in result.entries]
+        return deferred.dmn_decisions.plain(result.value)
+    entries = [deferred.dmn_decisions.plain(entry) for entry in result.entries]
     if call.mapping == "resultList":
         return entries
     if call.mapping in ("singleEntry", "singleResult") and len(entries) > 1:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bpmn_engine.dmn import Decisions
 from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
 from bpmn_engine.model import (
     CallActivity,
@@ -41,6 +40,9 @@ from bpmn_engine.runtime.leases import Heartbeat
 from bpmn_engine.runtime.outbox import Postman
 from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.storage import Store
+
+if TYPE_CHECKING:
+    from bpmn_engine.dmn import Decisions
 
 UserTaskAnswer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
 

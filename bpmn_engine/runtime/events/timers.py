@@ -24,11 +24,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
-import isodate
-from croniter import CroniterError, croniter
+from bpmn_engine.runtime import deferred
 
-Period = timedelta | isodate.Duration
+if TYPE_CHECKING:
+    import isodate
+
+    Period = timedelta | isodate.Duration
 
 
 class TimerValueError(ValueError):
@@ -51,14 +54,14 @@ def _period(text: str) -> Period:
     if not value.startswith("P") or value.endswith(("P", "T")):  # isodate reads `PT` as zero
         raise TimerValueError(f"{text!r} is not an ISO 8601 duration such as PT5M or P1DT2H")
     try:
-        period = isodate.parse_duration(value)
+        period = deferred.isodate.parse_duration(value)
     except OverflowError:
         raise TimerRangeError(f"{text!r} is longer than a timer can wait") from None
-    except (isodate.ISO8601Error, ValueError):
+    except (deferred.isodate.ISO8601Error, ValueError):
         raise TimerValueError(
             f"{text!r} is not an ISO 8601 duration such as PT5M or P1DT2H"
         ) from None
-    if isinstance(period, isodate.Duration) and (
+    if isinstance(period, deferred.isodate.Duration) and (
         period.years != int(period.years) or period.months != int(period.months)
     ):
         raise TimerRangeError(f"{text!r}: years and months must be whole to count on a calendar")
@@ -95,11 +98,11 @@ def parse_date(text: str) -> datetime:
     value = text.strip()
     try:
         moment = (
-            isodate.parse_datetime(value)
+            deferred.isodate.parse_datetime(value)
             if "T" in value.upper()
-            else datetime.combine(isodate.parse_date(value), datetime.min.time())
+            else datetime.combine(deferred.isodate.parse_date(value), datetime.min.time())
         )
-    except (isodate.ISO8601Error, ValueError, OverflowError):
+    except (deferred.isodate.ISO8601Error, ValueError, OverflowError):
         raise TimerValueError(
             f"{text!r} is not an ISO 8601 date-time such as 2026-12-01T09:00:00Z"
         ) from None
@@ -315,7 +318,7 @@ class _CronRule:
         except ValueError as error:
             raise TimerRangeError(f"{text!r} is not a cron expression: {error}") from None
         rule = cls(" ".join(fields), text, day)
-        if not croniter.is_valid(rule.expression, second_at_beginning=True):
+        if not deferred.croniter.croniter.is_valid(rule.expression, second_at_beginning=True):
             raise TimerRangeError(f"{text!r} is not a cron expression this engine reads")
         return rule
 
@@ -323,10 +326,10 @@ class _CronRule:
         moment = after
         for _ in range(366 * 5):  # days: a day test names one within five years
             try:
-                found = croniter(
+                found = deferred.croniter.croniter(
                     self.expression, moment, second_at_beginning=True, ret_type=datetime
                 ).get_next(datetime)
-            except (CroniterError, ValueError, OverflowError):
+            except (deferred.croniter.CroniterError, ValueError, OverflowError):
                 break
             if self.day is None or self.day(found.date()):
                 return found
