@@ -24,9 +24,10 @@ import hashlib
 import io
 import pickle
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
+from operator import attrgetter
 from pathlib import Path
 from types import FunctionType, MappingProxyType
 from typing import Any
@@ -65,6 +66,16 @@ def engine_format() -> str | None:
 @cache
 def _dataclass_fields(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
+@cache
+def _values(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    """Reads an object's constructor arguments in one C call (a third of the dump)."""
+    names = _dataclass_fields(cls)
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return attrgetter(*names)
 
 
 def _model_classes() -> dict[tuple[str, str], type]:
@@ -118,7 +129,7 @@ class _Pickler(pickle.Pickler):
             details = {n: getattr(obj, n) for n in _dataclass_fields(cls) if n not in _SCOPE_ARGS}
             return _scope, (cls, (obj.id, obj.line, dict(obj.nodes), dict(obj.flows)), details)
         if cls in _MODEL:
-            return _make, (cls, tuple(getattr(obj, n) for n in _dataclass_fields(cls)))
+            return _make, (cls, _values(cls)(obj))
         if isinstance(obj, type | FunctionType) and obj in _GLOBALS:
             return NotImplemented  # saved by name, which the reader checks
         raise pickle.PicklingError(f"a compiled form holds no {cls.__qualname__}")
