@@ -22,7 +22,7 @@ from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
-from bpmn_engine.runtime import listeners
+from bpmn_engine.runtime import compiled, listeners
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
@@ -127,14 +127,50 @@ class Engine:
         if definitions.version not in self._deployed:
             self.store.save_definition(definitions.version, definitions.path, definitions.source)
             self._deployed[definitions.version] = None
+            self._keep_compiled(definitions, unless_kept=True)
         self._definitions.setdefault(definitions.version, definitions)
         return definitions
 
     def definitions(self, version: str) -> Definitions:
-        if version not in self._definitions:
+        """A stored definitions version, compiled once per engine: from the store's compiled
+        form when it has one this engine can read, else parsed (and that form kept)."""
+        found = self._definitions.get(version)
+        if found is None:
             path, source = self.store.definition_source(version)
-            self._definitions[version] = compile_definitions(source, path)
-        return self._definitions[version]
+            found = self._kept_compiled(version, path, source)
+            if found is None:
+                found = compile_definitions(source, path)
+                self._keep_compiled(found)
+            self._definitions[version] = found
+        return found
+
+    def _kept_compiled(self, version: str, path: str, source: bytes) -> Definitions | None:
+        """The store's compiled form of a version, if it is this engine's format and reads
+        back; None means parse (a missing, stale, corrupt or unreadable form alike)."""
+        wanted = compiled.engine_format()
+        if wanted is None:
+            return None
+        try:
+            kept = self.store.compiled_definition(version)
+            if kept is None or kept[0] != wanted:
+                return None
+            return compiled.load(kept[1], version, path, source)
+        except Exception:  # a cache: whatever went wrong, the source is there
+            return None
+
+    def _keep_compiled(self, definitions: Definitions, *, unless_kept: bool = False) -> None:
+        """Store the compiled form for the next engine. A cache write never fails what
+        asked for the definitions (a read-only store, a busy one): the next engine parses."""
+        wanted = compiled.engine_format()
+        if wanted is None:
+            return
+        try:
+            if unless_kept and self.store.compiled_format(definitions.version) == wanted:
+                return
+            form = compiled.dump(definitions)
+            self.store.save_compiled_definition(definitions.version, wanted, form)
+        except Exception:  # the next engine parses instead
+            return
 
     # --- DMN decisions (business rule tasks, runtime/decisions.py) --------------------------
     def add_decisions(self, decisions: Decisions) -> Decisions:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite_utils
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -263,6 +263,18 @@ def _v9(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v10(db: sqlite_utils.Database) -> None:
+    """The compiled-definitions cache: each definitions version's compiled form, stamped with
+    the format of the engine that wrote it (`runtime/compiled.py`), so a fresh engine reopens
+    an instance without parsing; an engine of another format replaces the row."""
+    db["compiled_definitions"].create(
+        {"version": str, "format": str, "form": bytes, "saved_at": str},
+        pk="version",
+        not_null={"format", "form"},
+        foreign_keys=[("version", "definitions", "version")],
+    )
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -273,6 +285,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (7, _v7),
     (8, _v8),
     (9, _v9),
+    (10, _v10),
 ]
 
 

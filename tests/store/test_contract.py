@@ -203,6 +203,17 @@ def test_definitions_are_listed_newest_first(store: Store) -> None:
     assert store.definition_versions() == ["w" * 64, VERSION]
 
 
+def test_a_compiled_form_is_kept_once_per_version_and_replaced(store: Store) -> None:
+    assert store.compiled_definition(VERSION) is None
+    assert store.compiled_format(VERSION) is None
+    store.save_compiled_definition(VERSION, "1-old", b"\x00\xffform")
+    assert store.compiled_definition(VERSION) == ("1-old", b"\x00\xffform")
+    store.save_compiled_definition(VERSION, "2-new", b"other form")
+    assert store.compiled_definition(VERSION) == ("2-new", b"other form")
+    assert store.compiled_format(VERSION) == "2-new"
+    assert store.definition_versions() == [VERSION]
+
+
 def test_what_a_step_sends_is_pending_until_finished(store: Store) -> None:
     data = new_instance(store)
     step = Step(data)

@@ -89,6 +89,22 @@ def test_an_older_schema_is_migrated_and_its_instances_still_run() -> None:
     assert version_of(url) == SCHEMA_VERSION
 
 
+def test_a_release_9_schema_gains_the_compiled_form_and_reopens_its_instances() -> None:
+    url = fresh_url()
+    with Engine(url) as engine:
+        instance = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3})
+    with connect(url) as conn:  # as release 9 left it: no compiled forms
+        conn.execute("DROP TABLE compiled_definitions")
+        conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+
+    with Engine(url) as engine:
+        assert engine.instance(instance.id).run().state == "completed"
+        kept = engine.store.compiled_format(engine.store.definition_of(instance.id))
+    assert kept is not None
+    assert "compiled_definitions" in pg_columns(url)
+    assert version_of(url) == SCHEMA_VERSION
+
+
 def test_a_schema_from_a_newer_release_or_of_another_program_is_refused() -> None:
     newer, foreign = fresh_url(), fresh_url()
     open_store(newer).close()

@@ -33,11 +33,32 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 9
+    assert version_of(path) == SCHEMA_VERSION == 10
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
     assert outcome.state == "completed"
+
+
+def test_a_version_9_database_keeps_its_instances_and_gains_the_compiled_form(
+    tmp_path: Path,
+) -> None:
+    # given: a database as release 9 left it, with an instance waiting (no compiled forms)
+    path = tmp_path / "old.db"
+    with Engine(path) as engine:
+        instance = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3})
+        with engine.store.transaction() as conn:
+            conn.execute("DROP TABLE compiled_definitions")
+            conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    # when
+    with Engine(path) as engine:
+        outcome = engine.instance(instance.id).run()
+        version = engine.store.definition_of(instance.id)
+        kept = engine.store.compiled_format(version)
+    # then
+    assert version_of(path) == SCHEMA_VERSION
+    assert outcome.state == "completed"
+    assert kept is not None  # parsed once, then kept for the next engine
 
 
 def test_a_database_from_a_newer_release_is_refused(tmp_path: Path) -> None:

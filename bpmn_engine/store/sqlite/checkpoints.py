@@ -69,6 +69,29 @@ class CheckpointRows(SqliteConnection):
             raise UsageError(f"definition version {version[:12]} is not in {self.path}")
         return row[0], row[1]
 
+    def compiled_definition(self, version: str) -> tuple[str, bytes] | None:
+        """(format, compiled form) kept for a definitions version, if any."""
+        row = self.conn.execute(
+            "SELECT format, form FROM compiled_definitions WHERE version = ?", (version,)
+        ).fetchone()
+        return None if row is None else (row[0], bytes(row[1]))
+
+    def compiled_format(self, version: str) -> str | None:
+        """The format of the compiled form kept for a version (without reading the form)."""
+        row = self.conn.execute(
+            "SELECT format FROM compiled_definitions WHERE version = ?", (version,)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def save_compiled_definition(self, version: str, format: str, form: bytes) -> None:
+        """Keep (or replace) the compiled form of a saved definitions version."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO compiled_definitions (version, format, form, saved_at) "
+                "VALUES (?, ?, ?, ?)",
+                (version, format, form, now_text()),
+            )
+
     def definition_versions(self) -> list[str]:
         """Every definitions version saved, newest first (where a called process is looked
         for last)."""
