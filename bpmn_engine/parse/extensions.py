@@ -106,8 +106,12 @@ class ElementIndex:
         """Whether the element has a Camunda-like (Camunda 7, Activiti, Flowable) attribute."""
         if self._vendor is None:
             # `keys()` are the attribute names (iterating an element gives its children)
-            keys = self.element.keys()
-            self._vendor = any(key.startswith(_VENDOR_PREFIXES) for key in keys)
+            self._vendor = False
+            names = self.element.keys()
+            for key in names:
+                if key.startswith(_VENDOR_PREFIXES):
+                    self._vendor = True
+                    break
         return self._vendor
 
     def vendor_attr(self, name: str) -> str | None:
@@ -127,11 +131,13 @@ def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     """The names a service handler may be registered under, most specific first."""
     element = ext.element
     if not ext and not ext.has_vendor_attrs:  # most tasks: only the implementation and id
+        element_id = element.get("id", "").strip()
         implementation = element.get("implementation", "")
-        if implementation.startswith("##") or "://" in implementation:
-            implementation = ""
-        found = (implementation.strip(), element.get("id", "").strip())
-        return tuple(dict.fromkeys(name for name in found if name))
+        if implementation and not implementation.startswith("##") and "://" not in implementation:
+            implementation = implementation.strip()
+            if implementation and implementation != element_id:
+                return (implementation, element_id) if element_id else (implementation,)
+        return (element_id,) if element_id else ()
     names: list[str] = []
     for definition in ext.extension_children(ZEEBE, "taskDefinition"):
         names.append(definition.get("type", "").lstrip("="))

@@ -27,6 +27,7 @@ from bpmn_engine.model.elements import (
     FlowNode,
     Gateway,
     IntermediateEvent,
+    Listener,
     MultiInstance,
     Refusal,
     SequenceFlow,
@@ -64,6 +65,7 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"
+_BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 
 
 def _is_bpmn(element: etree._Element) -> bool:
@@ -91,9 +93,18 @@ class _Links:
     def __init__(self, flows: dict[str, SequenceFlow]) -> None:
         self.incoming: dict[str, list[str]] = {}
         self.outgoing: dict[str, list[str]] = {}
-        for flow in flows.values():
-            self.outgoing.setdefault(flow.source, []).append(flow.id)
-            self.incoming.setdefault(flow.target, []).append(flow.id)
+        incoming, outgoing = self.incoming, self.outgoing
+        for flow_id, flow in flows.items():
+            leaving = outgoing.get(flow.source)
+            if leaving is None:
+                outgoing[flow.source] = [flow_id]
+            else:
+                leaving.append(flow_id)
+            entering = incoming.get(flow.target)
+            if entering is None:
+                incoming[flow.target] = [flow_id]
+            else:
+                entering.append(flow_id)
 
 
 class _Compiler:
@@ -221,12 +232,13 @@ class _Compiler:
         """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
         is_activity = isinstance(node, Activity)
         ext = self.index(element)
-        method = (element.get("method") or "##Compensate").strip()
-        if node.kind == "transaction" and method != "##Compensate":
-            self.refuse(
-                element,
-                f"transaction method {method!r}: only ##Compensate (undo by compensation) runs",
-            )
+        if node.kind == "transaction":
+            method = (element.get("method") or "##Compensate").strip()
+            if method != "##Compensate":
+                self.refuse(
+                    element,
+                    f"transaction method {method!r}: only ##Compensate (undo by compensation) runs",
+                )
         resource = ext.vendor_attr("resource")
         if resource:
             self.refuse(
@@ -248,7 +260,7 @@ class _Compiler:
             for tag in ("dataInputAssociation", "dataOutputAssociation"):
                 for association in ext.bpmn_children(tag):
                     self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
-        for ns in extensions.CAMUNDA_LIKE:
+        for ns in extensions.CAMUNDA_LIKE if ext else ():
             for retry in ext.extension_children(ns, "failedJobRetryTimeCycle"):
                 self.warnings.append(
                     Refusal(
@@ -356,9 +368,12 @@ class _Compiler:
             raise self.error("sequence flow needs both sourceRef and targetRef", element)
         flow_id = element.get("id") or self.generated_id(f"{source}->{target}#{position}")
         condition = None
-        index = self.index(element)
-        for expr in index.bpmn_children("conditionExpression"):
-            condition = self.expression(expr)
+        flow_listeners: tuple[Listener, ...] = ()
+        if len(element):  # most flows have no condition and no listener: no child at all
+            index = self.index(element)
+            for expr in index.bpmn_children("conditionExpression"):
+                condition = self.expression(expr)
+            flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
         return SequenceFlow(
             id=flow_id,
             source=source,
@@ -367,7 +382,7 @@ class _Compiler:
             name=element.get("name"),
             condition=condition,
             is_default=defaults.get(flow_id) == source,
-            listeners=listeners.read(index, "sequenceFlow", self.refuse),
+            listeners=flow_listeners,
         )
 
     def generated_id(self, base: str) -> str:
@@ -575,7 +590,7 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         script, result_variable = zeebe
         script_format = "feel"
     decision = None
-    if _local(element) == "businessRuleTask":
+    if element.tag == _BUSINESS_RULE_TASK:
         decision, refused = extensions.decision_call(ext)
         if refused:
             c.refuse(element, refused)
@@ -586,7 +601,7 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         script_format=script_format,
         result_variable=result_variable,
         form_fields=extensions.form_fields(ext),
-        message_ref=_ref(element.get("messageRef")),
+        message_ref=_ref(message_ref) if (message_ref := element.get("messageRef")) else None,
         headers=extensions.task_headers(ext),
         decision=decision,
     )
