@@ -63,7 +63,8 @@ class ElementIndex:
         if not len(element):
             self._extensions = _EMPTY
             return
-        self.children = children = [c for c in element if isinstance(c.tag, str)]
+        # elements only (not comments or processing instructions), picked out by lxml
+        self.children = children = list(element.iterchildren(etree.Element))
         self._by_tag = None  # made on the first question: a big container is never asked
         extensions: dict[str, list[etree._Element]] = {}
         for child in children:

@@ -88,23 +88,12 @@ def _text(element: etree._Element) -> str:
 
 
 class _Links:
-    """The sequence flows of one scope, indexed by the node they leave and enter."""
+    """The sequence flows of one scope, indexed by the node they leave and enter (filled by
+    `scope_contents` as it reads the flows, in document order)."""
 
-    def __init__(self, flows: dict[str, SequenceFlow]) -> None:
+    def __init__(self) -> None:
         self.incoming: dict[str, list[str]] = {}
         self.outgoing: dict[str, list[str]] = {}
-        incoming, outgoing = self.incoming, self.outgoing
-        for flow_id, flow in flows.items():
-            leaving = outgoing.get(flow.source)
-            if leaving is None:
-                outgoing[flow.source] = [flow_id]
-            else:
-                leaving.append(flow_id)
-            entering = incoming.get(flow.target)
-            if entering is None:
-                incoming[flow.target] = [flow_id]
-            else:
-                entering.append(flow_id)
 
 
 class _Compiler:
@@ -246,7 +235,7 @@ class _Compiler:
                 f"script resource {resource!r}: scripts kept in other files are not loaded; "
                 "write the script inline",
             )
-        for child, reason in extensions.refused(ext, mappings=is_activity):
+        for child, reason in extensions.refused(ext, mappings=is_activity) if ext else ():
             self.refuse(child, f"{_local(child)}: {reason}")
         if is_activity:
             for attr in ("startQuantity", "completionQuantity"):
@@ -297,11 +286,23 @@ class _Compiler:
             if default is not None:
                 defaults[default] = element.get("id")
         flows: dict[str, SequenceFlow] = {}
+        links = _Links()
+        incoming, outgoing = links.incoming, links.outgoing
         for position, (element, kind) in enumerate(elements):
             if kind == "sequenceFlow":
                 flow = self.sequence_flow(element, defaults, position)
                 flows[flow.id] = flow
-        links = _Links(flows)
+        for flow_id, flow in flows.items():  # after all: a repeated id keeps its last flow
+            leaving = outgoing.get(flow.source)
+            if leaving is None:
+                outgoing[flow.source] = [flow_id]
+            else:
+                leaving.append(flow_id)
+            entering = incoming.get(flow.target)
+            if entering is None:
+                incoming[flow.target] = [flow_id]
+            else:
+                entering.append(flow_id)
         nodes: dict[str, FlowNode] = {}
         for element, kind in elements:
             reader = _NODE_READERS.get(kind)
@@ -429,14 +430,12 @@ class _Compiler:
             loop, characteristics = "standard", self.standard_loop(standard)
         for multi in index.bpmn_children("multiInstanceLoopCharacteristics"):
             loop, characteristics = "multiInstance", self.multi_instance(element, multi)
-        fields.update(
-            default=element.get("default"),
-            io=extensions.io_mapping(index),
-            loop=loop,
-            loop_characteristics=characteristics,
-            is_for_compensation=element.get("isForCompensation", "false") == "true",
-            data=data.activity_data(index, self.items_index, self.expression, self.refuse),
-        )
+        fields["default"] = element.get("default")
+        fields["io"] = extensions.io_mapping(index)
+        fields["loop"] = loop
+        fields["loop_characteristics"] = characteristics
+        fields["is_for_compensation"] = element.get("isForCompensation", "false") == "true"
+        fields["data"] = data.activity_data(index, self.items_index, self.expression, self.refuse)
         return fields
 
     def standard_loop(self, element: etree._Element) -> StandardLoop:
