@@ -53,13 +53,14 @@ class ElementIndex:
     """An element's direct children by tag and the elements under its `extensionElements`
     (at any depth) by tag; `vendor_attr` looks only when it has a Camunda-like attribute."""
 
-    __slots__ = ("_by_tag", "_extensions", "_vendor", "children", "element")
+    __slots__ = ("_by_tag", "_extensions", "_vendor", "children", "element", "has_extensions")
 
     def __init__(self, element: etree._Element) -> None:
         self.element = element
         self._vendor: bool | None = None
         self.children: Sequence[etree._Element] = _NONE  # elements only, in document order
         self._by_tag: dict[str, list[etree._Element]] | None = _EMPTY
+        self.has_extensions = False  # whether it has any extension element at all
         if not len(element):
             self._extensions = _EMPTY
             return
@@ -78,10 +79,7 @@ class ElementIndex:
                         else:
                             found.append(inner)
         self._extensions = extensions
-
-    def __bool__(self) -> bool:
-        """Whether the element has any extension element at all."""
-        return bool(self._extensions)
+        self.has_extensions = bool(extensions)
 
     def bpmn_children(self, name: str) -> Sequence[etree._Element]:
         """The direct children `bpmn:name`."""
@@ -131,7 +129,7 @@ def extension_children(element: etree._Element, ns: str, name: str) -> list[etre
 def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     """The names a service handler may be registered under, most specific first."""
     element = ext.element
-    if not ext and not ext.has_vendor_attrs:  # most tasks: only the implementation and id
+    if not ext.has_extensions and not ext.has_vendor_attrs:  # most tasks: implementation, id
         element_id = element.get("id", "").strip()
         implementation = element.get("implementation", "")
         if implementation and not implementation.startswith("##") and "://" not in implementation:
@@ -167,7 +165,7 @@ def handler_names(ext: ElementIndex) -> tuple[str, ...]:
 
 def task_headers(ext: ElementIndex) -> tuple[tuple[str, str], ...]:
     """Zeebe's static task headers: handlers receive them (`ServiceTaskContext.headers`)."""
-    if not ext:
+    if not ext.has_extensions:
         return ()
     return tuple(
         (header.get("key", ""), header.get("value", ""))
@@ -181,7 +179,7 @@ def refused(ext: ElementIndex, *, mappings: bool) -> list[tuple[etree._Element, 
     """Extension elements of the element that change how it runs and that the engine cannot
     honour, with the reason; `mappings` False where I/O mappings are not run (events)."""
     found: list[tuple[etree._Element, str]] = []  # listeners: parse/listeners.py
-    if not mappings and ext:
+    if not mappings and ext.has_extensions:
         for ns in CAMUNDA_LIKE:
             for io in ext.extension_children(ns, "inputOutput"):
                 found.append((io, "input/output mappings on events are not supported yet"))
@@ -191,7 +189,7 @@ def refused(ext: ElementIndex, *, mappings: bool) -> list[tuple[etree._Element, 
 
 
 def form_fields(ext: ElementIndex) -> tuple[FormField, ...]:
-    if not ext:
+    if not ext.has_extensions:
         return ()
     fields = [
         FormField(
@@ -231,7 +229,7 @@ def _enum_values(field: etree._Element, ns: str) -> tuple[str, ...]:
 
 
 def io_mapping(ext: ElementIndex) -> IoMapping | None:
-    if not ext:
+    if not ext.has_extensions:
         return None
     inputs: list[IoParameter] = []
     outputs: list[IoParameter] = []
@@ -370,7 +368,7 @@ def call_mappings(ext: ElementIndex, direction: str) -> tuple[CallMapping, ...]:
 
 def zeebe_script(ext: ElementIndex) -> tuple[str, str | None] | None:
     """Camunda 8 script tasks keep a FEEL expression and its result variable here."""
-    if not ext:
+    if not ext.has_extensions:
         return None
     for script in ext.extension_children(ZEEBE, "script"):
         expression = script.get("expression")

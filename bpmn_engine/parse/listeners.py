@@ -42,7 +42,7 @@ _ZEEBE_TASK_REFUSED = {
 def read(ext: ElementIndex, kind: str, refuse: Refuse) -> tuple[Listener, ...]:
     """The listeners of a flow node (`kind` its tag), a `sequenceFlow` or a `process`, in
     document order; each one the engine cannot run goes to `refuse` instead."""
-    if not ext:
+    if not ext.has_extensions:
         return ()  # no extension elements: nothing to listen with
     element = ext.element
     found: list[tuple[etree._Element, Listener | None]] = []

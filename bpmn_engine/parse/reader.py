@@ -65,6 +65,7 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"
+_BPMN_PREFIX_LENGTH = len(_BPMN_PREFIX)
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 
 
@@ -235,7 +236,7 @@ class _Compiler:
                 f"script resource {resource!r}: scripts kept in other files are not loaded; "
                 "write the script inline",
             )
-        for child, reason in extensions.refused(ext, mappings=is_activity) if ext else ():
+        for child, reason in extensions.refused(ext, mappings=is_activity):
             self.refuse(child, f"{_local(child)}: {reason}")
         if is_activity:
             for attr in ("startQuantity", "completionQuantity"):
@@ -249,7 +250,7 @@ class _Compiler:
             for tag in ("dataInputAssociation", "dataOutputAssociation"):
                 for association in ext.bpmn_children(tag):
                     self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
-        for ns in extensions.CAMUNDA_LIKE if ext else ():
+        for ns in extensions.CAMUNDA_LIKE if ext.has_extensions else ():
             for retry in ext.extension_children(ns, "failedJobRetryTimeCycle"):
                 self.warnings.append(
                     Refusal(
@@ -278,7 +279,7 @@ class _Compiler:
     ) -> tuple[dict[str, FlowNode], dict[str, SequenceFlow]]:
         """Read the nodes and flows directly inside a process or subprocess and check them."""
         index = self.index(container)
-        prefix = len(_BPMN_PREFIX)
+        prefix = _BPMN_PREFIX_LENGTH
         elements = [(c, c.tag[prefix:]) for c in index.children if c.tag.startswith(_BPMN_PREFIX)]
         defaults: dict[str, str | None] = {}
         for element, _kind in elements:
@@ -409,7 +410,7 @@ class _Compiler:
         the flows' own `sourceRef`/`targetRef` are the truth. Order is document order.
         """
         node_id = element.get("id") or ""
-        kind = _local(element)
+        kind = element.tag[_BPMN_PREFIX_LENGTH:]  # a reader is given BPMN elements only
         index = self.index(element)
         return {
             "id": node_id,
