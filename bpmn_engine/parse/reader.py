@@ -451,10 +451,11 @@ class _Compiler:
         index = self.index(element)
         loop = None
         characteristics: MultiInstance | StandardLoop | None = None
-        for standard in index.bpmn_children("standardLoopCharacteristics"):
-            loop, characteristics = "standard", self.standard_loop(standard)
-        for multi in index.bpmn_children("multiInstanceLoopCharacteristics"):
-            loop, characteristics = "multiInstance", self.multi_instance(element, multi)
+        if index.children:
+            for standard in index.bpmn_children("standardLoopCharacteristics"):
+                loop, characteristics = "standard", self.standard_loop(standard)
+            for multi in index.bpmn_children("multiInstanceLoopCharacteristics"):
+                loop, characteristics = "multiInstance", self.multi_instance(element, multi)
         fields["default"] = element.get("default")
         fields["io"] = extensions.io_mapping(index)
         fields["loop"] = loop
@@ -605,7 +606,7 @@ class _Compiler:
 def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
     script = None
     ext = c.index(element)
-    for child in ext.bpmn_children("script"):
+    for child in ext.bpmn_children("script") if ext.children else ():
         script = _text(child)
     script_format = element.get("scriptFormat")
     result_variable = ext.vendor_attr("resultVariable")
