@@ -17,17 +17,17 @@ from lxml import etree
 
 from bpmn_engine.model.elements import ActivityData, DataAssociation, Expression
 from bpmn_engine.model.kinds import BPMN
+from bpmn_engine.parse.extensions import ElementIndex
+from bpmn_engine.parse.xml import local_name as _local
 
 PLACEHOLDER = "__targetRef_placeholder"
 _STORES = frozenset({"dataStore", "dataStoreReference"})
 _ITEMS = frozenset({"dataObject", "dataInput", "dataOutput", "property"})
+# the full tag of every element `DataItems.note` keeps, and its kind
+ITEM_TAGS = {f"{{{BPMN}}}{kind}": kind for kind in (*_STORES, *_ITEMS, "dataObjectReference")}
 
 Refuse = Callable[[etree._Element, str], None]
 ReadExpression = Callable[[etree._Element], Expression | None]
-
-
-def _local(element: etree._Element) -> str:
-    return etree.QName(element).localname if isinstance(element.tag, str) else ""
 
 
 def _bpmn_children(element: etree._Element, tag: str) -> list[etree._Element]:
@@ -43,23 +43,25 @@ def _ref(text: str) -> str:
 
 
 class DataItems:
-    """Every item-aware element of one document, by id: the variable it names."""
+    """Every item-aware element of one document, by id: the variable it names. The reader
+    hands it each element of `ITEM_TAGS` that has an id, in the one walk over the document
+    that also indexes the ids."""
 
-    def __init__(self, root: etree._Element) -> None:
+    def __init__(self) -> None:
         self.names: dict[str, str | None] = {}
         self.stores: set[str] = set()
-        for element in root.iter(f"{{{BPMN}}}*"):
-            kind, item_id = _local(element), element.get("id")
-            if not item_id:
-                continue
-            if kind in _STORES:
-                self.stores.add(item_id)
-            elif kind == "dataObjectReference":
-                self.names[item_id] = _ref(element.get("dataObjectRef") or "") or item_id
-            elif kind == "property" and element.get("name") == PLACEHOLDER:
-                self.names[item_id] = None
-            elif kind in _ITEMS:
-                self.names[item_id] = item_id
+
+    def note(self, element: etree._Element, item_id: str) -> None:
+        """Keep one element (its tag one of `ITEM_TAGS`, `item_id` its non-empty id)."""
+        kind = ITEM_TAGS[element.tag]
+        if kind in _STORES:
+            self.stores.add(item_id)
+        elif kind == "dataObjectReference":
+            self.names[item_id] = _ref(element.get("dataObjectRef") or "") or item_id
+        elif kind == "property" and element.get("name") == PLACEHOLDER:
+            self.names[item_id] = None
+        elif kind in _ITEMS:
+            self.names[item_id] = item_id
 
     def ends(self, association: etree._Element) -> tuple[list[str], str | None]:
         """The ids an association reads from and the id it writes to, as written."""
@@ -88,28 +90,31 @@ def process_inputs(process: etree._Element) -> tuple[tuple[str, int], ...]:
 
 
 def activity_data(
-    element: etree._Element, items: DataItems, expression: ReadExpression, refuse: Refuse
+    index: ElementIndex, items: DataItems, expression: ReadExpression, refuse: Refuse
 ) -> ActivityData | None:
+    """An activity's data (`index` its element's), None when it has none."""
+    if not index.children:
+        return None
     inputs: list[str] = []
     outputs: list[str] | None = None
-    for spec in _bpmn_children(element, "ioSpecification"):
+    for spec in index.bpmn_children("ioSpecification"):
         inputs += [i.get("id", "") for i in _bpmn_children(spec, "dataInput") if i.get("id")]
         found = [o.get("id", "") for o in _bpmn_children(spec, "dataOutput") if o.get("id")]
         if found:
             outputs = (outputs or []) + found
     properties = [
         p.get("id", "")
-        for p in _bpmn_children(element, "property")
+        for p in index.bpmn_children("property")
         if p.get("id") and items.names.get(p.get("id", "")) is not None
     ]
     reads = [
         a
-        for e in _bpmn_children(element, "dataInputAssociation")
+        for e in index.bpmn_children("dataInputAssociation")
         if (a := _association(e, items, expression, refuse, reading=True)) is not None
     ]
     writes = [
         a
-        for e in _bpmn_children(element, "dataOutputAssociation")
+        for e in index.bpmn_children("dataOutputAssociation")
         if (a := _association(e, items, expression, refuse, reading=False)) is not None
     ]
     if not (inputs or outputs is not None or properties or reads or writes):

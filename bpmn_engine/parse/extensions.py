@@ -10,6 +10,7 @@ engine cannot honour; everything else in `extensionElements` cannot change a loc
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from lxml import etree
@@ -22,6 +23,8 @@ from bpmn_engine.model.elements import (
     IoMapping,
     IoParameter,
 )
+from bpmn_engine.model.kinds import BPMN
+from bpmn_engine.parse.xml import local_name as _local
 
 CAMUNDA = "http://camunda.org/schema/1.0/bpmn"
 ZEEBE = "http://camunda.org/schema/zeebe/1.0"
@@ -31,6 +34,10 @@ SPIFF = "http://spiffworkflow.org/bpmn/schema/1.0/core"
 CAMUNDA_LIKE = (CAMUNDA, ACTIVITI, FLOWABLE)
 
 _BEAN = re.compile(r"^[$#]\{\s*([A-Za-z_][\w]*)")
+_BPMN_PREFIX = f"{{{BPMN}}}"
+_VENDOR_PREFIXES = tuple(f"{{{ns}}}" for ns in CAMUNDA_LIKE)
+_NONE: tuple[etree._Element, ...] = ()
+_EMPTY: dict[str, list[etree._Element]] = {}
 
 
 def vendor_attr(element: etree._Element, name: str) -> str | None:
@@ -42,6 +49,75 @@ def vendor_attr(element: etree._Element, name: str) -> str | None:
     return None
 
 
+class ElementIndex:
+    """An element's direct children by tag and the elements under its `extensionElements`
+    (at any depth) by tag; `vendor_attr` looks only when it has a Camunda-like attribute."""
+
+    __slots__ = ("_by_tag", "_extensions", "_vendor", "children", "element", "has_extensions")
+
+    def __init__(self, element: etree._Element) -> None:
+        self.element = element
+        self._vendor: bool | None = None
+        self.children: Sequence[etree._Element] = _NONE  # elements only, in document order
+        self._by_tag: dict[str, list[etree._Element]] | None = _EMPTY
+        self.has_extensions = False  # whether it has any extension element at all
+        if not len(element):
+            self._extensions = _EMPTY
+            return
+        # elements only (not comments or processing instructions), picked out by lxml
+        self.children = children = list(element.iterchildren(etree.Element))
+        self._by_tag = None  # made on the first question: a big container is never asked
+        extensions: dict[str, list[etree._Element]] = {}
+        for child in children:
+            if child.tag.endswith("}extensionElements"):
+                for inner in child.iterdescendants():
+                    inner_tag = inner.tag
+                    if isinstance(inner_tag, str):
+                        found = extensions.get(inner_tag)
+                        if found is None:
+                            extensions[inner_tag] = [inner]
+                        else:
+                            found.append(inner)
+        self._extensions = extensions
+        self.has_extensions = bool(extensions)
+
+    def bpmn_children(self, name: str) -> Sequence[etree._Element]:
+        """The direct children `bpmn:name`."""
+        by_tag = self._by_tag
+        if by_tag is None:
+            self._by_tag = by_tag = {}
+            for child in self.children:
+                found = by_tag.get(child.tag)
+                if found is None:
+                    by_tag[child.tag] = [child]
+                else:
+                    found.append(child)
+        return by_tag.get(_BPMN_PREFIX + name, _NONE)
+
+    def extension_children(self, ns: str, name: str) -> Sequence[etree._Element]:
+        """The elements `{ns}name` at any depth under the element's `extensionElements`."""
+        if not self._extensions:
+            return _NONE
+        return self._extensions.get(f"{{{ns}}}{name}", _NONE)
+
+    @property
+    def has_vendor_attrs(self) -> bool:
+        """Whether the element has a Camunda-like (Camunda 7, Activiti, Flowable) attribute."""
+        if self._vendor is None:
+            # `keys()` are the attribute names (iterating an element gives its children)
+            self._vendor = False
+            names = self.element.keys()
+            for key in names:
+                if key.startswith(_VENDOR_PREFIXES):
+                    self._vendor = True
+                    break
+        return self._vendor
+
+    def vendor_attr(self, name: str) -> str | None:
+        """`camunda:name` (or the Activiti/Flowable twin) on the element."""
+        return vendor_attr(self.element, name) if self.has_vendor_attrs else None
+
+
 def extension_children(element: etree._Element, ns: str, name: str) -> list[etree._Element]:
     found: list[etree._Element] = []
     for ext in element:
@@ -50,21 +126,30 @@ def extension_children(element: etree._Element, ns: str, name: str) -> list[etre
     return found
 
 
-def handler_names(element: etree._Element) -> tuple[str, ...]:
+def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     """The names a service handler may be registered under, most specific first."""
+    element = ext.element
+    if not ext.has_extensions and not ext.has_vendor_attrs:  # most tasks: implementation, id
+        element_id = element.get("id", "").strip()
+        implementation = element.get("implementation", "")
+        if implementation and not implementation.startswith("##") and "://" not in implementation:
+            implementation = implementation.strip()
+            if implementation and implementation != element_id:
+                return (implementation, element_id) if element_id else (implementation,)
+        return (element_id,) if element_id else ()
     names: list[str] = []
-    for definition in extension_children(element, ZEEBE, "taskDefinition"):
+    for definition in ext.extension_children(ZEEBE, "taskDefinition"):
         names.append(definition.get("type", "").lstrip("="))
-    names.append(vendor_attr(element, "topic") or "")
-    task_type = vendor_attr(element, "type")
+    names.append(ext.vendor_attr("topic") or "")
+    task_type = ext.vendor_attr("type")
     if task_type and task_type != "external":
         names.append(task_type)
     for attr in ("delegateExpression", "expression"):
-        match = _BEAN.match(vendor_attr(element, attr) or "")
+        match = _BEAN.match(ext.vendor_attr(attr) or "")
         if match:
             names.append(match.group(1))
-    names.append((vendor_attr(element, "class") or "").rsplit(".", 1)[-1])
-    for operator in extension_children(element, SPIFF, "serviceTaskOperator"):
+    names.append((ext.vendor_attr("class") or "").rsplit(".", 1)[-1])
+    for operator in ext.extension_children(SPIFF, "serviceTaskOperator"):
         names.append(operator.get("id", ""))
     implementation = element.get("implementation", "")
     if implementation and not implementation.startswith("##") and "://" not in implementation:
@@ -78,30 +163,34 @@ def handler_names(element: etree._Element) -> tuple[str, ...]:
     return tuple(unique)
 
 
-def task_headers(element: etree._Element) -> tuple[tuple[str, str], ...]:
+def task_headers(ext: ElementIndex) -> tuple[tuple[str, str], ...]:
     """Zeebe's static task headers: handlers receive them (`ServiceTaskContext.headers`)."""
+    if not ext.has_extensions:
+        return ()
     return tuple(
         (header.get("key", ""), header.get("value", ""))
-        for headers in extension_children(element, ZEEBE, "taskHeaders")
+        for headers in ext.extension_children(ZEEBE, "taskHeaders")
         for header in headers
         if _local(header) == "header" and header.get("key")
     )
 
 
-def refused(element: etree._Element, *, mappings: bool) -> list[tuple[etree._Element, str]]:
-    """Extension elements of `element` that change how it runs and that the engine cannot
+def refused(ext: ElementIndex, *, mappings: bool) -> list[tuple[etree._Element, str]]:
+    """Extension elements of the element that change how it runs and that the engine cannot
     honour, with the reason; `mappings` False where I/O mappings are not run (events)."""
     found: list[tuple[etree._Element, str]] = []  # listeners: parse/listeners.py
-    if not mappings:
+    if not mappings and ext.has_extensions:
         for ns in CAMUNDA_LIKE:
-            for io in extension_children(element, ns, "inputOutput"):
+            for io in ext.extension_children(ns, "inputOutput"):
                 found.append((io, "input/output mappings on events are not supported yet"))
-        for io in extension_children(element, ZEEBE, "ioMapping"):
+        for io in ext.extension_children(ZEEBE, "ioMapping"):
             found.append((io, "input/output mappings on events are not supported yet"))
     return found
 
 
-def form_fields(element: etree._Element) -> tuple[FormField, ...]:
+def form_fields(ext: ElementIndex) -> tuple[FormField, ...]:
+    if not ext.has_extensions:
+        return ()
     fields = [
         FormField(
             f.get("id", ""),
@@ -116,7 +205,7 @@ def form_fields(element: etree._Element) -> tuple[FormField, ...]:
             ),
         )
         for ns in CAMUNDA_LIKE
-        for f in extension_children(element, ns, "formField")
+        for f in ext.extension_children(ns, "formField")
     ]
     fields += [
         FormField(
@@ -129,7 +218,7 @@ def form_fields(element: etree._Element) -> tuple[FormField, ...]:
             + ((("readonly", None),) if p.get("writable") == "false" else ()),
         )
         for ns in (ACTIVITI, FLOWABLE)
-        for p in extension_children(element, ns, "formProperty")
+        for p in ext.extension_children(ns, "formProperty")
     ]
     return tuple(f for f in fields if f.id)
 
@@ -139,14 +228,16 @@ def _enum_values(field: etree._Element, ns: str) -> tuple[str, ...]:
     return tuple(v.get("id", "") for v in field if v.tag == f"{{{ns}}}value" and v.get("id"))
 
 
-def io_mapping(element: etree._Element) -> IoMapping | None:
+def io_mapping(ext: ElementIndex) -> IoMapping | None:
+    if not ext.has_extensions:
+        return None
     inputs: list[IoParameter] = []
     outputs: list[IoParameter] = []
     for ns in CAMUNDA_LIKE:
-        for io in extension_children(element, ns, "inputOutput"):
+        for io in ext.extension_children(ns, "inputOutput"):
             inputs += [_camunda_parameter(p) for p in io if _local(p) == "inputParameter"]
             outputs += [_camunda_parameter(p) for p in io if _local(p) == "outputParameter"]
-    for mapping in extension_children(element, ZEEBE, "ioMapping"):
+    for mapping in ext.extension_children(ZEEBE, "ioMapping"):
         for p in mapping:
             if _local(p) in ("input", "output") and p.get("target"):
                 param = _zeebe_parameter(p)
@@ -177,9 +268,10 @@ _NO_VERSION_TAGS = (
 )
 
 
-def call_binding(element: etree._Element) -> CallBinding:
+def call_binding(ext: ElementIndex) -> CallBinding:
     """Camunda 7's `calledElementBinding` (with `calledElementVersion`), and the attributes
     of a call activity that pick or compute its callee in ways the engine cannot follow."""
+    element = ext.element
     refused: list[tuple[etree._Element, str]] = []
     for attr, why in (
         ("calledElementTenantId", "there are no tenants: every process is one tenant's"),
@@ -190,10 +282,10 @@ def call_binding(element: etree._Element) -> CallBinding:
         ),
         ("caseRef", "CMMN cases are not run"),
     ):
-        if vendor_attr(element, attr) is not None:
+        if ext.vendor_attr(attr) is not None:
             refused.append((element, f"{attr}: {why}"))
-    kind = (vendor_attr(element, "calledElementBinding") or "latest").strip()
-    version_text = (vendor_attr(element, "calledElementVersion") or "").strip()
+    kind = (ext.vendor_attr("calledElementBinding") or "latest").strip()
+    version_text = (ext.vendor_attr("calledElementVersion") or "").strip()
     version = None
     if kind == "version":
         if version_text.isdigit() and int(version_text) > 0:
@@ -251,12 +343,12 @@ def zeebe_binding(definition: etree._Element) -> CallBinding | None:
     return CallBinding(refused=((definition, why),))
 
 
-def call_mappings(element: etree._Element, direction: str) -> tuple[CallMapping, ...]:
+def call_mappings(ext: ElementIndex, direction: str) -> tuple[CallMapping, ...]:
     """A call activity's `camunda:in` (direction "in") or `camunda:out` elements, in order;
     a `businessKey` mapping is not a variable and is left out."""
     found: list[CallMapping] = []
     for ns in CAMUNDA_LIKE:
-        for mapping in extension_children(element, ns, direction):
+        for mapping in ext.extension_children(ns, direction):
             if mapping.get("businessKey") is not None:
                 continue
             expression = mapping.get("sourceExpression")
@@ -274,9 +366,11 @@ def call_mappings(element: etree._Element, direction: str) -> tuple[CallMapping,
     return tuple(found)
 
 
-def zeebe_script(element: etree._Element) -> tuple[str, str | None] | None:
+def zeebe_script(ext: ElementIndex) -> tuple[str, str | None] | None:
     """Camunda 8 script tasks keep a FEEL expression and its result variable here."""
-    for script in extension_children(element, ZEEBE, "script"):
+    if not ext.has_extensions:
+        return None
+    for script in ext.extension_children(ZEEBE, "script"):
         expression = script.get("expression")
         if expression:
             return expression, script.get("resultVariable")
@@ -310,10 +404,6 @@ def _zeebe_parameter(p: etree._Element) -> IoParameter:
     return IoParameter(target, value=source)
 
 
-def _local(element: etree._Element) -> str:
-    return etree.QName(element).localname if isinstance(element.tag, str) else ""
-
-
 def zeebe_loop(characteristics: etree._Element) -> dict[str, str] | None:
     """Zeebe keeps a multi-instance's collections in `zeebe:loopCharacteristics`."""
     for loop in extension_children(characteristics, ZEEBE, "loopCharacteristics"):
@@ -338,23 +428,23 @@ def uses_camunda_7(*elements: etree._Element) -> bool:
 MAPPINGS = ("singleEntry", "singleResult", "collectEntries", "resultList")
 
 
-def has_handler(element: etree._Element) -> bool:
+def has_handler(ext: ElementIndex) -> bool:
     """Whether the task names a handler implementation (class, delegate, expression, external
     topic, Zeebe job type): such a business rule task keeps calling handlers."""
-    if extension_children(element, ZEEBE, "taskDefinition"):
+    if ext.extension_children(ZEEBE, "taskDefinition"):
         return True
-    return any(vendor_attr(element, a) for a in ("class", "delegateExpression", "expression")) or (
-        vendor_attr(element, "type") == "external"
+    return any(ext.vendor_attr(a) for a in ("class", "delegateExpression", "expression")) or (
+        ext.vendor_attr("type") == "external"
     )
 
 
-def decision_call(element: etree._Element) -> tuple[DecisionCall | None, str | None]:
+def decision_call(ext: ElementIndex) -> tuple[DecisionCall | None, str | None]:
     """A business rule task's DMN decision, or why it is refused (one of the two, or neither
     when the task has none or calls a handler)."""
-    if has_handler(element):
+    if has_handler(ext):
         return None, None
-    line = element.sourceline or 0
-    called = extension_children(element, ZEEBE, "calledDecision")
+    line = ext.element.sourceline or 0
+    called = ext.extension_children(ZEEBE, "calledDecision")
     if called:
         decision = (called[0].get("decisionId") or "").strip()
         result = (called[0].get("resultVariable") or "").strip()
@@ -365,18 +455,18 @@ def decision_call(element: etree._Element) -> tuple[DecisionCall | None, str | N
         if not result:
             return None, "zeebe:calledDecision has no resultVariable to hold the decision's value"
         return DecisionCall(decision, result, "value", line), None
-    ref = (vendor_attr(element, "decisionRef") or "").strip()
+    ref = (ext.vendor_attr("decisionRef") or "").strip()
     if not ref:
         return None, None
     if is_expression(ref):
         return None, f"decisionRef {ref!r}: a computed decision reference is not supported yet"
-    binding = vendor_attr(element, "decisionRefBinding") or "latest"
+    binding = ext.vendor_attr("decisionRefBinding") or "latest"
     if binding != "latest":
         return None, (
             f"decisionRefBinding {binding!r}: only 'latest' is supported (the decision is "
             "taken from the DMN files given, else the newest deployed)"
         )
-    mapping = vendor_attr(element, "mapDecisionResult") or "resultList"
+    mapping = ext.vendor_attr("mapDecisionResult") or "resultList"
     if mapping not in MAPPINGS:
         return None, f"mapDecisionResult {mapping!r}: not one of {', '.join(MAPPINGS)}"
-    return DecisionCall(ref, vendor_attr(element, "resultVariable"), mapping, line), None
+    return DecisionCall(ref, ext.vendor_attr("resultVariable"), mapping, line), None

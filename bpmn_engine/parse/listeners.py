@@ -15,7 +15,8 @@ from collections.abc import Callable
 from lxml import etree
 
 from bpmn_engine.model.elements import Expression, Listener
-from bpmn_engine.parse.extensions import CAMUNDA_LIKE, SPIFF, ZEEBE, extension_children
+from bpmn_engine.parse.extensions import CAMUNDA_LIKE, SPIFF, ZEEBE, ElementIndex
+from bpmn_engine.parse.xml import local_name as _local
 
 Refuse = Callable[[etree._Element, str], None]
 
@@ -38,28 +39,42 @@ _ZEEBE_TASK_REFUSED = {
 }
 
 
-def read(element: etree._Element, kind: str, refuse: Refuse) -> tuple[Listener, ...]:
+def read(ext: ElementIndex, kind: str, refuse: Refuse) -> tuple[Listener, ...]:
     """The listeners of a flow node (`kind` its tag), a `sequenceFlow` or a `process`, in
     document order; each one the engine cannot run goes to `refuse` instead."""
+    if not ext.has_extensions:
+        return ()  # no extension elements: nothing to listen with
+    element = ext.element
     found: list[tuple[etree._Element, Listener | None]] = []
     for ns in CAMUNDA_LIKE:
         prefix = _prefix(ns)
-        for child in extension_children(element, ns, "executionListener"):
+        for child in ext.extension_children(ns, "executionListener"):
             found.append((child, _camunda(child, f"{prefix}:executionListener", kind, refuse)))
-        for child in extension_children(element, ns, "taskListener"):
+        for child in ext.extension_children(ns, "taskListener"):
             found.append((child, _camunda_task(child, f"{prefix}:taskListener", kind, refuse)))
     for tag in ("executionListener", "taskListener"):
-        for group in extension_children(element, ZEEBE, f"{tag}s"):
+        for group in ext.extension_children(ZEEBE, f"{tag}s"):
             for child in group.iter(f"{{{ZEEBE}}}{tag}"):
                 found.append((child, _zeebe(child, f"zeebe:{tag}", kind, refuse)))
     for tag, event in (("preScript", "start"), ("postScript", "end")):
-        for child in extension_children(element, SPIFF, tag):
+        for child in ext.extension_children(SPIFF, tag):
             found.append((child, _spiff(child, f"spiffworkflow:{tag}", event, kind, refuse)))
     listeners = [(child, listener) for child, listener in found if listener is not None]
     if listeners and element.get("triggeredByEvent") == "true":
         refuse(element, "listeners on an event subprocess are not run yet")
         return ()
-    order = {child: position for position, child in enumerate(element.iter())}
+    if len(listeners) < 2:
+        return tuple(listener for _, listener in listeners)
+    # document order: every listener lies under one of the element's extensionElements
+    order = {
+        child: position
+        for position, child in enumerate(
+            inner
+            for holder in element
+            if isinstance(holder.tag, str) and holder.tag.endswith("}extensionElements")
+            for inner in holder.iter()
+        )
+    }
     return tuple(listener for _, listener in sorted(listeners, key=lambda f: order[f[0]]))
 
 
@@ -205,7 +220,3 @@ def _spiff(
 
 def _unique(*names: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n))
-
-
-def _local(element: etree._Element) -> str:
-    return etree.QName(element).localname if isinstance(element.tag, str) else ""

@@ -26,6 +26,15 @@ def _parser() -> etree.XMLParser:
     )
 
 
+def local_name(element: etree._Element) -> str:
+    """The tag without its namespace (`etree.QName(element).localname` without building a
+    QName: loading asks it of every element); "" for comments and processing instructions."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag[tag.find("}") + 1 :] if tag[:1] == "{" else tag
+
+
 def read_source(path: str | Path) -> bytes:
     """The file's bytes, or a LoadError that names the file (see `userfiles`: regular files
     only, and the cap is enforced while reading, never trusted to `st_size`)."""

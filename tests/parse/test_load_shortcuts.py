@@ -1,0 +1,155 @@
+"""What loading does faster still gives what the plain ways give (issue 15, the Load target).
+
+Each element's children and extension elements are indexed once (`ElementIndex`), a scope's
+graph is filled directly, the specs store their fields through their slots, and the garbage
+collector is held while a document compiles: each answer here is checked against the plain
+way of getting it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from lxml import etree
+
+from bpmn_engine.errors import LoadError
+from bpmn_engine.model import Definitions, SequenceFlow, SubProcess, Task
+from bpmn_engine.parse import compile_definitions, load_file
+from bpmn_engine.parse.extensions import (
+    CAMUNDA,
+    ZEEBE,
+    ElementIndex,
+    extension_children,
+    vendor_attr,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TASK = f"""<task xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="{CAMUNDA}"
+      xmlns:zeebe="{ZEEBE}" id="t" camunda:topic="mail" camunda:type="external">
+  <incoming>f1</incoming>
+  <extensionElements>
+    <camunda:executionListener event="start" class="a.B"/>
+    <!-- a comment is no element -->
+    <zeebe:taskHeaders><zeebe:header key="k" value="v"/></zeebe:taskHeaders>
+    <camunda:inputOutput>
+      <camunda:inputParameter name="x">1</camunda:inputParameter>
+      <camunda:executionListener event="end" class="nested.C"/>
+    </camunda:inputOutput>
+  </extensionElements>
+  <extensionElements>
+    <camunda:executionListener event="end" class="a.D"/>
+  </extensionElements>
+  <standardLoopCharacteristics/>
+  <outgoing>f2</outgoing>
+</task>"""
+
+
+def test_the_index_answers_as_scanning_the_element_does() -> None:
+    element = etree.fromstring(TASK)
+    index = ElementIndex(element)
+    for ns, name in [
+        (CAMUNDA, "executionListener"),
+        (CAMUNDA, "inputParameter"),
+        (ZEEBE, "header"),
+        (ZEEBE, "taskHeaders"),
+        (ZEEBE, "ioMapping"),
+    ]:
+        assert list(index.extension_children(ns, name)) == extension_children(element, ns, name)
+    for name in ("topic", "type", "class", "resource"):
+        assert index.vendor_attr(name) == vendor_attr(element, name)
+    bpmn = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
+    for name in ("incoming", "outgoing", "standardLoopCharacteristics", "script"):
+        assert list(index.bpmn_children(name)) == list(element.iterchildren(bpmn + name))
+    assert list(index.children) == [c for c in element if isinstance(c.tag, str)]
+    assert index.has_extensions
+
+
+def test_an_element_without_children_or_vendor_attributes_has_nothing_indexed() -> None:
+    element = etree.fromstring('<task xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"/>')
+    index = ElementIndex(element)
+    assert not index.has_extensions and not index.children
+    assert not index.has_vendor_attrs and index.vendor_attr("topic") is None
+    assert list(index.extension_children(CAMUNDA, "executionListener")) == []
+
+
+def plain_graph(scope: str, nodes: dict, flows: dict) -> nx.MultiDiGraph:
+    """The graph as networkx's own calls build it."""
+    graph = nx.MultiDiGraph(scope=scope)
+    for node in nodes.values():
+        graph.add_node(node.id, spec=node)
+    for flow in flows.values():
+        graph.add_edge(flow.source, flow.target, key=flow.id, flow=flow)
+    return graph
+
+
+def shape(graph: nx.MultiDiGraph) -> tuple:
+    return (
+        graph.graph,
+        list(graph.nodes(data=True)),
+        list(graph.edges(keys=True, data=True)),
+        list(graph.in_edges(keys=True, data=True)),
+        [(n, list(graph.succ[n]), list(graph.pred[n])) for n in graph],
+    )
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "models").glob("*.bpmn")))
+def test_each_scope_graph_is_the_one_networkx_calls_build(name: str) -> None:
+    definitions: Definitions = load_file(ROOT / "models" / name)
+    for scope in definitions.scopes.values():
+        assert nx.is_frozen(scope.graph)
+        expected = plain_graph(scope.id, dict(scope.nodes), dict(scope.flows))
+        assert shape(scope.graph) == shape(expected)
+
+
+def test_two_flows_between_the_same_nodes_are_two_edges() -> None:
+    definitions = compile_definitions(
+        b"""<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d">
+          <process id="p"><startEvent id="s"/><endEvent id="e"/>
+            <sequenceFlow id="f1" sourceRef="s" targetRef="e"/>
+            <sequenceFlow id="f2" sourceRef="s" targetRef="e"/>
+          </process></definitions>"""
+    )
+    process = definitions.process("p")
+    assert shape(process.graph) == shape(plain_graph("p", dict(process.nodes), process.flows))
+    assert list(process.graph["s"]["e"]) == ["f1", "f2"]
+
+
+def test_specs_are_built_frozen_with_their_defaults() -> None:
+    task = Task("t", "task", 3, name="T")
+    assert task == Task(id="t", kind="task", line=3, name="T")
+    assert task.incoming == () and task.handler_names == () and task.loop is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        task.name = "other"  # type: ignore[misc]
+    assert dataclasses.replace(task, name="U").name == "U"
+    assert SequenceFlow("f", "a", "b", 1).is_default is False
+    assert SubProcess("s", "subProcess", 1).scope is None
+    with pytest.raises(TypeError):
+        Task("t", "task")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Task("t", "task", 1, nowhere=1)  # type: ignore[call-arg]
+
+
+BROKEN = b"""<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d">
+  <process id="p"><task id="a"/><task id="a"/></process></definitions>"""
+VALID = b"""<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d">
+  <process id="p"><task id="a"/></process></definitions>"""
+
+
+def test_the_garbage_collector_is_left_as_it_was_found() -> None:
+    assert gc.isenabled()
+    compile_definitions(VALID)
+    assert gc.isenabled()
+    with pytest.raises(LoadError, match="duplicate id"):
+        compile_definitions(BROKEN)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        compile_definitions(VALID)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
