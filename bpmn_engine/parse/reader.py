@@ -6,16 +6,15 @@ of every element so that later errors can say `file:line: element-id: message`.
 
 from __future__ import annotations
 
-import gc
 import hashlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
+from bpmn_engine.collection import collector_paused
 from bpmn_engine.errors import LoadError
 from bpmn_engine.model.elements import (
     Activity,
@@ -63,29 +62,8 @@ def compile_definitions(source: bytes, file: str = "<input>") -> Definitions:
 
 def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> Definitions:
     """Compile an already parsed document (validation reads the tree once for every layer)."""
-    with _collector_paused():
+    with collector_paused():
         return _Compiler(file).definitions(root, source)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Hold Python's cyclic garbage collector while one document compiles.
-
-    Compiling makes a handful of container objects per element that all survive (the specs,
-    the graphs' dicts). Each time the survivors grow by a quarter, the collector walks every
-    object of the process, so the collections made loading grow faster than the file (a
-    sixth of loading 10,000 parallel branches, against a twentieth for 1,000). Compiling
-    leaves no garbage cycles to wait for; the collector runs as before once it is done, and
-    is left disabled if it was disabled (another thread compiling at the same time may
-    re-enable it first: that only lets it run).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"

@@ -19,19 +19,18 @@ engine then parses the source instead.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import hashlib
 import io
 import pickle
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from functools import cache
 from operator import attrgetter
 from pathlib import Path
 from types import FunctionType, MappingProxyType
 from typing import Any
 
+from bpmn_engine.collection import collector_paused
 from bpmn_engine.model import elements, process
 from bpmn_engine.model.process import Definitions, FlowScope, Process
 
@@ -145,19 +144,6 @@ class _Unpickler(pickle.Unpickler):
         return found
 
 
-@contextmanager
-def _no_collection() -> Iterator[None]:
-    """The cyclic collector off while tens of thousands of acyclic objects are made or
-    walked: it would otherwise scan them again and again (more than half the load time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def dump(definitions: Definitions) -> bytes:
     """The compiled form of `definitions`, without its source and path."""
     payload = {
@@ -166,7 +152,7 @@ def dump(definitions: Definitions) -> bytes:
         if f.init and f.name not in _DEFINITIONS_OWN
     }
     buffer = io.BytesIO()
-    with _no_collection():
+    with collector_paused():
         _Pickler(buffer, protocol=_PROTOCOL).dump(payload)
     return buffer.getvalue()
 
@@ -174,7 +160,7 @@ def dump(definitions: Definitions) -> bytes:
 def load(blob: bytes, version: str, path: str, source: bytes) -> Definitions:
     """The definitions `dump` wrote, with the store's source and path; raises on anything
     that is not such a form (the caller then parses the source)."""
-    with _no_collection():
+    with collector_paused():
         payload = _Unpickler(io.BytesIO(blob)).load()
     if not isinstance(payload, dict) or not isinstance(payload.get("processes"), Mapping):
         raise pickle.UnpicklingError("not a compiled form")
