@@ -2,8 +2,7 @@
 
 WAL journal with `synchronous=NORMAL`: a killed process loses nothing that was committed (a
 power cut may lose the last steps, never corrupt the file). Write transactions are
-`BEGIN IMMEDIATE`: a writer takes the lock before it reads what it will compare-and-set, and
-waits for another writer's lock in short steps (`begin_immediate`).
+`BEGIN IMMEDIATE`: a writer takes the lock before it reads what it will compare-and-set.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ import json
 import os
 import socket
 import sqlite3
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -25,10 +23,6 @@ from bpmn_engine.store.schema import SCHEMA_VERSION, migrate
 
 if TYPE_CHECKING:
     import sqlite_utils
-
-BUSY_TIMEOUT = 30.0  # seconds a statement waits for a lock another connection holds
-# how long a writer sleeps between attempts at the write lock: doubling, then at most 2 ms
-FIRST_RETRY, LAST_RETRY = 0.0001, 0.002
 
 _UPDATES: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
 
@@ -207,7 +201,7 @@ class SqliteConnection:
         if read_only:
             target, uri = f"{Path(self.path).absolute().as_uri()}?mode=ro", True
         try:
-            return sqlite3.connect(target, uri=uri, isolation_level=None, timeout=BUSY_TIMEOUT)
+            return sqlite3.connect(target, uri=uri, isolation_level=None, timeout=30.0)
         except sqlite3.Error as error:
             raise LoadError(f"cannot open database: {error}", file=self.path) from None
 
@@ -232,7 +226,7 @@ class SqliteConnection:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        begin_immediate(self.conn)
+        self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
         except BaseException:
@@ -260,28 +254,3 @@ class SqliteConnection:
         other = type(self)(self.path)
         other.worker = self.worker  # a claim is this process's, whatever thread renews it
         return other
-
-
-def begin_immediate(conn: sqlite3.Connection) -> None:
-    """`BEGIN IMMEDIATE`, trying again every 0.1 to 2 ms while another writer holds the lock,
-    for at most `BUSY_TIMEOUT`: then "database is locked", as before.
-
-    SQLite's own wait sleeps 1, 2, 5, 10... ms between attempts: behind a writer that takes
-    the lock for a tenth of a millisecond at a time (a worker, a process starting instances)
-    it waits a millisecond or more for each transaction, and falls further behind with each
-    failed attempt. The attempts here do not wait inside SQLite (busy timeout 0)."""
-    conn.execute("PRAGMA busy_timeout = 0")
-    try:
-        deadline, pause = time.monotonic() + BUSY_TIMEOUT, FIRST_RETRY
-        while True:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as error:
-                busy = getattr(error, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY
-                if not busy or time.monotonic() + pause > deadline:
-                    raise
-            time.sleep(pause)
-            pause = min(pause * 2, LAST_RETRY)
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
