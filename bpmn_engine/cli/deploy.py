@@ -23,7 +23,7 @@ from bpmn_engine.cli.common import (
 )
 from bpmn_engine.cli.render import json_line
 from bpmn_engine.dsn import redact
-from bpmn_engine.terminal import safe
+from bpmn_engine.terminal import print_line, safe, visible
 
 if TYPE_CHECKING:
     from bpmn_engine import Decisions
@@ -182,8 +182,12 @@ def worker(
             return
         state = event.event.split(".")[1]
         where = event.data.get("start_event") or event.data.get("end_event") or event.element
-        extra = f": {safe(str(event.data['incident']))}" if "incident" in event.data else ""
-        console.print(f"{state} instance [bold]{event.instance}[/] at {safe(str(where))}{extra}")
+        extra = f": {event.data['incident']}" if "incident" in event.data else ""
+        print_line(
+            console,
+            f"{state} instance [bold]{safe(event.instance)}[/] at {safe(f'{where}{extra}')}",
+            f"{state} instance {visible(event.instance)} at {visible(f'{where}{extra}')}",
+        )
 
     def complain(message: str) -> None:
         errors.print(f"[red]error:[/] {safe(message)}")

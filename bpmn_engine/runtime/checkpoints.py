@@ -9,7 +9,10 @@ since the last checkpoint, and a resume runs them again from there, so they are 
 in the store all the same. A checkpoint is also taken at once whenever a step's effect must
 be seen outside this process: before a service-task handler runs (its lease) and after it
 returned (never call it twice for one result), and for a step that throws or awaits a
-message or a signal (other instances and processes look for it in the rows). A run commits
+message or a signal (other instances and processes look for it in the rows). A handler's
+result is committed together with the step that follows it (one transaction instead of two:
+the next job's claim, or the end), and at the latest when the run stops; so it is in the
+rows before any other handler is called. A run commits
 at least every `limit` history events (3 000: about 1 000 steps, or one step that forks a
 thousand branches), so that a long run holds neither unbounded memory nor the write lock
 for long.
@@ -50,6 +53,7 @@ class Checkpoints:
         self._pending: Step | None = None
         self._new = False  # the pending record creates the instance row
         self._count = 0
+        self._due = False  # the next step commits what is pending (a handler's result)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -77,12 +81,17 @@ class Checkpoints:
         else:
             self._pending.absorb(step)
         self._count += len(step.events)
-        if urgent or self._count >= self.limit:
+        if urgent or self._due or self._count >= self.limit:
             self.flush()
+
+    def flush_with_next(self) -> None:
+        """Commit what is pending together with the next step, or when the batch ends if no
+        step follows: a handler's result and the next job's claim in one transaction."""
+        self._due = self._pending is not None
 
     def flush(self) -> None:
         """Commit what is pending as one transaction (the checkpoint)."""
-        pending, self._pending = self._pending, None
+        pending, self._pending, self._due = self._pending, None, False
         if pending is not None:
             self._write(pending, self._new)
 

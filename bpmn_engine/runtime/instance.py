@@ -731,8 +731,8 @@ class Instance:
         self.checkpoints.flush()  # the job's lease is in the rows before its handler runs
         try:
             self._finish_job(ctx, on_event)
-        finally:
-            self.checkpoints.flush()  # and its result, so a crash never calls it again
+        finally:  # and its result with the next step, before any other handler is called
+            self.checkpoints.flush_with_next()
 
     def _finish_job(self, ctx: StepContext, on_event: Listener | None) -> None:
         assert ctx.external is not None

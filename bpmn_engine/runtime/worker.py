@@ -234,7 +234,8 @@ class Worker:
         """Load one instance from its rows and run it until it waits; the steps it took."""
         steps = 0
         try:
-            instance = self.engine.instance(instance_id)
+            data = self.store.load(instance_id)  # a whole id: nothing to resolve
+            instance = Instance(self.engine, data, self.engine.definitions(data.head.definition))
             if self._held_elsewhere(instance):
                 return 0
             with instance.checkpoints.batch():  # the engine's checkpoint policy

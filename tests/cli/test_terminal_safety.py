@@ -3,6 +3,7 @@ shown as text by every command, never run as rich markup or terminal control seq
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -10,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bpmn_engine.terminal import json_safe, safe, visible
+from rich.console import Console
+
+from bpmn_engine.terminal import UNWRAPPED_WIDTH, json_safe, print_line, safe, visible
 from tests.cli.conftest import FIXTURES, Bpmn
 
 HOSTILE = str(FIXTURES / "hostile-names.bpmn")
@@ -109,3 +112,22 @@ def test_forced_colour_emits_styles_but_no_links_or_other_sequences(bpmn: Bpmn) 
     without_sgr = re.sub("\x1b\\[[0-9;]*m", "", out)
     assert not RAW.search(without_sgr), repr(without_sgr)
     assert "[link=https://evil.example]" in without_sgr
+
+
+def test_a_line_written_without_rich_is_the_line_rich_would_print() -> None:
+    """`print_line` skips rich when no terminal reads it; what it prints stays the same."""
+    for outside in ("abc0123", "S[bold]", "x[/]y", "bell\x07", "a:smile:b", "tab\there", "é ✓"):
+        printed = []
+        for take_rich in (True, False):
+            out = io.StringIO()
+            console = Console(file=out, highlight=False, soft_wrap=True, width=UNWRAPPED_WIDTH)
+            if take_rich:
+                console.print(f"done [bold]{safe(outside)}[/] at {safe(outside)}")
+            else:
+                print_line(
+                    console,
+                    f"done [bold]{safe(outside)}[/] at {safe(outside)}",
+                    f"done {visible(outside)} at {visible(outside)}",
+                )
+            printed.append(out.getvalue())
+        assert printed[0] == printed[1], outside

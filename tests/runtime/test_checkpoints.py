@@ -316,3 +316,102 @@ def test_of_two_runs_of_one_instance_only_the_first_to_commit_calls_the_handler(
     # then
     assert outcome.state == "completed"
     assert calls == ["first"]
+
+
+THREE_JOBS = (
+    '<startEvent id="S"/>'
+    + "".join(
+        f'<serviceTask id="{job}" camunda:type="external" camunda:topic="{job}"/>'
+        for job in ("T1", "T2", "T3")
+    )
+    + '<endEvent id="E"/>'
+    + flow("S", "T1")
+    + flow("T1", "T2")
+    + flow("T2", "T3")
+    + flow("T3", "E")
+)
+
+
+def test_a_handlers_result_commits_with_the_next_jobs_claim(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
+    # given: handlers that look at the rows while they run
+    db = tmp_path / "state.db"
+    seen: list[tuple[str, str, bool, list[str]]] = []
+
+    def look(context: Any) -> None:
+        with sqlite3.connect(db) as conn:
+            status, lease = conn.execute(
+                "SELECT status, lease_until FROM tracks WHERE element = ?", (context.element_id,)
+            ).fetchone()
+            done = conn.execute(
+                "SELECT element FROM history WHERE event = 'element.completed' ORDER BY seq"
+            )
+            seen.append((context.element_id, status, lease is not None, [r[0] for r in done]))
+
+    engine = make_engine(db, checkpoint="wait", handlers={t: look for t in ("T1", "T2", "T3")})
+    instance = engine.start(bpmn(THREE_JOBS))
+    version = instance.data.head.version
+    # when
+    outcome = instance.run()
+    # then: each handler ran with its claim committed and every earlier result with it
+    assert outcome.state == "completed"
+    assert seen == [
+        ("T1", "executing", True, ["S"]),
+        ("T2", "executing", True, ["S", "T1"]),
+        ("T3", "executing", True, ["S", "T1", "T2"]),
+    ]
+    # one commit per claim, and the last result with the end: 4, not 7
+    with sqlite3.connect(db) as conn:
+        (after,) = conn.execute("SELECT version FROM instances").fetchone()
+    assert after - version == 4
+
+
+CRASH_IN_SECOND_HANDLER = """
+import os, sys
+from bpmn_engine import Engine
+
+db, path, calls = sys.argv[1:4]
+
+def call(name, crash=False):
+    def handler(context):
+        with open(calls, "a") as out:
+            out.write(name + "\\n")
+        if crash:
+            os._exit(3)  # a hard crash inside the handler: no finally, no flush
+    return handler
+
+handlers = {"T1": call("T1"), "T2": call("T2", crash=True), "T3": call("T3")}
+Engine(db, handlers=handlers, checkpoint="wait").start(path).run()
+"""
+
+
+def test_a_crash_in_a_handler_never_calls_the_handler_before_it_again(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
+    # given: a process killed inside the second handler (T1's result was committed with
+    # T2's claim, before T2's handler ran)
+    db, calls = tmp_path / "state.db", tmp_path / "calls.txt"
+    path = bpmn(THREE_JOBS)
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_IN_SECOND_HANDLER, str(db), str(path), str(calls)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert crashed.returncode == 3, crashed.stderr
+
+    def again(name: str) -> Any:
+        def handler(context: Any) -> None:
+            with calls.open("a") as out:
+                out.write(name + "\n")
+
+        return handler
+
+    engine = make_engine(db, checkpoint="wait", handlers={t: again(t) for t in ("T1", "T2", "T3")})
+    (instance_id,) = [i["id"] for i in engine.store.list_instances()]
+    # when
+    outcome = engine.instance(instance_id).run()
+    # then: T2 runs again (at least once), T1 never
+    assert outcome.state == "completed"
+    assert calls.read_text().splitlines() == ["T1", "T2", "T2", "T3"]

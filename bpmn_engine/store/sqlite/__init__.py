@@ -7,6 +7,7 @@ leases, the undo log), all on one connection; `SqliteStore` is their sum and imp
 
 from __future__ import annotations
 
+from bpmn_engine.records.data import InstanceData
 from bpmn_engine.store.sqlite.checkpoints import CheckpointRows
 from bpmn_engine.store.sqlite.deployments import DeploymentRows
 from bpmn_engine.store.sqlite.leases import LeaseRows
@@ -20,6 +21,11 @@ class SqliteStore(
     CheckpointRows, OutboxRows, MessageRows, DeploymentRows, WorkQueries, LeaseRows, UndoRows
 ):
     """Every instance, deployment and message in one SQLite database."""
+
+    def load(self, instance_id: str) -> InstanceData:
+        """The rows of one instance read in one transaction (`reading`)."""
+        with self.reading():
+            return super().load(instance_id)
 
 
 __all__ = ["SqliteStore"]

@@ -246,6 +246,21 @@ class SqliteConnection:
             raise
         self.conn.execute("COMMIT")
 
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """Several SELECTs as one read transaction (inside a transaction: that one): one
+        snapshot, and one WAL read lock instead of one per statement (a third of the time of
+        loading a small instance)."""
+        if self.conn.in_transaction:
+            yield self.conn
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield self.conn
+        finally:
+            if self.conn.in_transaction:  # nothing was written: ending a read cannot fail
+                self.conn.execute("COMMIT")
+
     def another(self) -> SqliteConnection:
         """A second connection to the same file (a heartbeat thread needs its own)."""
         other = type(self)(self.path)
