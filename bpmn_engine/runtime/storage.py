@@ -139,6 +139,11 @@ class LeaseStore(Protocol):
     def heartbeat(self, instance_id: str, track_id: int, lease_seconds: float) -> bool: ...
     def release_expired_leases(self) -> int: ...
 
+    def overdue_jobs(self, cap_seconds: float) -> list[tuple[str, int, str]]:
+        """(instance, track, holder) of the claimed jobs whose handler call began more than
+        `cap_seconds` ago, even if their holder keeps renewing the lease."""
+        ...
+
 
 class UndoStore(Protocol):
     """The before-images of steps (for a store asked to keep them), applied in reverse."""

@@ -53,6 +53,7 @@ class WorkerReport:
     started: int = 0  # instances started by start timers
     conflicts: int = 0  # steps another writer won (the instance was reloaded later)
     leases_released: int = 0
+    jobs_given_up: int = 0  # jobs past the absolute cap (`--job-timeout`), failed
     errors: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -165,6 +166,7 @@ class Worker:
         called alone with a virtual clock, each instance would jump the clock itself.
         """
         self.report.leases_released += self.store.release_expired_leases()
+        self.give_up_overdue_jobs()
         delivered = self.deliver_outbox()
         started = self.fire_start_timers()
         steps = 0
@@ -177,6 +179,27 @@ class Worker:
                 continue
             steps += self.drive(instance_id)
         return started > 0 or steps > 0 or delivered > 0
+
+    def give_up_overdue_jobs(self) -> int:
+        """Seed 004's absolute cap: a job whose handler call began more than the engine's
+        `job_timeout` ago is given up (an incident at its task), whoever holds it and however
+        fresh its lease: a wedged holder's heartbeat keeps renewing it forever."""
+        cap = self.engine.job_timeout
+        if cap is None:
+            return 0
+        given_up = 0
+        for instance_id, track_id, holder in self.store.overdue_jobs(cap):
+            reason = (
+                f"LEASE_ABSOLUTE_CAP: the job ran longer than the job timeout ({cap:g} s), "
+                f"held by {holder}; given up (bpmn resume runs it again)"
+            )
+            try:
+                if self.engine.instance(instance_id).give_up_job(track_id, reason, self._listen):
+                    given_up += 1
+            except ConcurrentModification:
+                self.report.conflicts += 1  # its result committed meanwhile, or another reaper
+        self.report.jobs_given_up += given_up
+        return given_up
 
     def deliver_outbox(self) -> int:
         """Deliver what steps sent and a crashed process left undelivered."""
