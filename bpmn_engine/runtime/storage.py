@@ -10,7 +10,7 @@ one transaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -118,6 +118,11 @@ class WorkStore(Protocol):
     def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]: ...
     def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]: ...
     def start_timers_by_due(self) -> Iterator[tuple[str, int]]: ...
+
+    def wait_for_work(self, seconds: float, stopping: Callable[[], bool]) -> bool:
+        """Wait until a commit elsewhere may have left work (True: a notification), at most
+        `seconds`, or until `stopping()` (False). A store that cannot be told sleeps (polls)."""
+        ...
 
     def stuck_instances(self) -> list[str]:
         """Active instances that nothing can move on: no track can run, and nothing they

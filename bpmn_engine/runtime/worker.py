@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 STEPS_PER_TURN = 1000  # then the next instance: a busy loop in one diagram starves no other
 QUARANTINE_SECONDS = 60.0  # an instance whose step raised is left alone this long
-SLEEP_SLICE = 0.05  # how often a sleeping worker looks at its stop flag
 
 
 @dataclass
@@ -54,6 +53,7 @@ class WorkerReport:
     conflicts: int = 0  # steps another writer won (the instance was reloaded later)
     leases_released: int = 0
     jobs_given_up: int = 0  # jobs past the absolute cap (`--job-timeout`), failed
+    woken: int = 0  # waits a commit elsewhere ended early (PostgreSQL's NOTIFY)
     errors: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -64,6 +64,8 @@ class WorkerReport:
             "started": self.started,
             "conflicts": self.conflicts,
             "leases_released": self.leases_released,
+            "jobs_given_up": self.jobs_given_up,
+            "woken": self.woken,
             "errors": len(self.errors),
         }
 
@@ -152,7 +154,7 @@ class Worker:
                     continue
                 if self.once:
                     break
-                self._sleep(self.poll)
+                self._wait()
         finally:
             self.engine.clock = self.clock
         return self.report
@@ -340,10 +342,29 @@ class Worker:
         node = self.engine.definitions(version).node_scopes[element].nodes[element]
         return isinstance(node, BoundaryEvent) and not node.cancel_activity
 
-    def _sleep(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while not self._stopping and (left := deadline - time.monotonic()) > 0:
-            time.sleep(min(SLEEP_SLICE, left))
+    def _wait(self) -> None:
+        """Nothing to do now: wait the poll interval, or less when a timer falls due sooner.
+        On PostgreSQL a commit that leaves work ends the wait at once (LISTEN/NOTIFY); on
+        SQLite the worker polls."""
+        seconds = self.poll
+        now = self.clock.now()
+        due = self._next_timer(now)
+        if due is not None:
+            seconds = min(seconds, (due - now).total_seconds())
+        if self.store.wait_for_work(seconds, lambda: self._stopping):
+            self.report.woken += 1
+
+    def _next_timer(self, now: datetime) -> datetime | None:
+        """The earliest timer or start timer due after `now` (one due already is either
+        being run or held by another worker: the poll interval bounds those)."""
+        found: list[datetime] = []
+        for rows in (self.store.waiting_timers_by_due(), self.store.start_timers_by_due()):
+            for row in rows:
+                moment = datetime.fromisoformat(row[0])
+                if moment > now:
+                    found.append(moment)
+                    break
+        return min(found, default=None)
 
 
 @contextmanager

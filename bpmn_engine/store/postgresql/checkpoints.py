@@ -21,6 +21,7 @@ from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
 from bpmn_engine.store.postgresql.messages import lock_messages
 from bpmn_engine.store.postgresql.schema import ROWID, schema
+from bpmn_engine.store.postgresql.work import announce
 from bpmn_engine.store.sqlite.checkpoints import CheckpointRows
 
 # what a concurrent writer of the same rows causes (read committed: no serialization errors
@@ -71,6 +72,12 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
                 raise ConcurrentModification(f"instance {head.id} was changed by someone else")
         super()._write_head(conn, head, before, new, now)  # type: ignore[arg-type]
 
+    def _write_rest(self, conn: PgSql, step: Step, now: str) -> list[int]:  # type: ignore[override]
+        """A step that leaves work wakes the waiting workers when it commits (NOTIFY)."""
+        if leaves_work(step):
+            announce(conn)
+        return super()._write_rest(conn, step, now)  # type: ignore[arg-type]
+
     def _write_tracks(self, conn: PgSql, step: Step) -> None:  # type: ignore[override]
         """A step that subscribes waits for publishers (see `lock_messages`); the instance
         row is already locked by then, publishers hold no row lock: no deadlock."""
@@ -91,4 +98,16 @@ def claims_job(step: Step) -> bool:
             or before.attempt != track.attempt
         )
         for track_id, before in step.tracks.items()
+    )
+
+
+def leaves_work(step: Step) -> bool:
+    """Whether a worker may have something to do after this step: a track ready to run, a
+    timer to wait for (its due time may be sooner than a worker's next look), or something
+    sent (outbox rows, delivered by whoever gets to them)."""
+    data = step.data
+    return (
+        bool(step.sent)
+        or any(data.tracks[t].status is TrackState.READY for t in step.tracks)
+        or any(data.timers[t].status == "waiting" for t in step.timers)
     )

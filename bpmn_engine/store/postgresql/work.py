@@ -1,10 +1,60 @@
-"""Finding work on PostgreSQL: the SQLite queries, due times compared as timestamptz."""
+"""Finding work on PostgreSQL: the SQLite queries, and wake-ups by LISTEN/NOTIFY.
+
+A step that leaves work (a ready track, a waiting timer, an outbox row) and a deploy
+`NOTIFY` the channel `bpmn_work` in their transaction: PostgreSQL delivers it when they
+commit, never for one rolled back. A waiting worker `LISTEN`s on a connection of its own
+and wakes at once instead of sleeping out its poll interval; the interval stays as the
+bound for what no commit announces (a lease running out on a dead host).
+"""
 
 from __future__ import annotations
 
-from bpmn_engine.store.postgresql.connection import PostgresConnection
-from bpmn_engine.store.sqlite.work import WorkQueries
+import time
+from collections.abc import Callable
+
+import psycopg
+
+from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
+from bpmn_engine.store.sqlite.work import WAIT_SLICE, WorkQueries
+
+CHANNEL = "bpmn_work"
+
+
+def announce(conn: PgSql) -> None:
+    """Tell waiting workers, when this transaction commits, that it left work."""
+    conn.execute(f"NOTIFY {CHANNEL}")
 
 
 class PgWorkQueries(PostgresConnection, WorkQueries):
     """`bpmn worker` finds work by querying rows: nothing of an instance stays in memory."""
+
+    _listener: psycopg.Connection | None = None
+
+    def wait_for_work(self, seconds: float, stopping: Callable[[], bool]) -> bool:
+        """Wait for a notification from another connection's commit, at most `seconds`.
+
+        The worker listens from its first call on (which returns at once: what was committed
+        before it is in no queue), so what is committed while it works is queued for its next
+        wait: that wait returns at once, and the worker looks again. Its own commits are
+        ignored. True when a notification ended the wait.
+        """
+        if self._listener is None:
+            self._listener = psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
+            self._listener.execute(f"LISTEN {CHANNEL}")
+            return False  # what was committed before LISTEN is in no queue: look once more
+        own = self.conn.pg.info.backend_pid
+        deadline = time.monotonic() + seconds
+        woken = False
+        while not woken and not stopping() and (left := deadline - time.monotonic()) > 0:
+            for notify in self._listener.notifies(timeout=min(WAIT_SLICE, left), stop_after=1):
+                woken = woken or notify.pid != own
+        if woken:  # the rest queued so far is the same news
+            for _ in self._listener.notifies(timeout=0):
+                pass
+        return woken
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+        super().close()
