@@ -27,7 +27,7 @@ ENV = "BPMN_TEST_POSTGRESQL"
 _created: list[tuple[str, str, bool]] = []  # (server URL, schema, reusable) a test used
 
 
-def _binaries() -> Path | None:
+def binaries() -> Path | None:
     """The directory holding initdb and pg_ctl, if PostgreSQL is installed here."""
     found = shutil.which("initdb")
     if found and shutil.which("pg_ctl"):
@@ -38,9 +38,10 @@ def _binaries() -> Path | None:
     return None
 
 
-def _start_cluster(binaries: Path) -> str:
+def start_cluster(bin_dir: Path) -> str:
     """initdb into a temporary directory, start it on a unix socket there, stop it at exit.
-    initdb refuses root: as root the cluster runs as the `postgres` user."""
+    initdb refuses root: as root the cluster runs as the `postgres` user. (bench/pg_load.py
+    starts its server with this too.)"""
     home = Path(tempfile.mkdtemp(prefix="bpmn-pg-"))
     run_as: list[str] = []
     if os.geteuid() == 0:
@@ -50,7 +51,7 @@ def _start_cluster(binaries: Path) -> str:
     subprocess.run(
         [
             *run_as,
-            str(binaries / "initdb"),
+            str(bin_dir / "initdb"),
             "-D",
             str(data),
             "-A",
@@ -69,7 +70,7 @@ def _start_cluster(binaries: Path) -> str:
     subprocess.run(
         [
             *run_as,
-            str(binaries / "pg_ctl"),
+            str(bin_dir / "pg_ctl"),
             "-D",
             str(data),
             "-o",
@@ -85,7 +86,7 @@ def _start_cluster(binaries: Path) -> str:
 
     def stop() -> None:
         subprocess.run(
-            [*run_as, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+            [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
             capture_output=True,
         )
         shutil.rmtree(home, ignore_errors=True)
@@ -103,11 +104,11 @@ def _server() -> tuple[str | None, str]:
     if not url:
         if os.environ.get("CI"):
             return None, f"CI expects PostgreSQL: set {ENV} (.ci/run starts a server)"
-        binaries = _binaries()
-        if binaries is None:
+        found = binaries()
+        if found is None:
             return None, f"no PostgreSQL here: install it, or set {ENV} to a server's URL"
         try:
-            url = _start_cluster(binaries)
+            url = start_cluster(found)
         except (OSError, subprocess.CalledProcessError) as error:
             return None, f"could not start a throwaway PostgreSQL cluster: {error}"
     try:
