@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import uuid
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -236,12 +237,37 @@ def drop_pool() -> None:
     drop_schemas()
 
 
-STORE_ENV = "BPMN_TEST_STORE"  # `postgresql`: the behaviour suites' engines run on PostgreSQL
+STORE_ENV = "BPMN_TEST_STORE"  # `sqlite` or `postgresql`: the behaviour suites on that one only
+STORES = ("sqlite", "postgresql")
+_current: list[str] = []  # the store of the behaviour test running now (`each_store`)
+
+
+def stores() -> list[str]:
+    """The stores the behaviour suites (tests/runtime, tests/worker) run on: both, or the
+    one `BPMN_TEST_STORE` names (a quicker local run)."""
+    chosen = os.environ.get(STORE_ENV)
+    if chosen and chosen not in STORES:
+        raise pytest.UsageError(f"{STORE_ENV}={chosen!r}: expected one of {', '.join(STORES)}")
+    return [chosen] if chosen else list(STORES)
 
 
 def on_postgresql() -> bool:
-    """Whether this pass runs the behaviour suites on PostgreSQL (`.ci/run`'s second pass)."""
-    return os.environ.get(STORE_ENV, "sqlite") == "postgresql"
+    """Whether the behaviour test running now runs on PostgreSQL."""
+    return (_current[-1] if _current else os.environ.get(STORE_ENV, "sqlite")) == "postgresql"
+
+
+@pytest.fixture(autouse=True, params=stores())
+def each_store(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every behaviour test runs once per store (its id says which): its engines open
+    `scratch_db()` / `shared_db()`, SQLite or a fresh PostgreSQL schema. The PostgreSQL half
+    skips, saying why, when there is no server here, and fails in CI (`server_url`)."""
+    if request.param == "postgresql":
+        server_url()
+    _current.append(request.param)
+    try:
+        yield request.param
+    finally:
+        _current.pop()
 
 
 def scratch_db() -> str:
