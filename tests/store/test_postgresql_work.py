@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 from bpmn_engine import ConcurrentModification, Engine
 from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.store.postgresql.work import CLAIM_BATCH
 from tests.postgresql_server import fresh_url
 from tests.worker.conftest import JOB, bpmn_file, completions
 
@@ -118,3 +120,27 @@ def test_a_worker_polling_every_minute_picks_up_a_message_at_once(tmp_path: Path
         worker_engine.close()
     assert worker.report.errors == []
     assert worker.report.instances == {instance.id}
+
+
+def test_workers_claim_disjoint_batches_of_ready_instances(tmp_path: Path) -> None:
+    # given: more ready instances than one worker claims per turn, and two workers' stores
+    url = fresh_url()
+    path = bpmn_file(tmp_path / "job.bpmn", JOB)
+    first, second = Engine(url), Engine(url)
+    try:
+        ready = {first.start(path).id for _ in range(CLAIM_BATCH + 4)}
+        now = datetime.now(UTC)
+        # when: both look for work in the same turn
+        mine = first.store.runnable_instances(now)
+        theirs = second.store.runnable_instances(now)
+        # then: each gets instances the other skips; together, all of them
+        assert len(mine) == CLAIM_BATCH and len(theirs) == 4
+        assert set(mine) | set(theirs) == ready and not set(mine) & set(theirs)
+        # and a worker's next look (or its wait) gives its claims back
+        assert second.store.runnable_instances(now) == sorted(ready - set(mine))[:CLAIM_BATCH]
+        first.store.wait_for_work(0, never)
+        assert set(second.store.runnable_instances(now)) <= ready
+        assert len(second.store.runnable_instances(now)) == CLAIM_BATCH
+    finally:
+        first.close()
+        second.close()
