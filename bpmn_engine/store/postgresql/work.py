@@ -44,7 +44,13 @@ class PgWorkQueries(PostgresConnection, WorkQueries):
 
     def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]:
         """As on SQLite, but only those this worker could claim (at most `CLAIM_BATCH`):
-        the instances another worker claimed for its turn are left to it."""
+        the instances another worker claimed for its turn are left to it. What was
+        announced until now is read off the listening connection first (this look sees
+        it), so that a worker busy for hours leaves no notifications unread: PostgreSQL
+        keeps its queue until every listener has read them."""
+        if self._listener is not None:
+            for _ in self._listener.notifies(timeout=0):
+                pass
         found = super().runnable_instances(now, joins=joins)
         self.release_claims()
         if not found:
