@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import uuid
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ ENV = "BPMN_TEST_POSTGRESQL"
 _created: list[tuple[str, str, bool]] = []  # (server URL, schema, reusable) a test used
 
 
-def _binaries() -> Path | None:
+def binaries() -> Path | None:
     """The directory holding initdb and pg_ctl, if PostgreSQL is installed here."""
     found = shutil.which("initdb")
     if found and shutil.which("pg_ctl"):
@@ -38,9 +39,10 @@ def _binaries() -> Path | None:
     return None
 
 
-def _start_cluster(binaries: Path) -> str:
+def start_cluster(bin_dir: Path) -> str:
     """initdb into a temporary directory, start it on a unix socket there, stop it at exit.
-    initdb refuses root: as root the cluster runs as the `postgres` user."""
+    initdb refuses root: as root the cluster runs as the `postgres` user. (bench/pg_load.py
+    starts its server with this too.)"""
     home = Path(tempfile.mkdtemp(prefix="bpmn-pg-"))
     run_as: list[str] = []
     if os.geteuid() == 0:
@@ -50,7 +52,7 @@ def _start_cluster(binaries: Path) -> str:
     subprocess.run(
         [
             *run_as,
-            str(binaries / "initdb"),
+            str(bin_dir / "initdb"),
             "-D",
             str(data),
             "-A",
@@ -69,7 +71,7 @@ def _start_cluster(binaries: Path) -> str:
     subprocess.run(
         [
             *run_as,
-            str(binaries / "pg_ctl"),
+            str(bin_dir / "pg_ctl"),
             "-D",
             str(data),
             "-o",
@@ -85,7 +87,7 @@ def _start_cluster(binaries: Path) -> str:
 
     def stop() -> None:
         subprocess.run(
-            [*run_as, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+            [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
             capture_output=True,
         )
         shutil.rmtree(home, ignore_errors=True)
@@ -103,11 +105,11 @@ def _server() -> tuple[str | None, str]:
     if not url:
         if os.environ.get("CI"):
             return None, f"CI expects PostgreSQL: set {ENV} (.ci/run starts a server)"
-        binaries = _binaries()
-        if binaries is None:
+        found = binaries()
+        if found is None:
             return None, f"no PostgreSQL here: install it, or set {ENV} to a server's URL"
         try:
-            url = _start_cluster(binaries)
+            url = start_cluster(found)
         except (OSError, subprocess.CalledProcessError) as error:
             return None, f"could not start a throwaway PostgreSQL cluster: {error}"
     try:
@@ -235,12 +237,37 @@ def drop_pool() -> None:
     drop_schemas()
 
 
-STORE_ENV = "BPMN_TEST_STORE"  # `postgresql`: the behaviour suites' engines run on PostgreSQL
+STORE_ENV = "BPMN_TEST_STORE"  # `sqlite` or `postgresql`: the behaviour suites on that one only
+STORES = ("sqlite", "postgresql")
+_current: list[str] = []  # the store of the behaviour test running now (`each_store`)
+
+
+def stores() -> list[str]:
+    """The stores the behaviour suites (tests/runtime, tests/worker) run on: both, or the
+    one `BPMN_TEST_STORE` names (a quicker local run)."""
+    chosen = os.environ.get(STORE_ENV)
+    if chosen and chosen not in STORES:
+        raise pytest.UsageError(f"{STORE_ENV}={chosen!r}: expected one of {', '.join(STORES)}")
+    return [chosen] if chosen else list(STORES)
 
 
 def on_postgresql() -> bool:
-    """Whether this pass runs the behaviour suites on PostgreSQL (`.ci/run`'s second pass)."""
-    return os.environ.get(STORE_ENV, "sqlite") == "postgresql"
+    """Whether the behaviour test running now runs on PostgreSQL."""
+    return (_current[-1] if _current else os.environ.get(STORE_ENV, "sqlite")) == "postgresql"
+
+
+@pytest.fixture(autouse=True, params=stores())
+def each_store(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every behaviour test runs once per store (its id says which): its engines open
+    `scratch_db()` / `shared_db()`, SQLite or a fresh PostgreSQL schema. The PostgreSQL half
+    skips, saying why, when there is no server here, and fails in CI (`server_url`)."""
+    if request.param == "postgresql":
+        server_url()
+    _current.append(request.param)
+    try:
+        yield request.param
+    finally:
+        _current.pop()
 
 
 def scratch_db() -> str:

@@ -119,7 +119,8 @@ def show_decisions(decisions: Decisions, changed: bool, as_json: bool) -> None:
     default=1.0,
     show_default=True,
     metavar="SECONDS",
-    help="Pause between looks at the database when there is nothing to do.",
+    help="Pause between looks at the database when there is nothing to do (at most until "
+    "the next timer; on PostgreSQL a commit that leaves work ends it at once).",
 )
 @click.option(
     "--lease",
@@ -139,8 +140,8 @@ def show_decisions(decisions: Decisions, changed: bool, as_json: bool) -> None:
     "--job-timeout",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
-    help="Stop renewing the lease of a handler call that runs longer: another worker may "
-    "then run the job again (default: renew while this worker lives).",
+    help="Absolute cap on a handler call: this worker stops renewing a longer call's lease, "
+    "and gives up any job called longer ago, whoever holds it, as an incident (default: none).",
 )
 @checkpoint_option
 @json_option

@@ -70,7 +70,8 @@ class Engine:
     waits (return its variables) or leave it waiting (return None). `checkpoint` is when a
     run's steps are committed: `"step"` each one, `"wait"` together when the run waits
     (faster; a crash loses the steps since the last wait, which a resume runs again).
-    `job_timeout` (seconds) caps how long a handler call keeps its job's lease alive.
+    `job_timeout` (seconds) caps how long a handler call keeps its job's lease alive, and
+    is the absolute cap past which a worker gives up anyone's job (`Worker`, seed 004).
     `undo` keeps each step's before-images in the store (slower; `bpmn step` uses it), so
     that `rewind` can take an instance back.
     """
@@ -92,6 +93,7 @@ class Engine:
         self.store = store
         if job_timeout is not None and job_timeout <= 0:
             raise UsageError("the job timeout must be more than 0 seconds")
+        self.job_timeout = job_timeout
         self.heartbeat = Heartbeat(self.store, job_timeout)
         if isinstance(handlers, str | Path):
             handlers = load_handlers(handlers)

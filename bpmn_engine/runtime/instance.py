@@ -552,6 +552,25 @@ class Instance:
         self._commit(step, on_event)
         return len(failed)
 
+    def give_up_job(self, track_id: int, reason: str, on_event: Listener | None = None) -> bool:
+        """Fail a job that ran past the absolute cap: an incident at its task, not a retry.
+
+        Its holder may be alive and wedged (its heartbeat thread keeps the lease fresh):
+        re-running the job would likely wedge another worker the same way, over and over,
+        while the first call may still have its effect. A person looks, and `retry` (`bpmn
+        resume`) runs it again. The step is a compare-and-set on the track, so a result the
+        holder returns later fails to commit. False if the job is no longer running.
+        """
+        track = self.data.tracks.get(track_id)
+        if (
+            track is None
+            or track.status is not TrackState.EXECUTING
+            or self.state is not InstanceState.ACTIVE
+        ):
+            return False
+        self._fail(track_id, track.element, reason, on_event)
+        return True
+
     def cancel(
         self, on_event: Listener | None = None, *, receipt: Receipt | None = None
     ) -> Outcome:

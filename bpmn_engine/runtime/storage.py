@@ -10,7 +10,7 @@ one transaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -125,6 +125,11 @@ class WorkStore(Protocol):
     def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]: ...
     def start_timers_by_due(self) -> Iterator[tuple[str, int]]: ...
 
+    def wait_for_work(self, seconds: float, stopping: Callable[[], bool]) -> bool:
+        """Wait until a commit elsewhere may have left work (True: a notification), at most
+        `seconds`, or until `stopping()` (False). A store that cannot be told sleeps (polls)."""
+        ...
+
     def stuck_instances(self) -> list[str]:
         """Active instances that nothing can move on: no track can run, and nothing they
         wait for (timer, message, signal, condition, user task, called instance) is there."""
@@ -144,6 +149,11 @@ class LeaseStore(Protocol):
     def live_claim(self, instance_id: str, track_id: int) -> bool: ...
     def heartbeat(self, instance_id: str, track_id: int, lease_seconds: float) -> bool: ...
     def release_expired_leases(self) -> int: ...
+
+    def overdue_jobs(self, cap_seconds: float) -> list[tuple[str, int, str]]:
+        """(instance, track, holder) of the claimed jobs whose handler call began more than
+        `cap_seconds` ago, even if their holder keeps renewing the lease."""
+        ...
 
 
 class UndoStore(Protocol):

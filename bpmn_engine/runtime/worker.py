@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 STEPS_PER_TURN = 1000  # then the next instance: a busy loop in one diagram starves no other
 QUARANTINE_SECONDS = 60.0  # an instance whose step raised is left alone this long
-SLEEP_SLICE = 0.05  # how often a sleeping worker looks at its stop flag
 
 
 @dataclass
@@ -53,6 +52,8 @@ class WorkerReport:
     started: int = 0  # instances started by start timers
     conflicts: int = 0  # steps another writer won (the instance was reloaded later)
     leases_released: int = 0
+    jobs_given_up: int = 0  # jobs past the absolute cap (`--job-timeout`), failed
+    woken: int = 0  # waits a commit elsewhere ended early (PostgreSQL's NOTIFY)
     errors: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -63,6 +64,8 @@ class WorkerReport:
             "started": self.started,
             "conflicts": self.conflicts,
             "leases_released": self.leases_released,
+            "jobs_given_up": self.jobs_given_up,
+            "woken": self.woken,
             "errors": len(self.errors),
         }
 
@@ -151,7 +154,7 @@ class Worker:
                     continue
                 if self.once:
                     break
-                self._sleep(self.poll)
+                self._wait()
         finally:
             self.engine.clock = self.clock
         return self.report
@@ -165,6 +168,7 @@ class Worker:
         called alone with a virtual clock, each instance would jump the clock itself.
         """
         self.report.leases_released += self.store.release_expired_leases()
+        self.give_up_overdue_jobs()
         delivered = self.deliver_outbox()
         started = self.fire_start_timers()
         steps = 0
@@ -177,6 +181,27 @@ class Worker:
                 continue
             steps += self.drive(instance_id)
         return started > 0 or steps > 0 or delivered > 0
+
+    def give_up_overdue_jobs(self) -> int:
+        """Seed 004's absolute cap: a job whose handler call began more than the engine's
+        `job_timeout` ago is given up (an incident at its task), whoever holds it and however
+        fresh its lease: a wedged holder's heartbeat keeps renewing it forever."""
+        cap = self.engine.job_timeout
+        if cap is None:
+            return 0
+        given_up = 0
+        for instance_id, track_id, holder in self.store.overdue_jobs(cap):
+            reason = (
+                f"LEASE_ABSOLUTE_CAP: the job ran longer than the job timeout ({cap:g} s), "
+                f"held by {holder}; given up (bpmn resume runs it again)"
+            )
+            try:
+                if self.engine.instance(instance_id).give_up_job(track_id, reason, self._listen):
+                    given_up += 1
+            except ConcurrentModification:
+                self.report.conflicts += 1  # its result committed meanwhile, or another reaper
+        self.report.jobs_given_up += given_up
+        return given_up
 
     def deliver_outbox(self) -> int:
         """Deliver what steps sent and a crashed process left undelivered."""
@@ -318,10 +343,29 @@ class Worker:
         node = self.engine.definitions(version).node_scopes[element].nodes[element]
         return isinstance(node, BoundaryEvent) and not node.cancel_activity
 
-    def _sleep(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while not self._stopping and (left := deadline - time.monotonic()) > 0:
-            time.sleep(min(SLEEP_SLICE, left))
+    def _wait(self) -> None:
+        """Nothing to do now: wait the poll interval, or less when a timer falls due sooner.
+        On PostgreSQL a commit that leaves work ends the wait at once (LISTEN/NOTIFY); on
+        SQLite the worker polls."""
+        seconds = self.poll
+        now = self.clock.now()
+        due = self._next_timer(now)
+        if due is not None:
+            seconds = min(seconds, (due - now).total_seconds())
+        if self.store.wait_for_work(seconds, lambda: self._stopping):
+            self.report.woken += 1
+
+    def _next_timer(self, now: datetime) -> datetime | None:
+        """The earliest timer or start timer due after `now` (one due already is either
+        being run or held by another worker: the poll interval bounds those)."""
+        found: list[datetime] = []
+        for rows in (self.store.waiting_timers_by_due(), self.store.start_timers_by_due()):
+            for row in rows:
+                moment = datetime.fromisoformat(row[0])
+                if moment > now:
+                    found.append(moment)
+                    break
+        return min(found, default=None)
 
 
 @contextmanager

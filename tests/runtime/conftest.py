@@ -13,7 +13,7 @@ import pytest
 
 from bpmn_engine import Engine, Instance
 from bpmn_engine.records.data import InstanceData, Step
-from tests.postgresql_server import on_postgresql, scratch_db
+from tests.postgresql_server import each_store, on_postgresql, scratch_db
 
 HEADER = (
     '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"'
@@ -74,8 +74,11 @@ def exact_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Step, "rollback", checked_rollback)
 
 
+__all__ = ["each_store"]  # autouse: every test here runs on each store
+
+
 @pytest.fixture(autouse=True)
-def _close_engines(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _close_engines(monkeypatch: pytest.MonkeyPatch, each_store: str) -> Iterator[None]:
     """In the PostgreSQL pass, the engines a test opened itself are closed when it ends:
     their connections and heartbeat threads must not outlive the test's schema."""
     if not on_postgresql():
@@ -112,7 +115,7 @@ def bpmn(tmp_path: Path) -> Bpmn:
 
 
 @pytest.fixture(params=["step", "wait"])
-def engine(request: pytest.FixtureRequest) -> Iterable[Engine]:
+def engine(request: pytest.FixtureRequest, each_store: str) -> Iterable[Engine]:
     """An engine on an in-memory store (PostgreSQL in that pass); each test runs once per
     checkpoint policy, since both must behave alike."""
     with Engine(scratch_db(), checkpoint=request.param) as eng:

@@ -1,7 +1,7 @@
 """The PostgreSQL store: its schema is SQLite's, migrated alike; bad URLs are bad input.
 
-What it does with rows is the store contract (test_contract.py) and the behaviour suites run
-with BPMN_TEST_STORE=postgresql; here is what only a server brings: connecting, the schema
+What it does with rows is the store contract (test_contract.py) and the behaviour suites, run
+on each store; here is what only a server brings: connecting, the schema
 shared with SQLite, migrations, and what a user sees when the server is not there.
 """
 

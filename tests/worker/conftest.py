@@ -12,7 +12,9 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.runtime.clock import VirtualClock
-from tests.postgresql_server import shared_db
+from tests.postgresql_server import each_store, shared_db
+
+__all__ = ["each_store"]  # autouse: every test here runs on each store
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 HEADER = (

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bpmn_engine import Engine
+from bpmn_engine import ConcurrentModification, Engine
 from bpmn_engine.runtime.worker import Worker
 from bpmn_engine.store import open_store
 from tests.postgresql_server import shared_db
@@ -251,3 +251,61 @@ def test_a_run_outside_a_worker_keeps_its_lease_alive_up_to_the_job_timeout(
     # way nobody else took the job, so its result commits
     assert found == released
     assert outcome.state == "completed"
+
+
+def began_long_ago(engine: Engine, instance_id: str) -> None:
+    """Move the job's call two hours back (its `job.started`): past any cap a test sets."""
+    began = (datetime.now(UTC) - timedelta(hours=2)).isoformat(timespec="milliseconds")
+    engine.store.conn.execute(
+        "UPDATE history SET at = ? WHERE instance = ? AND event = 'job.started'",
+        (began, instance_id),
+    )
+
+
+def test_a_job_past_the_absolute_cap_is_an_incident_though_its_holder_is_alive(
+    crashed, engines
+) -> None:
+    # given: a job held under a fresh lease by a live worker elsewhere, called two hours ago
+    db, instance_id, calls = crashed
+    hand_over(engines(db), instance_id, "elsewhere.example:4242", timedelta(hours=1))
+    began_long_ago(engines(db), instance_id)
+    uncapped = worker_engine(engines, db, calls)
+    capped = engines(db, handlers={"work": lambda ctx: calls.append("again")}, job_timeout=3600)
+    # when: a worker without a cap leaves it alone; one with a one-hour cap gives it up
+    assert Worker(uncapped, once=True).run().steps == 0
+    report = Worker(capped, once=True).run()
+    # then: an incident at the task (not a retry: the handler is not called again)
+    assert report.jobs_given_up == 1 and calls == []
+    instance = capped.instance(instance_id)
+    assert instance.state == "failed"
+    assert instance.outcome().incident is not None
+    assert "LEASE_ABSOLUTE_CAP" in instance.outcome().incident
+    assert claim(capped, instance_id) == ("failed", None, None)
+    # and `bpmn resume` runs the job again, once
+    capped.instance(instance_id).retry()
+    Worker(capped, once=True).run()
+    assert capped.instance(instance_id).state == "completed"
+    assert calls == ["again"]
+    assert completions(capped, instance_id) == {"s": 1, "work": 1, "e": 1}
+
+
+def test_a_wedged_holders_late_result_is_refused_after_the_cap(tmp_path: Path, engines) -> None:
+    # given: `bpmn run` whose handler hangs while a capped worker elsewhere looks at the job
+    db = shared_db(tmp_path / "wedged.db")
+    capped = engines(db, job_timeout=3600)
+    given_up: list[int] = []
+
+    def wedged(ctx: Any) -> dict:
+        began_long_ago(capped, ctx.instance_id)
+        given_up.append(Worker(capped, once=True).run().jobs_given_up)
+        return {"done": True}  # too late
+
+    holder = engines(db, handlers={"work": wedged})
+    instance = holder.start(bpmn_file(tmp_path / "job.bpmn", JOB))
+    # when / then: the holder's result fails to commit; the incident stands
+    with pytest.raises(ConcurrentModification):
+        instance.run()
+    assert given_up == [1]
+    reopened = capped.instance(instance.id)
+    assert reopened.state == "failed" and "done" not in reopened.variables
+    assert completions(capped, instance.id) == {"s": 1}

@@ -4,6 +4,11 @@ A step is one transaction; every instance, track and scope update is a compare-a
 `version` (an `UPDATE ... WHERE version = ?` that touches no row when someone else moved it
 first). A concurrent step that inserts the same rows fails on their primary key: both roll
 back to `ConcurrentModification`, as on SQLite.
+
+A step that claims a job (a track becomes `executing`) first takes its instance's row with
+`SELECT ... FOR UPDATE SKIP LOCKED`: two workers claiming ready work of one instance at once
+do not queue behind each other's transaction to lose the compare-and-set afterwards; the one
+that finds the row locked skips the instance at once, and the lock's holder decides.
 """
 
 from __future__ import annotations
@@ -11,10 +16,12 @@ from __future__ import annotations
 from psycopg import errors
 
 from bpmn_engine.errors import ConcurrentModification
-from bpmn_engine.records.data import Step
+from bpmn_engine.records.data import InstanceHead, Step
+from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
 from bpmn_engine.store.postgresql.messages import lock_messages
 from bpmn_engine.store.postgresql.schema import ROWID, schema
+from bpmn_engine.store.postgresql.work import announce
 from bpmn_engine.store.sqlite.checkpoints import CheckpointRows
 
 # what a concurrent writer of the same rows causes (read committed: no serialization errors
@@ -38,12 +45,38 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
             ).fetchall()
         return rows
 
+    _claiming = False  # the step being committed claims a job (see `_write_head`)
+
     def commit(self, step: Step, *, new_instance: bool = False) -> None:
+        self._claiming = not new_instance and claims_job(step)
         try:
             super().commit(step, new_instance=new_instance)
         except CONFLICTS as error:
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ConcurrentModification(f"instance {step.data.head.id}: {first}") from None
+
+    def _write_head(  # type: ignore[override]
+        self, conn: PgSql, head: InstanceHead, before: InstanceHead, new: bool, now: str
+    ) -> None:
+        """A claim takes the instance's row first, skipping it if another transaction has
+        it (a worker committing a step of this instance): no wait, no lost race later."""
+        if self._claiming:
+            row = conn.execute(
+                "SELECT version FROM instances WHERE id = ? FOR UPDATE SKIP LOCKED", (head.id,)
+            ).fetchone()
+            if row is None:
+                raise ConcurrentModification(
+                    f"instance {head.id} is being moved by another worker: skipped"
+                )
+            if row[0] != before.version:
+                raise ConcurrentModification(f"instance {head.id} was changed by someone else")
+        super()._write_head(conn, head, before, new, now)  # type: ignore[arg-type]
+
+    def _write_rest(self, conn: PgSql, step: Step, now: str) -> list[int]:  # type: ignore[override]
+        """A step that leaves work wakes the waiting workers when it commits (NOTIFY)."""
+        if leaves_work(step):
+            announce(conn)
+        return super()._write_rest(conn, step, now)  # type: ignore[arg-type]
 
     def _write_tracks(self, conn: PgSql, step: Step) -> None:  # type: ignore[override]
         """A step that subscribes waits for publishers (see `lock_messages`); the instance
@@ -51,3 +84,30 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
         if step.subscriptions:
             lock_messages(conn)
         super()._write_tracks(conn, step)  # type: ignore[arg-type]
+
+
+def claims_job(step: Step) -> bool:
+    """Whether the step claims a job: a track becomes `executing`, or one a crash left
+    `executing` is run again (its attempt goes up)."""
+    tracks = step.data.tracks
+    return any(
+        (track := tracks[track_id]).status is TrackState.EXECUTING
+        and (
+            before is None
+            or before.status is not TrackState.EXECUTING
+            or before.attempt != track.attempt
+        )
+        for track_id, before in step.tracks.items()
+    )
+
+
+def leaves_work(step: Step) -> bool:
+    """Whether a worker may have something to do after this step: a track ready to run, a
+    timer to wait for (its due time may be sooner than a worker's next look), or something
+    sent (outbox rows, delivered by whoever gets to them)."""
+    data = step.data
+    return (
+        bool(step.sent)
+        or any(data.tracks[t].status is TrackState.READY for t in step.tracks)
+        or any(data.timers[t].status == "waiting" for t in step.timers)
+    )

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 
 from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.store.sqlite.connection import SqliteConnection, stamp
+from bpmn_engine.store.sqlite.connection import SqliteConnection, iso, stamp
 
 
 def claim(worker: str, lease_seconds: float) -> tuple[str, str, str]:
@@ -67,6 +68,24 @@ class LeaseRows(SqliteConnection):
                 ),
             )
         return cursor.rowcount == 1
+
+    def overdue_jobs(self, cap_seconds: float) -> list[tuple[str, int, str]]:
+        """(instance, track, holder) of every claimed job whose handler call began more than
+        `cap_seconds` ago, however fresh its lease (seed 004's absolute cap).
+
+        The call began at the job's last `job.started` in the history (its claim's step):
+        no heartbeat moves that, so a holder that is alive but wedged is found too. Times are
+        the claiming host's clock (as for leases: keep hosts in step).
+        """
+        rows = self.conn.execute(
+            "SELECT t.instance, t.id, t.claimed_by, (SELECT h.at FROM history h "
+            "WHERE h.instance = t.instance AND h.track = t.id AND h.event = 'job.started' "
+            "ORDER BY h.seq DESC LIMIT 1) FROM tracks t "
+            "JOIN instances i ON i.id = t.instance AND i.state = 'active' "
+            "WHERE t.status = 'executing' AND t.claimed_by IS NOT NULL"
+        ).fetchall()
+        began_before = iso(time.time() - cap_seconds)  # history times: one format, as text
+        return [(r[0], r[1], r[2]) for r in rows if r[3] is not None and r[3] < began_before]
 
     def release_expired_leases(self) -> int:
         """The reaper: give up the claims of jobs whose holder is presumed gone.

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 from bpmn_engine.records.rows import CONSUMED, DELIVERED
@@ -24,6 +25,7 @@ _ENDED_BY_ROWS = (
     "loop",
     "event subprocess",
 )
+WAIT_SLICE = 0.05  # how often a waiting worker looks at its stop flag (seconds)
 
 
 class WorkQueries(SqliteConnection):
@@ -77,6 +79,14 @@ class WorkQueries(SqliteConnection):
                 instance
             )
         return sorted(found - held)
+
+    def wait_for_work(self, seconds: float, stopping: Callable[[], bool]) -> bool:
+        """SQLite cannot tell a waiting worker that another process committed: it sleeps,
+        and the worker polls."""
+        deadline = time.monotonic() + seconds
+        while not stopping() and (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(WAIT_SLICE, left))
+        return False
 
     def stuck_instances(self) -> list[str]:
         """Active instances with no track ready or executing, no waiting timer, subscription
