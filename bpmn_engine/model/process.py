@@ -4,7 +4,8 @@ The graph is a `networkx.MultiDiGraph` (a subclass of `DiGraph`): BPMN allows tw
 flows between the same pair of nodes, which a plain `DiGraph` would silently merge. Nodes are
 flow-node ids with the frozen spec under the `spec` attribute; edges are keyed by sequence-flow
 id with the `SequenceFlow` under `flow`. Graphs are frozen: instances share them and keep their
-own state elsewhere (see `runtime/instance.py`).
+own state elsewhere (see `runtime/instance.py`). A scope's graph is built the first time
+it is read: running a diagram walks the scope's own mappings and needs no networkx.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Self
-
-import networkx as nx
+from typing import TYPE_CHECKING, Self
 
 from bpmn_engine.errors import UsageError
+from bpmn_engine.model import deferred
 from bpmn_engine.model.elements import (
     Activity,
     BoundaryEvent,
@@ -30,6 +30,9 @@ from bpmn_engine.model.elements import (
     SubProcess,
 )
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 
 @dataclass(frozen=True, eq=False)
 class FlowScope:
@@ -39,7 +42,6 @@ class FlowScope:
     line: int
     nodes: Mapping[str, FlowNode]
     flows: Mapping[str, SequenceFlow]
-    graph: nx.MultiDiGraph = field(repr=False)
     variables: tuple[str, ...] = ()  # data objects (and a process's properties) it declares
 
     @classmethod
@@ -51,9 +53,13 @@ class FlowScope:
         flows: dict[str, SequenceFlow],
         **details: object,
     ) -> Self:
-        graph = _graph(id, nodes, flows)
-        frozen = nx.freeze(graph)
-        return cls(id, line, MappingProxyType(nodes), MappingProxyType(flows), frozen, **details)
+        return cls(id, line, MappingProxyType(nodes), MappingProxyType(flows), **details)
+
+    @cached_property
+    def graph(self) -> nx.MultiDiGraph:
+        """The scope as a frozen networkx graph, built the first time it is read (a run
+        that never reads it, the usual case, never imports networkx: `deferred.py`)."""
+        return deferred.nx.freeze(_graph(self.id, self.nodes, self.flows))
 
     @cached_property
     def start_nodes(self) -> tuple[str, ...]:
@@ -90,13 +96,13 @@ class FlowScope:
     @cached_property
     def control_graph(self) -> nx.DiGraph:
         """Flow graph plus host -> boundary-event edges: where a token at a node may go next."""
-        graph = nx.DiGraph()
+        graph = deferred.nx.DiGraph()
         graph.add_nodes_from(self.nodes)
         graph.add_edges_from((f.source, f.target) for f in self.flows.values())
         for node in self.nodes.values():
             if isinstance(node, BoundaryEvent) and node.attached_to in self.nodes:
                 graph.add_edge(node.attached_to, node.id)
-        return nx.freeze(graph)
+        return deferred.nx.freeze(graph)
 
     def reachable_avoiding(self, start: str, avoid: str) -> frozenset[str]:
         """Nodes reachable from `start` on paths that do not pass through `avoid`.
@@ -108,8 +114,8 @@ class FlowScope:
         if start == avoid:
             return frozenset()
         if key not in cache:
-            view = nx.restricted_view(self.control_graph, [avoid], [])
-            cache[key] = frozenset(nx.descendants(view, start)) | {start}
+            view = deferred.nx.restricted_view(self.control_graph, [avoid], [])
+            cache[key] = frozenset(deferred.nx.descendants(view, start)) | {start}
         return cache[key]
 
     @cached_property
@@ -240,7 +246,7 @@ def _graph(
     Every flow joins two nodes of the scope (the reader refuses any other), so no edge adds
     a node; node and flow ids are unique, so nothing is updated twice.
     """
-    graph = nx.MultiDiGraph(scope=scope)
+    graph = deferred.nx.MultiDiGraph(scope=scope)
     attributes, successors, predecessors = graph._node, graph._succ, graph._pred
     for node_id, node in nodes.items():
         attributes[node_id] = {"spec": node}

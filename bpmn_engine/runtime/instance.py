@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
 from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData, Step
@@ -63,6 +61,8 @@ TRANSACTION_OUTCOMES = ("transaction.completed", "transaction.cancelled", "trans
 BODY_WAITS = ("subprocess", "multi-instance", "loop")
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from bpmn_engine.runtime.engine import Engine
 
 Listener = Callable[[Event], None]

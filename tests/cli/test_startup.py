@@ -48,9 +48,11 @@ def test_help_and_version_import_nothing_heavy(option: str) -> None:
 
 
 # What `bpmn run` does not need for a diagram without FEEL, JUEL, JavaScript, business rule
-# tasks or cron timers, on a database that exists: the languages, DMN, the schema's
-# migrations (sqlite_utils), and the rich parts that prompt and draw tables.
+# tasks, cron timers or inclusive joins, on a database that exists: the languages, DMN, the
+# schema's migrations (sqlite_utils), networkx (a scope's graph is built when first read), and
+# the rich parts that prompt and draw tables.
 NOT_IN_A_PLAIN_RUN = (
+    "networkx",
     "bpmn_engine.dmn",
     "bpmn_engine.expressions.feel",
     "bpmn_engine.expressions.juel",

@@ -153,3 +153,16 @@ def test_the_garbage_collector_is_left_as_it_was_found() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_scope_builds_its_graph_when_first_read() -> None:
+    definitions = compile_definitions(
+        b'<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">'
+        b'<process id="p"><startEvent id="s"/><endEvent id="e"/>'
+        b'<sequenceFlow id="f1" sourceRef="s" targetRef="e"/></process></definitions>'
+    )
+    process = definitions.processes["p"]
+    assert "graph" not in vars(process)  # compiling did not build it
+    graph = process.graph
+    assert process.graph is graph and nx.is_frozen(graph)
+    assert list(graph.edges(keys=True)) == [("s", "e", "f1")]

@@ -324,9 +324,7 @@ class CheckpointRows(SqliteConnection):
                 changed += ("claimed_by", "lease_until", "heartbeat_at")
                 values += lease
             sql = update_sql("tracks", (*changed, "version"), ("instance", "id", "version"))
-            updates.setdefault(sql, []).append(
-                (*values, t.version, instance, t.id, before.version)
-            )
+            updates.setdefault(sql, []).append((*values, t.version, instance, t.id, before.version))
         if inserts:
             conn.executemany(_INSERT_TRACK, inserts)
         for sql, rows in updates.items():
