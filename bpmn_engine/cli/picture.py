@@ -55,7 +55,7 @@ def render(
 ) -> None:
     """Draw a BPMN diagram as SVG, from its BPMN DI (laid out automatically without one).
 
-    With --instance ID (FILE optional: the instance's own definitions are drawn) the
+    With --instance ID (FILE optional: else the definitions the instance runs are drawn) the
     tokens, completed elements, taken flows, visits, waits and incident are painted on;
     with --coverage, a heat map over every instance of FILE's processes in --db.
 
@@ -63,14 +63,19 @@ def render(
     """
     if instance_id is not None and with_coverage:
         raise click.UsageError("give --instance or --coverage, not both")
+    if instance_id is not None and process_id is not None:
+        raise click.UsageError("--process chooses what to draw of FILE: the instance names its own")
+    if as_json and not with_coverage:
+        raise click.UsageError("--json gives the coverage figures: it goes with --coverage")
     html = output is not None and output.lower().endswith((".html", ".htm"))
     if instance_id is not None:
         engine = Engine(db, read_only=True)
         instance = engine.instance(instance_id)
         if html:
-            _write(output, instance_page(instance))
+            _write(output, instance_page(instance, file=file))
         else:
-            _write(output, etree.tostring(instance_svg(instance), encoding="unicode") + "\n")
+            svg = instance_svg(instance, file)
+            _write(output, etree.tostring(svg, encoding="unicode") + "\n")
         return
     if file is None:
         raise click.UsageError("give a FILE to draw (or --instance ID)")

@@ -51,21 +51,26 @@ class Picture:
         return draw(self.drawing, self.plane)
 
 
-def of_instance(instance: Instance) -> Picture:
-    """The diagram an instance runs, from the definitions it is pinned to."""
+def of_instance(instance: Instance, file: str | Path | None = None) -> Picture:
+    """The diagram an instance runs: from `file` (the same diagram with a layout of its
+    own, say), else from the definitions the instance is pinned to."""
+    if file is not None:
+        return picture(file, instance.process_id)
     definitions = instance.definitions
     return picture(definitions.path, instance.process_id, source=definitions.source)
 
 
-def instance_svg(instance: Instance) -> etree._Element:
+def instance_svg(instance: Instance, file: str | Path | None = None) -> etree._Element:
     """The instance's diagram with its tokens, history, waits and incident painted on."""
     outcome = instance.outcome()
     waiting = [w["element"] for w in outcome.waiting_for]
     marks = instance_marks(instance.tokens(), instance.history(), outcome.incident, waiting)
-    return paint(of_instance(instance).element(), marks)
+    return paint(of_instance(instance, file).element(), marks)
 
 
-def instance_page(instance: Instance, reload_seconds: float | None = None) -> str:
+def instance_page(
+    instance: Instance, reload_seconds: float | None = None, file: str | Path | None = None
+) -> str:
     """A self-contained HTML page: the painted diagram, a legend, the variables, the history."""
     outcome = instance.outcome()
     summary = [f"state: {outcome.state}"]
@@ -75,7 +80,7 @@ def instance_page(instance: Instance, reload_seconds: float | None = None) -> st
         summary.append(f"incident: {outcome.incident}")
     return page(
         f"instance {instance.id} of {instance.process_id}",
-        instance_svg(instance),
+        instance_svg(instance, file),
         summary=summary,
         variables=outcome.variables,
         history=instance.history(),

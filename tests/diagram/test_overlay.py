@@ -134,3 +134,21 @@ def test_step_view_keeps_a_page_current(bpmn: Bpmn, tmp_path: Path) -> None:
     assert '<meta http-equiv="refresh" content="1">' in text
     assert 'class="badge tokens" data-element-id="Gateway_WhichChecks"' in text  # 2 steps on
     assert '<g class="shape scriptTask completed" data-element-id="Task_ScoreApplication"' in text
+
+
+def test_options_that_would_be_ignored_are_refused(bpmn: Bpmn) -> None:
+    loan = str(MODELS / "loan-approval.bpmn")
+    done = bpmn("render", loan, "--json")
+    assert done.returncode == 2 and "--json gives the coverage figures" in done.stderr
+    done = bpmn("render", "--instance", "x", "--process", "P")
+    assert done.returncode == 2 and "the instance names its own" in done.stderr
+
+
+def test_an_instance_is_drawn_on_the_file_given(bpmn: Bpmn, tmp_path: Path) -> None:
+    instance = waiting_instance(bpmn)
+    done = bpmn(
+        "render", str(MODELS / "order-payment.bpmn"), "--instance", instance, "--db", "v.db"
+    )
+    assert done.returncode == 0, done.stderr
+    svg = etree.fromstring(done.stdout.encode())
+    assert "waiting" in groups(svg, "shape")["Task_FixAddress"].get("class").split()
