@@ -102,7 +102,7 @@ class Runner:
         runner = Runner()
         runner.mock("charge_card", returns={"paid": True})
         runner.start("models/order.bpmn", variables={"total": 30})
-        runner.complete("Approve order", approved=True)
+        runner.complete("Approve order", {"approved": True})
         assert_that(runner).completed().passed("Task_ChargeCard")
     """
 
