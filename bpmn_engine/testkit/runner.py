@@ -86,13 +86,6 @@ class ScenarioResult:
         return "\n".join(lines)
 
 
-class _Handlers(dict[str, Handler]):
-    """The engine's handler table, filled as mocks are added (also after it started)."""
-
-    def __bool__(self) -> bool:  # the engine replaces an empty (falsy) table with its own
-        return True
-
-
 class Runner:
     """A process under test: a database of its own, handlers mocked or real, user tasks
     answered, a clock that stands still until `advance`; every call runs what can run.
@@ -119,7 +112,7 @@ class Runner:
         self.calls: Counter[str] = Counter()
         self.errors: list[str] = []
         self.clock = ScenarioClock(clock)
-        self._handlers = _Handlers()
+        self._handlers: dict[str, Handler] = {}  # the engine's table: mocks added later count
         self._answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = {}
         self._mocks: dict[str, list[MockCall]] = {}
         if handlers is not None:
