@@ -194,15 +194,14 @@ def complete(
 def task_holder(engine: Engine, instance: Instance, task: str) -> Instance:
     """The instance of the tree that waits for `task`: this one, else the first instance
     it called (directly or not) that does; the instance's own refusal if none does."""
-    try:
-        instance.find_task(task)
+    if instance.waiting_task(task) is not None:
         return instance
-    except UsageError:
-        for member in engine.family(instance.id)[1:]:
-            called = engine.instance(member)
-            if any(task in (str(t.id), t.element, t.name) for t in called.user_tasks()):
-                return called
-        raise
+    for member in engine.family(instance.id)[1:]:
+        called = engine.instance(member)
+        if called.waiting_task(task) is not None:
+            return called
+    instance.find_task(task)  # raises, naming what the instance waits for
+    return instance
 
 
 @click.command()

@@ -401,7 +401,7 @@ class Stepper:
 
     def _task_holder(self, task: str) -> Instance:
         for member in self.tree():
-            if any(task in (str(t.id), t.element, t.name) for t in member.user_tasks()):
+            if member.waiting_task(task) is not None:
                 return member
         return self.instance  # its refusal names what the root waits for
 

@@ -513,11 +513,18 @@ class Instance:
         track = self.data.tracks[found.track]
         self._step(track, lambda c: behaviour.complete_with(c, variables or {}), on_event)
 
-    def find_task(self, task: str | int) -> UserTask:
-        waiting = sorted(self.user_tasks(), key=lambda t: t.id)
-        for candidate in waiting:
+    def waiting_task(self, task: str | int) -> UserTask | None:
+        """The waiting user task `task` names (its number, element id or name), if any."""
+        for candidate in sorted(self.user_tasks(), key=lambda t: t.id):
             if str(task) in (str(candidate.id), candidate.element, candidate.name):
                 return candidate
+        return None
+
+    def find_task(self, task: str | int) -> UserTask:
+        found = self.waiting_task(task)
+        if found is not None:
+            return found
+        waiting = sorted(self.user_tasks(), key=lambda t: t.id)
         names = ", ".join(f"{t.element}" + (f" ({t.name})" if t.name else "") for t in waiting)
         raise UsageError(
             f"instance {self.id} has no waiting user task {task!r}"

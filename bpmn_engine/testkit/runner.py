@@ -300,7 +300,7 @@ class Runner:
         ids = [r["id"] for r in self.engine.instances()] if self.deployed else None
         for member in ids or self.engine.family(self.instance.id):
             instance = self.engine.instance(member)
-            if any(task in (t.element, t.name, str(t.id)) for t in instance.user_tasks()):
+            if instance.waiting_task(task) is not None:
                 return instance
         waiting = sorted({t.element for m in self._members() for t in m.user_tasks()})
         raise TaskNotWaiting(
