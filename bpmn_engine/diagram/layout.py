@@ -9,10 +9,9 @@ the modeller's own layout is always preferred when the file has one.
 
 from __future__ import annotations
 
-import networkx as nx
-
 from bpmn_engine.diagram.di import Bounds, Drawing, Edge, Element, Plane, Shape
 from bpmn_engine.diagram.svg import ACTIVITIES, EVENTS, GATEWAYS
+from bpmn_engine.model import deferred  # networkx, when a diagram without DI is laid out
 
 LAYER, ROW = 170.0, 110.0
 SIZES = {"event": (36.0, 36.0), "gateway": (50.0, 50.0), "activity": (100.0, 80.0)}
@@ -51,20 +50,20 @@ def _plane(process: Element, elements: dict[str, Element]) -> Plane:
         and e.source in ids
         and e.target in ids
     ]
-    graph = nx.DiGraph()
+    graph = deferred.nx.DiGraph()
     graph.add_nodes_from(ids)
     graph.add_edges_from((f.source, f.target) for f in flows)
-    acyclic = nx.DiGraph(graph)
+    acyclic = deferred.nx.DiGraph(graph)
     starts = [n for n in ids if graph.in_degree(n) == 0] or sorted(ids)[:1]
     for start in starts:  # drop the edges that close loops, found from the starts
-        for u, v, kind in nx.dfs_labeled_edges(graph, start):
-            if kind == "nontree" and acyclic.has_edge(u, v) and nx.has_path(acyclic, v, u):
+        for u, v, kind in deferred.nx.dfs_labeled_edges(graph, start):
+            if kind == "nontree" and acyclic.has_edge(u, v) and deferred.nx.has_path(acyclic, v, u):
                 acyclic.remove_edge(u, v)
-    while not nx.is_directed_acyclic_graph(acyclic):  # loops no start reaches
-        u, v, *_ = nx.find_cycle(acyclic)[0]
+    while not deferred.nx.is_directed_acyclic_graph(acyclic):  # loops no start reaches
+        u, v, *_ = deferred.nx.find_cycle(acyclic)[0]
         acyclic.remove_edge(u, v)
     layer = {n: 0 for n in ids}
-    for node in nx.topological_sort(acyclic):
+    for node in deferred.nx.topological_sort(acyclic):
         for successor in acyclic.successors(node):
             layer[successor] = max(layer[successor], layer[node] + 1)
     rows: dict[int, int] = {}
