@@ -57,3 +57,17 @@ def read_user_file(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
     if total > limit:
         raise LoadError(f"larger than {_limit_text(limit)}", file=name)
     return b"".join(chunks)
+
+
+def write_user_file(path: str | Path, text: str) -> None:
+    """Write `text` to the file a user named, whole or not at all: into a temporary file
+    beside it, then renamed over it, so a reader (a browser reloading a page, a later
+    command adding to a recording) never sees half of it. A LoadError names the file when
+    it cannot be written."""
+    target = Path(path)
+    temporary = target.with_name(target.name + ".tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(target)
+    except OSError as error:
+        raise LoadError(f"cannot write: {error.strerror or error}", file=str(path)) from None

@@ -19,9 +19,9 @@ from bpmn_engine.diagram import (
     paint,
     picture,
 )
-from bpmn_engine.errors import LoadError
 from bpmn_engine.terminal import safe
 from bpmn_engine.testkit import Coverage
+from bpmn_engine.userfiles import write_user_file
 
 
 @click.command()
@@ -132,8 +132,5 @@ def _write(output: str | None, text: str) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise LoadError(f"cannot write: {error.strerror or error}", file=output) from None
+    write_user_file(output, text)
     console.print(f"wrote {safe(output)}", highlight=False)

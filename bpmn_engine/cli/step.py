@@ -20,7 +20,6 @@ import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import click
@@ -33,7 +32,6 @@ from bpmn_engine import (
     Event,
     Instance,
     InstanceState,
-    LoadError,
     TimerValueError,
     UsageError,
     VirtualClock,
@@ -52,6 +50,7 @@ from bpmn_engine.cli.common import (
 from bpmn_engine.cli.render import json_line, step_json, step_report
 from bpmn_engine.diagram import instance_page
 from bpmn_engine.exit_codes import ExitCode
+from bpmn_engine.userfiles import write_user_file
 
 CONTINUE_LIMIT = 100_000
 
@@ -567,13 +566,7 @@ def step(
 
 def write_view(path: str, instance: Instance) -> None:
     """The page `--view` keeps current, replaced whole (a reader never sees half of it)."""
-    target = Path(path)
-    temporary = target.with_name(target.name + ".tmp")
-    try:
-        temporary.write_text(instance_page(instance, reload_seconds=1), encoding="utf-8")
-        temporary.replace(target)
-    except OSError as error:
-        raise LoadError(f"cannot write: {error.strerror or error}", file=path) from None
+    write_user_file(path, instance_page(instance, reload_seconds=1))
 
 
 def enable_completion(stepper: Stepper) -> None:

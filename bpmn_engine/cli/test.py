@@ -28,6 +28,7 @@ from bpmn_engine.testkit import (
     load_scenarios,
     run_scenario,
 )
+from bpmn_engine.userfiles import write_user_file
 
 MARKS = {"passed": ".", "failed": "F", "error": "E"}
 
@@ -251,12 +252,9 @@ def _write_junit(
             element, "testcase", classname="bpmntest", name=str(error.file)
         )
         ElementTree.SubElement(case, "error", message=str(error)).text = str(error)
-    tree = ElementTree.ElementTree(root)
-    ElementTree.indent(tree)
-    try:
-        tree.write(path, encoding="utf-8", xml_declaration=True)
-    except OSError as error:
-        raise click.FileError(str(path), hint=visible(error.strerror or str(error))) from None
+    ElementTree.indent(root)
+    text = ElementTree.tostring(root, encoding="unicode", xml_declaration=True)
+    write_user_file(path, text + "\n")
 
 
 def _classname(scenario: Scenario) -> str:

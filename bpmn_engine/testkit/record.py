@@ -29,7 +29,7 @@ from bpmn_engine import (
     UserTask,
 )
 from bpmn_engine.testkit import toml_writer
-from bpmn_engine.userfiles import read_user_file
+from bpmn_engine.userfiles import read_user_file, write_user_file
 
 Handler = Callable[[ServiceTaskContext], "dict[str, Any] | None"]
 Answer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
@@ -190,15 +190,7 @@ class Recording:
         ]
         if self.dropped:  # TOML has no null
             lines.append("# left out, TOML cannot hold null: " + ", ".join(self.dropped))
-        text = "\n".join(lines + body) + "\n"
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        try:
-            temporary.write_text(text, encoding="utf-8")
-            temporary.replace(self.path)  # never a half-written file
-        except OSError as error:
-            raise LoadError(
-                f"cannot write: {error.strerror or error}", file=str(self.path)
-            ) from None
+        write_user_file(self.path, "\n".join(lines + body) + "\n")  # never half-written
 
     def _value(self, item: Any, where: str) -> str:
         return toml_writer.value(item, where, self.dropped)
