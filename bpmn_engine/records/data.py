@@ -27,6 +27,8 @@ from bpmn_engine.records.rows import (
 from bpmn_engine.records.variables import VariableStore
 
 _MISSING = object()
+_new_tuple = tuple.__new__
+_NOWHERE = (None, None)  # a track in neither index
 
 
 @dataclass(slots=True)
@@ -124,23 +126,33 @@ class InstanceData:
     def reindex(self, track_ids: Iterable[int]) -> None:
         """Bring the live and join indexes up to date for these tracks (the ones a step
         touched: a track changes only through a step, so that keeps the indexes exact)."""
+        tracks, indexed = self.tracks, self._indexed
         for track_id in track_ids:
+            track = tracks.get(track_id)
+            if track is None:
+                self._unindex(track_id)
+                continue
+            live = track.scope if track.live else None
+            join = (
+                (track.scope, track.element, track.via or "")
+                if track.status is TrackState.WAITING and track.wait == "join"
+                else None
+            )
+            where = (live, join)
+            if indexed.get(track_id, _NOWHERE) == where:  # most steps: still live, same scope
+                continue
             self._unindex(track_id)
-            track = self.tracks.get(track_id)
-            if track is not None:
-                self._index(track)
+            self._index(track_id, where)
 
-    def _index(self, track: Track) -> None:
-        live = track.scope if track.live else None
-        join = None
-        if track.status is TrackState.WAITING and track.wait == "join":
-            join = (track.scope, track.element, track.via or "")
+    def _index(self, track_id: int, where: tuple[int | None, tuple[int, str, str] | None]) -> None:
+        live, join = where
+        if join is not None:
             flows = self._join_waits.setdefault(join[:2], {})
-            flows.setdefault(join[2], {})[track.id] = None
+            flows.setdefault(join[2], {})[track_id] = None
         if live is not None:
-            self._live.setdefault(live, {})[track.id] = None
+            self._live.setdefault(live, {})[track_id] = None
         if live is not None or join is not None:
-            self._indexed[track.id] = (live, join)
+            self._indexed[track_id] = where
 
     def _unindex(self, track_id: int) -> None:
         where = self._indexed.pop(track_id, None)
@@ -209,6 +221,26 @@ class InstanceData:
 
 class Step:
     """One unit of work: what it touched, the events it emitted, and how to undo it."""
+
+    __slots__ = (  # every step makes one: slots make it cheaper to build and to read
+        "_event_times",
+        "at",
+        "claimed_messages",
+        "correlated",
+        "data",
+        "deliveries",
+        "events",
+        "head_before",
+        "joins",
+        "scopes",
+        "sent",
+        "subscriptions",
+        "tasks",
+        "timers",
+        "tracks",
+        "undoable",
+        "values",
+    )
 
     def __init__(self, data: InstanceData) -> None:
         self.data = data
@@ -407,7 +439,8 @@ class Step:
     def record(self, event: str, element: str | None, track: int | None, data: dict) -> Event:
         """`emit` with the data as a dict (the step context's events: no second `**`)."""
         head = self.data.head
-        record = Event(head.next_event, event, head.id, element, track, data)
+        # tuple.__new__ directly: a named tuple's own __new__ is one more Python call
+        record = _new_tuple(Event, (head.next_event, event, head.id, element, track, data))
         head.next_event += 1
         self.events.append(record)
         return record

@@ -58,8 +58,13 @@ class FlowNodeBehaviour:
         The default flow is taken only when no conditional flow holds; an element whose
         conditional flows all fail and that has no default is stuck: an incident.
         """
-        flows = ctx.scope_model.outgoing(ctx.node)
-        default = getattr(ctx.node, "default", None)
+        node = ctx.node
+        if len(node.outgoing) == 1:  # most nodes: one flow, taken if it has no condition
+            flow = ctx.scope_model.flows[node.outgoing[0]]
+            if flow.condition is None:
+                return [flow]
+        flows = ctx.scope_model.outgoing(node)
+        default = getattr(node, "default", None)
         taken = [f for f in flows if f.id != default and ctx.condition_holds(f)]
         if not taken and default:
             return [ctx.scope_model.flows[default]]
