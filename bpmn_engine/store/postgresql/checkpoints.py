@@ -9,6 +9,9 @@ A step that claims a job (a track becomes `executing`) first takes its instance'
 `SELECT ... FOR UPDATE SKIP LOCKED`: two workers claiming ready work of one instance at once
 do not queue behind each other's transaction to lose the compare-and-set afterwards; the one
 that finds the row locked skips the instance at once, and the lock's holder decides.
+
+A step that claims a job gets its lease (and its `job.started` time) from the server's clock
+(`lease_on_server_clock`), in the same transaction.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from bpmn_engine.errors import ConcurrentModification
 from bpmn_engine.records.data import InstanceHead, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
+from bpmn_engine.store.postgresql.leases import lease_on_server_clock
 from bpmn_engine.store.postgresql.messages import lock_messages
 from bpmn_engine.store.postgresql.schema import ROWID, schema
 from bpmn_engine.store.postgresql.work import announce
@@ -73,10 +77,17 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
         super()._write_head(conn, head, before, new, now)  # type: ignore[arg-type]
 
     def _write_rest(self, conn: PgSql, step: Step, now: str) -> list[int]:  # type: ignore[override]
-        """A step that leaves work wakes the waiting workers when it commits (NOTIFY)."""
+        """A step that leaves work wakes the waiting workers when it commits (NOTIFY);
+        the jobs it claims get their leases on the server's clock."""
         if leaves_work(step):
             announce(conn)
-        return super()._write_rest(conn, step, now)  # type: ignore[arg-type]
+        outbox = super()._write_rest(conn, step, now)  # type: ignore[arg-type]
+        data = step.data
+        leased = [t for t in step.tracks if data.tracks[t].status is TrackState.EXECUTING]
+        if leased:  # the tracks the SQLite code gave a lease (`claim`), from this host's clock
+            started = [e[0] for e in step.events if e[1] == "job.started" and e[4] in leased]
+            lease_on_server_clock(conn, data.head.id, leased, started, self.lease_seconds)
+        return outbox
 
     def _write_tracks(self, conn: PgSql, step: Step) -> None:  # type: ignore[override]
         """A step that subscribes waits for publishers (see `lock_messages`); the instance
