@@ -183,3 +183,23 @@ def test_a_host_whose_clock_lags_gives_up_a_job_past_the_cap_by_the_servers_cloc
         assert engine.instance(instance_id).state == "failed"
     finally:
         engine.close()
+
+
+def test_a_lease_the_reaper_releases_wakes_the_waiting_workers(tmp_path: Path, url: str) -> None:
+    # given: a job held on another host whose lease ran out, and a worker waiting for work
+    crash(url, bpmn_file(tmp_path / "job.bpmn", JOB))
+    waiting, reaper = Engine(url), Engine(url)
+    try:
+        assert waiting.store.wait_for_work(0, lambda: False) is False  # starts listening
+        reaper.store.conn.execute(
+            "UPDATE tracks SET claimed_by = ?, lease_until = "
+            f"{SERVER_NOW.replace('clock_timestamp()', 'clock_timestamp() - ?::interval')}",
+            (ELSEWHERE, "1 second"),
+        )
+        # when: a reaper releases it
+        assert reaper.store.release_expired_leases() == 1
+        # then: the waiting worker hears that the job is anyone's again
+        assert waiting.store.wait_for_work(60, lambda: False) is True
+    finally:
+        waiting.close()
+        reaper.close()

@@ -15,6 +15,7 @@ compare them alike.
 from __future__ import annotations
 
 from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
+from bpmn_engine.store.postgresql.work import announce
 from bpmn_engine.store.sqlite.leases import LeaseRows, holds
 
 
@@ -65,7 +66,8 @@ class PgLeaseRows(PostgresConnection, LeaseRows):
     def release_expired_leases(self) -> int:
         """The reaper, in one transaction: the claimed jobs are locked as they are read, and
         those another reaper or a committing step holds are skipped (it decides for them).
-        A lease runs out by the server's clock, read in the same statement."""
+        A lease runs out by the server's clock, read in the same statement. A release
+        wakes the waiting workers (NOTIFY): the job is anyone's again."""
         released = 0
         with self.transaction() as conn:
             rows = conn.execute(
@@ -84,4 +86,6 @@ class PgLeaseRows(PostgresConnection, LeaseRows):
                     (instance, track),
                 )
                 released += cursor.rowcount
+            if released:
+                announce(conn)
         return released

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from bpmn_engine.records.rows import CONSUMED, DELIVERED
@@ -88,6 +89,13 @@ class WorkQueries(LeaseClock):
         while not stopping() and (left := deadline - time.monotonic()) > 0:
             time.sleep(min(WAIT_SLICE, left))
         return False
+
+    @contextmanager
+    def driving(self, instance_id: str) -> Iterator[None]:
+        """This process runs the instance's steps until it lets go: a store that wakes
+        waiting workers need not wake them for work only this process will do. SQLite
+        wakes nobody (workers poll): nothing to hold back."""
+        yield
 
     def stuck_instances(self) -> list[str]:
         """Active instances with no track ready or executing, no waiting timer, subscription
