@@ -102,10 +102,20 @@ def test_a_worker_polling_every_minute_picks_up_a_message_at_once(tmp_path: Path
     worker = Worker(worker_engine, poll=3600)
     instance = publisher.start(path)
     instance.run()
+    waits: list[float] = []
+    wait_for_work = worker_engine.store.wait_for_work
+
+    def counted(seconds: float, stopping: Any) -> bool:
+        waits.append(seconds)
+        return wait_for_work(seconds, stopping)
+
+    worker_engine.store.wait_for_work = counted  # type: ignore[method-assign]
     thread = threading.Thread(target=worker.run)
     thread.start()
     try:
-        while worker_engine.store._listener is None:  # it has looked, found nothing, listens
+        # it has looked, found nothing, listens, looked once more and waits (a message
+        # published before that second look would be found by it, not wake a wait)
+        while len(waits) < 2:
             time.sleep(0.01)
         # when: a message is published
         publisher.publish_message("go")

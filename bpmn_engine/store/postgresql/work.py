@@ -79,8 +79,9 @@ class PgWorkQueries(PostgresConnection, WorkQueries):
         """
         self.release_claims()  # what this worker could not do, another may
         if self._listener is None:
-            self._listener = psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
-            self._listener.execute(f"LISTEN {CHANNEL}")
+            listener = psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
+            listener.execute(f"LISTEN {CHANNEL}")  # kept only once it listens
+            self._listener = listener
             return False  # what was committed before LISTEN is in no queue: look once more
         own = self.conn.pg.info.backend_pid
         deadline = time.monotonic() + seconds
