@@ -11,6 +11,7 @@ one transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -128,6 +129,12 @@ class WorkStore(Protocol):
     def wait_for_work(self, seconds: float, stopping: Callable[[], bool]) -> bool:
         """Wait until a commit elsewhere may have left work (True: a notification), at most
         `seconds`, or until `stopping()` (False). A store that cannot be told sleeps (polls)."""
+        ...
+
+    def driving(self, instance_id: str) -> AbstractContextManager[None]:
+        """While this process runs the instance's steps itself (a worker's drive): the ready
+        work they leave is not announced to waiting workers unless the block ends with some
+        left (nobody else could take it meanwhile)."""
         ...
 
     def stuck_instances(self) -> list[str]:

@@ -259,19 +259,23 @@ class Worker:
         """Load one instance from its rows and run it until it waits; the steps it took."""
         steps = 0
         try:
-            data = self.store.load(instance_id)  # a whole id: nothing to resolve
-            instance = Instance(self.engine, data, self.engine.definitions(data.head.definition))
-            if self._held_elsewhere(instance):
-                return 0
-            with instance.checkpoints.batch():  # the engine's checkpoint policy
-                while (
-                    steps < STEPS_PER_TURN
-                    and not self._stopping
-                    and instance.state is InstanceState.ACTIVE
-                ):
-                    if not instance.step_once(self._listen):
-                        break
-                    steps += 1
+            # the store need not wake other workers for the steps this worker goes on with
+            # (PostgreSQL's NOTIFY): only for what it leaves when it lets go
+            with self.store.driving(instance_id):
+                data = self.store.load(instance_id)  # a whole id: nothing to resolve
+                definitions = self.engine.definitions(data.head.definition)
+                instance = Instance(self.engine, data, definitions)
+                if self._held_elsewhere(instance):
+                    return 0
+                with instance.checkpoints.batch():  # the engine's checkpoint policy
+                    while (
+                        steps < STEPS_PER_TURN
+                        and not self._stopping
+                        and instance.state is InstanceState.ACTIVE
+                    ):
+                        if not instance.step_once(self._listen):
+                            break
+                        steps += 1
         except ConcurrentModification:
             self.report.conflicts += 1  # someone else moved it: drop it, reload it later
         except sqlite3.OperationalError as error:  # e.g. locked past the busy timeout

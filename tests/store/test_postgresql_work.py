@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 
 from bpmn_engine import ConcurrentModification, Engine
+from bpmn_engine.runtime import worker as worker_module
 from bpmn_engine.runtime.worker import Worker
 from bpmn_engine.store.postgresql.work import CLAIM_BATCH
 from tests.postgresql_server import fresh_url
-from tests.worker.conftest import JOB, bpmn_file, completions
+from tests.worker.conftest import JOB, bpmn_file, completions, flow
 
 
 def connect(url: str) -> Any:
@@ -101,10 +102,20 @@ def test_a_worker_polling_every_minute_picks_up_a_message_at_once(tmp_path: Path
     worker = Worker(worker_engine, poll=3600)
     instance = publisher.start(path)
     instance.run()
+    waits: list[float] = []
+    wait_for_work = worker_engine.store.wait_for_work
+
+    def counted(seconds: float, stopping: Any) -> bool:
+        waits.append(seconds)
+        return wait_for_work(seconds, stopping)
+
+    worker_engine.store.wait_for_work = counted  # type: ignore[method-assign]
     thread = threading.Thread(target=worker.run)
     thread.start()
     try:
-        while worker_engine.store._listener is None:  # it has looked, found nothing, listens
+        # it has looked, found nothing, listens, looked once more and waits (a message
+        # published before that second look would be found by it, not wake a wait)
+        while len(waits) < 2:
             time.sleep(0.01)
         # when: a message is published
         publisher.publish_message("go")
@@ -146,3 +157,89 @@ def test_workers_claim_disjoint_batches_of_ready_instances(tmp_path: Path) -> No
     finally:
         first.close()
         second.close()
+
+
+THREE_JOBS = (
+    f'<startEvent id="s"/>{flow("s", "a")}<serviceTask id="a"/>{flow("a", "b")}'
+    f'<serviceTask id="b"/>{flow("b", "c")}<serviceTask id="c"/>{flow("c", "e")}'
+    '<endEvent id="e"/>'
+)
+HANDLERS = {name: (lambda ctx: None) for name in "abc"}
+
+
+def listening(url: str) -> Engine:
+    """An engine whose store listens, as a waiting worker's does."""
+    engine = Engine(url)
+    assert engine.store.wait_for_work(0, never) is False  # its first wait starts listening
+    return engine
+
+
+def test_a_workers_own_steps_wake_nobody_and_a_start_from_outside_does(tmp_path: Path) -> None:
+    # given: a waiting worker, and an instance started from outside (left to the workers)
+    url = fresh_url()
+    waiting, starter = listening(url), Engine(url)
+    worker_engine = Engine(url, handlers=HANDLERS)
+    try:
+        instance = starter.start(bpmn_file(tmp_path / "three.bpmn", THREE_JOBS))
+        assert waiting.store.wait_for_work(60, never) is True  # `bpmn start`: woken
+        # when: a worker drives it through three jobs to its end
+        report = Worker(worker_engine, once=True).run()
+        # then: nobody was woken for steps only that worker would take
+        assert report.instances == {instance.id} and report.steps == 5  # s, a, b, c, e
+        assert starter.instance(instance.id).state == "completed"
+        assert waiting.store.wait_for_work(0.05, never) is False
+    finally:
+        for engine in (waiting, starter, worker_engine):
+            engine.close()
+
+
+def test_a_worker_that_lets_go_of_an_instance_with_ready_work_announces_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given: a waiting worker, and another whose turn ends after every step of an instance
+    url = fresh_url()
+    waiting, starter = listening(url), Engine(url)
+    worker_engine = Engine(url, handlers=HANDLERS)
+    monkeypatch.setattr(worker_module, "STEPS_PER_TURN", 1)
+    try:
+        instance = starter.start(bpmn_file(tmp_path / "three.bpmn", THREE_JOBS))
+        assert waiting.store.wait_for_work(60, never) is True
+        worker = Worker(worker_engine)
+        # when: the worker takes one step and lets go, the next task ready
+        assert worker.drive(instance.id) == 1
+        # then: the waiting worker hears of it, and can run the rest
+        assert waiting.store.wait_for_work(60, never) is True
+        waiting.handlers = HANDLERS
+        Worker(waiting, once=True).run()
+        assert waiting.instance(instance.id).state == "completed"
+        assert completions(waiting, instance.id) == dict.fromkeys(("s", "a", "b", "c", "e"), 1)
+    finally:
+        for engine in (waiting, starter, worker_engine):
+            engine.close()
+
+
+def test_a_timer_a_worker_sets_and_a_completed_task_wake_the_waiting(tmp_path: Path) -> None:
+    # given: an instance that waits for a user task and then a timer, and a waiting worker
+    url = fresh_url()
+    body = (
+        f'<startEvent id="s"/>{flow("s", "ask")}<userTask id="ask"/>{flow("ask", "later")}'
+        '<intermediateCatchEvent id="later"><timerEventDefinition>'
+        "<timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>"
+        f'{flow("later", "e")}<endEvent id="e"/>'
+    )
+    waiting, other = listening(url), Engine(url)
+    try:
+        instance = other.start(bpmn_file(tmp_path / "timer.bpmn", body))
+        assert waiting.store.wait_for_work(60, never) is True
+        Worker(other, once=True).run()  # up to the user task: a worker's own steps
+        assert waiting.store.wait_for_work(0.05, never) is False
+        # when: the task is completed from outside (`bpmn complete`, not running on)
+        other.instance(instance.id).complete_task("ask")
+        # then: the waiting worker is woken; and by the timer the next worker's drive sets
+        assert waiting.store.wait_for_work(60, never) is True
+        Worker(other, once=True).run()
+        assert [t.status for t in other.instance(instance.id).data.timers.values()] == ["waiting"]
+        assert waiting.store.wait_for_work(60, never) is True
+    finally:
+        waiting.close()
+        other.close()

@@ -9,11 +9,14 @@ connection. Row locks cannot be held across the turn's own transactions (a row l
 are the session-long claims; every step still commits with compare-and-set, so a claim only
 saves work, it guarantees nothing (a process that is not a worker takes no claims).
 
-A step that leaves work (a ready track, a waiting timer, an outbox row) and a deploy
-`NOTIFY` the channel `bpmn_work` in their transaction: PostgreSQL delivers it when they
-commit, never for one rolled back. A waiting worker `LISTEN`s on a connection of its own
-and wakes at once instead of sleeping out its poll interval; the interval stays as the
-bound for what no commit announces (a lease running out on a dead host).
+A step that leaves work for others (a ready track, unless this process goes on driving the
+instance itself; a waiting timer; an outbox row: see `checkpoints.py`), a deploy and a
+reaper's released lease `NOTIFY` the channel `bpmn_work` in their transaction: PostgreSQL
+delivers it when they commit, never for one rolled back. A worker's drive announces the
+ready work it leaves when it lets go of the instance. A waiting worker `LISTEN`s on a
+connection of its own and wakes at once instead of sleeping out its poll interval; the
+interval stays as the bound for what no commit announces (a lease running out on a dead
+host).
 """
 
 from __future__ import annotations
@@ -76,8 +79,9 @@ class PgWorkQueries(PostgresConnection, WorkQueries):
         """
         self.release_claims()  # what this worker could not do, another may
         if self._listener is None:
-            self._listener = psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
-            self._listener.execute(f"LISTEN {CHANNEL}")
+            listener = psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
+            listener.execute(f"LISTEN {CHANNEL}")  # kept only once it listens
+            self._listener = listener
             return False  # what was committed before LISTEN is in no queue: look once more
         own = self.conn.pg.info.backend_pid
         deadline = time.monotonic() + seconds

@@ -3,6 +3,8 @@
 A job's claim is written with its track by the step that claims it (`claim`); the heartbeat
 extends it; the reaper releases claims whose holder is presumed gone. A holder on this host
 whose process no longer exists is gone at once; on another host, when its lease runs out.
+Lease times here are this machine's clock (`LeaseClock`): one file, one host, one clock. The
+PostgreSQL store writes and compares them on the server's clock instead.
 """
 
 from __future__ import annotations
@@ -10,11 +12,10 @@ from __future__ import annotations
 import os
 import socket
 import sys
-import time
 from datetime import UTC, datetime, timedelta
 
 from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.store.sqlite.connection import SqliteConnection, iso, stamp
+from bpmn_engine.store.sqlite.connection import SqliteConnection, stamp
 
 
 def claim(worker: str, lease_seconds: float) -> tuple[str, str, str]:
@@ -31,7 +32,16 @@ def holds(worker: str, claimed_by: str | None, lease_until: str | None, now: str
     return host != socket.gethostname() or _pid_alive(pid)
 
 
-class LeaseRows(SqliteConnection):
+class LeaseClock(SqliteConnection):
+    """The clock leases are written and compared on (finding work and the reaper share it)."""
+
+    def lease_clock(self, offset: float = 0.0) -> str:
+        """Now plus `offset` seconds, as lease (and history) times are written: this
+        machine's clock, UTC (a store shared by hosts asks its server instead)."""
+        return stamp(datetime.now(UTC) + timedelta(seconds=offset))
+
+
+class LeaseRows(LeaseClock):
     """Claims held by this process: renewed, checked, and released when their holder is gone."""
 
     def live_claim(self, instance_id: str, track_id: int) -> bool:
@@ -49,7 +59,9 @@ class LeaseRows(SqliteConnection):
         return (
             row is not None
             and row[0] == str(TrackState.EXECUTING)
-            and holds(self.worker, row[1], row[2], stamp(datetime.now(UTC)))
+            and bool(row[1])
+            and row[1] != self.worker  # (before asking the clock: a server's is a query)
+            and holds(self.worker, row[1], row[2], self.lease_clock())
         )
 
     def heartbeat(self, instance_id: str, track_id: int, lease_seconds: float) -> bool:
@@ -74,8 +86,8 @@ class LeaseRows(SqliteConnection):
         `cap_seconds` ago, however fresh its lease (seed 004's absolute cap).
 
         The call began at the job's last `job.started` in the history (its claim's step):
-        no heartbeat moves that, so a holder that is alive but wedged is found too. Times are
-        the claiming host's clock (as for leases: keep hosts in step).
+        no heartbeat moves that, so a holder that is alive but wedged is found too. Its time
+        is on the lease clock (`lease_clock`: the server's, on PostgreSQL).
         """
         rows = self.conn.execute(
             "SELECT t.instance, t.id, t.claimed_by, (SELECT h.at FROM history h "
@@ -84,7 +96,9 @@ class LeaseRows(SqliteConnection):
             "JOIN instances i ON i.id = t.instance AND i.state = 'active' "
             "WHERE t.status = 'executing' AND t.claimed_by IS NOT NULL"
         ).fetchall()
-        began_before = iso(time.time() - cap_seconds)  # history times: one format, as text
+        if not rows:
+            return []
+        began_before = self.lease_clock(-cap_seconds)  # history times: one format, as text
         return [(r[0], r[1], r[2]) for r in rows if r[3] is not None and r[3] < began_before]
 
     def release_expired_leases(self) -> int:
@@ -94,11 +108,11 @@ class LeaseRows(SqliteConnection):
         instance runs the job again (at least once, with the same idempotency key). A claim
         renewed between our read and our write is left alone.
         """
-        now_stamp = stamp(datetime.now(UTC))
         rows = self.conn.execute(
             "SELECT instance, id, claimed_by, lease_until FROM tracks "
             "WHERE status = 'executing' AND claimed_by IS NOT NULL"
         ).fetchall()
+        now_stamp = self.lease_clock() if rows else ""
         gone = [
             r for r in rows if r[2] != self.worker and not holds(self.worker, r[2], r[3], now_stamp)
         ]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from contextlib import contextmanager
+from datetime import datetime, timedelta
 
 from bpmn_engine.records.rows import CONSUMED, DELIVERED
-from bpmn_engine.store.sqlite.connection import SqliteConnection, instant, stamp
-from bpmn_engine.store.sqlite.leases import holds
+from bpmn_engine.store.sqlite.connection import instant
+from bpmn_engine.store.sqlite.leases import LeaseClock, holds
 
 # track waits that only a row above ends (a timer, a subscription, a user task, a called
 # instance) or that only other tracks end (a join, an inner scope, a multi-instance body or
@@ -28,7 +29,7 @@ _ENDED_BY_ROWS = (
 WAIT_SLICE = 0.05  # how often a waiting worker looks at its stop flag (seconds)
 
 
-class WorkQueries(SqliteConnection):
+class WorkQueries(LeaseClock):
     """`bpmn worker` finds work by querying rows: nothing of an instance stays in memory."""
 
     def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]:
@@ -69,12 +70,13 @@ class WorkQueries(SqliteConnection):
                 )
             )
         held: set[str] = set()
-        now_stamp = stamp(datetime.now(UTC))
-        for instance, claimed_by, lease_until in self.conn.execute(
+        executing = self.conn.execute(
             "SELECT t.instance, t.claimed_by, t.lease_until FROM tracks t "
             + active.format("t")
             + " WHERE t.status = 'executing'"
-        ):
+        ).fetchall()
+        now_stamp = self.lease_clock() if executing else ""
+        for instance, claimed_by, lease_until in executing:
             (held if holds(self.worker, claimed_by, lease_until, now_stamp) else found).add(
                 instance
             )
@@ -87,6 +89,13 @@ class WorkQueries(SqliteConnection):
         while not stopping() and (left := deadline - time.monotonic()) > 0:
             time.sleep(min(WAIT_SLICE, left))
         return False
+
+    @contextmanager
+    def driving(self, instance_id: str) -> Iterator[None]:
+        """This process runs the instance's steps until it lets go: a store that wakes
+        waiting workers need not wake them for work only this process will do. SQLite
+        wakes nobody (workers poll): nothing to hold back."""
+        yield
 
     def stuck_instances(self) -> list[str]:
         """Active instances with no track ready or executing, no waiting timer, subscription
