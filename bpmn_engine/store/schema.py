@@ -277,9 +277,11 @@ def _v10(db: sqlite_utils.Database) -> None:
 
 def _v11(db: sqlite_utils.Database) -> None:
     """History as a `WITHOUT ROWID` table: its rows live in the b-tree of its key (instance,
-    seq), where a rowid table kept them in a second one besides the key's index. A step's
-    history rows then dirty one page where they dirtied two (a page costs 8-10 us a commit).
-    The table is rebuilt with every row; the columns and the key are the same."""
+    seq), where a rowid table kept them in a second b-tree besides the key's index, and each
+    step's rows dirtied a leaf of both (each page written costs a commit 8-14 us). Appending
+    splits the last leaves of such a b-tree more often than a rowid table's, which takes back
+    part of it: a seq step writes 4.15 pages where it wrote 4.55. The table is rebuilt with
+    every row; its columns and key stay the same."""
     conn = db.conn
     conn.execute(
         'CREATE TABLE "history_v11" ("instance" TEXT, "seq" INTEGER, "event" TEXT, '
@@ -288,7 +290,8 @@ def _v11(db: sqlite_utils.Database) -> None:
     )
     conn.execute(
         'INSERT INTO "history_v11" (instance, seq, event, element, track, data, at) '
-        "SELECT instance, seq, event, element, track, data, at FROM history"
+        "SELECT instance, seq, event, element, track, data, at FROM history "
+        "ORDER BY instance, seq"  # the key's order: the new b-tree is built left to right
     )
     conn.execute("DROP TABLE history")
     conn.execute('ALTER TABLE "history_v11" RENAME TO "history"')
