@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from operator import attrgetter, ne
+from operator import attrgetter
 from typing import Any
 
 from bpmn_engine.errors import ConcurrentModification, UsageError
@@ -38,29 +38,6 @@ _INSERT_TRACK = (
     f"INSERT INTO tracks (instance, id, {_TRACK_COLUMNS}, lease_until, heartbeat_at) "
     "VALUES (?, ?" + ", ?" * (len(TRACK_FIELDS) + 4) + ")"
 )
-
-
-# a set of changed fields -> (the `UPDATE`, the positions of its values among the fields, the
-# position among those of the enum field that is written as its text, or -1)
-_Shape = tuple[str, tuple[int, ...], int]
-_HEAD_SHAPES: dict[tuple[bool, ...], _Shape] = {}
-_TRACK_SHAPES: dict[tuple[tuple[bool, ...], bool], _Shape] = {}
-
-
-def _shape(
-    table: str,
-    fields: tuple[str, ...],
-    changed: tuple[bool, ...],
-    tail: tuple[str, ...],
-    keys: tuple[str, ...],
-) -> _Shape:
-    """The `UPDATE` of one set of changed fields (a step changes the same few each time: it
-    is built once, and each row then takes its values by position, without a loop over
-    every field by name). The state of an instance and of a track is written as its text."""
-    positions = tuple(i for i, differs in enumerate(changed) if differs)
-    names = tuple(fields[i] for i in positions)
-    enum = next((names.index(n) for n in ("state", "status") if n in names), -1)
-    return update_sql(table, (*names, *tail), keys), positions, enum
 
 
 def _updated(conn: Any, sql: str, rows: list[tuple[Any, ...]]) -> int:
@@ -286,19 +263,18 @@ class CheckpointRows(SqliteConnection):
                 (head.id, head.definition, head.process, head.version, now, now, *values),
             )
             return
-        fields = _HEAD_VALUES(head)
-        changed = tuple(map(ne, fields, _HEAD_VALUES(before)))
-        shape = _HEAD_SHAPES.get(changed)
-        if shape is None:
-            shape = _HEAD_SHAPES[changed] = _shape(
-                "instances", HEAD_FIELDS, changed, ("version", "updated_at"), ("id", "version")
-            )
-        sql, positions, enum = shape
-        values = [fields[i] for i in positions]
-        if enum >= 0:
-            values[enum] = str(values[enum])
+        changed: list[str] = []
+        values = []
+        pairs = zip(HEAD_FIELDS, _HEAD_VALUES(head), _HEAD_VALUES(before), strict=True)
+        for name, value, old in pairs:
+            if value != old:
+                changed.append(name)
+                values.append(str(value) if name == "state" else value)
         head.version = before.version + 1
-        cursor = conn.execute(sql, (*values, head.version, now, head.id, before.version))
+        cursor = conn.execute(
+            update_sql("instances", (*changed, "version", "updated_at"), ("id", "version")),
+            (*values, head.version, now, head.id, before.version),
+        )
         if cursor.rowcount != 1:
             head.version = before.version
             raise ConcurrentModification(f"instance {head.id} was changed by someone else")
@@ -339,24 +315,17 @@ class CheckpointRows(SqliteConnection):
                     )
                 )
                 continue
-            fields = _TRACK_VALUES(t)
-            key = (tuple(map(ne, fields, _TRACK_VALUES(before))), lease is not None)
-            shape = _TRACK_SHAPES.get(key)
-            if shape is None:
-                tail = ("claimed_by", "lease_until", "heartbeat_at", "version")
-                shape = _TRACK_SHAPES[key] = _shape(
-                    "tracks",
-                    TRACK_FIELDS,
-                    key[0],
-                    tail if key[1] else tail[-1:],
-                    ("instance", "id", "version"),
-                )
-            sql, positions, enum = shape
-            values = [fields[i] for i in positions]
-            if enum >= 0:
-                values[enum] = str(values[enum])
+            changed: list[str] = []
+            values: list[Any] = []
+            pairs = zip(TRACK_FIELDS, _TRACK_VALUES(t), _TRACK_VALUES(before), strict=True)
+            for name, value, old in pairs:
+                if value != old:
+                    changed.append(name)
+                    values.append(str(value) if name == "status" else value)
             if lease is not None:
+                changed += ("claimed_by", "lease_until", "heartbeat_at")
                 values += lease
+            sql = update_sql("tracks", (*changed, "version"), ("instance", "id", "version"))
             updates.setdefault(sql, []).append((*values, t.version, instance, t.id, before.version))
         if inserts:
             conn.executemany(_INSERT_TRACK, inserts)
