@@ -159,6 +159,23 @@ def sql_breakdown(name: str, mode: str, work: Path) -> None:
     print(f"{'us/step':>8} {'calls/step':>10}  statement")
     for kind, (count, spent) in sorted(timed.spent.items(), key=lambda kv: -kv[1][1]):
         print(f"{spent / steps * 1e6:8.1f} {count / steps:10.2f}  {kind}")
+    if MODES[mode][0]:
+        wal_pages(name, mode, work)
+
+
+def wal_pages(name: str, mode: str, work: Path) -> None:
+    """Pages written per step: each page a commit dirties is one WAL frame (a write of the
+    page), so with SQLite's automatic checkpoints off the WAL's frames are every page the run
+    wrote."""
+    instance = prepare(name, mode, work)
+    conn = instance.engine.store.conn
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("PRAGMA wal_autocheckpoint=0")
+    instance.run()
+    frames = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+    steps = steps_of(instance)
+    instance.engine.close()
+    print(f"\n== WAL pages written: {frames / steps:.2f} per step ({frames:,} in all)")
 
 
 def with_pyinstrument(name: str, mode: str, work: Path) -> None:

@@ -33,7 +33,7 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 10
+    assert version_of(path) == SCHEMA_VERSION == 11
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
@@ -59,6 +59,76 @@ def test_a_version_9_database_keeps_its_instances_and_gains_the_compiled_form(
     assert version_of(path) == SCHEMA_VERSION
     assert outcome.state == "completed"
     assert kept is not None  # parsed once, then kept for the next engine
+
+
+REVIEW = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">'
+    '<process id="p" isExecutable="true"><startEvent id="S"/>'
+    '<userTask id="Review" name="Review"/><endEvent id="E"/>'
+    '<sequenceFlow id="f1" sourceRef="S" targetRef="Review"/>'
+    '<sequenceFlow id="f2" sourceRef="Review" targetRef="E"/></process></definitions>'
+)
+
+
+def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
+    tmp_path: Path,
+) -> None:
+    # given: a database exactly as release 10 created it, holding the rows of one finished
+    # and one waiting instance (copied from a current database: the same columns)
+    model = tmp_path / "review.bpmn"
+    model.write_text(REVIEW, encoding="utf-8")
+    current = tmp_path / "current.db"
+    with Engine(current) as engine:
+        finished = engine.start(model)
+        finished.run()
+        finished.complete_task("Review", {"ok": True})
+        finished.run()
+        waiting = engine.start(model, variables={"n": 1})
+        waiting.run()
+        before = {i.id: engine.store.snapshot(i.id) for i in (finished, waiting)}
+        history = {i.id: engine.store.history(i.id) for i in (finished, waiting)}
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    db = sqlite_utils.Database(conn)
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    for version, step in MIGRATIONS:
+        if version <= 10:
+            step(db)
+    db["meta"].insert({"key": "schema_version", "value": "10"})
+    conn.execute("ATTACH DATABASE ? AS current", (str(current),))
+    for table in db.table_names():
+        if table != "meta":
+            conn.execute(f"INSERT INTO main.{table} SELECT * FROM current.{table}")
+    conn.execute("DETACH DATABASE current")
+    conn.close()
+    # when
+    with Engine(path) as engine:
+        after = {i: engine.store.snapshot(i) for i in before}
+        kept = {i: engine.store.history(i) for i in before}
+        resumed = engine.instance(waiting.id)
+        resumed.complete_task("Review", {"ok": False})
+        resumed.run()
+        events = [e.event for e in engine.store.history(waiting.id)]
+    # then: every row is kept as it was, in a history table without rowid, and the waiting
+    # instance goes on where it stopped
+    assert version_of(path) == SCHEMA_VERSION == 11
+    with sqlite3.connect(path) as check:
+        (ddl,) = check.execute("SELECT sql FROM sqlite_master WHERE name = 'history'").fetchone()
+        assert ddl.endswith("WITHOUT ROWID")
+        assert [r[1] for r in check.execute("PRAGMA table_info(history)")] == [
+            "instance",
+            "seq",
+            "event",
+            "element",
+            "track",
+            "data",
+            "at",
+        ]
+    assert after == before
+    assert kept == history
+    assert resumed.state == "completed"
+    assert events[-1] == "instance.completed"
 
 
 def test_a_database_from_a_newer_release_is_refused(tmp_path: Path) -> None:

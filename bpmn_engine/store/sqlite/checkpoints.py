@@ -44,7 +44,9 @@ def _updated(conn: Any, sql: str, rows: list[tuple[Any, ...]]) -> int:
     """Run a compare-and-set `UPDATE` for each row; how many rows it changed in all. SQLite
     counts an `executemany`; another store's connection (PostgreSQL's reuses this code) is
     asked row by row, so each row's count is its own."""
-    if len(rows) > 1 and isinstance(conn, sqlite3.Connection):
+    if len(rows) == 1:  # nearly every step: one track moved
+        return conn.execute(sql, rows[0]).rowcount
+    if isinstance(conn, sqlite3.Connection):
         return conn.executemany(sql, rows).rowcount
     return sum(conn.execute(sql, row).rowcount for row in rows)
 

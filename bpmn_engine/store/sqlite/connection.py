@@ -151,6 +151,22 @@ def write_variable(
         )
 
 
+class _Transaction:
+    """`BEGIN IMMEDIATE` on entry; `COMMIT` on leaving, or `ROLLBACK` if the block raised."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
+
+
 class SqliteConnection:
     """The connection, its transactions, and who this process is (for claims on jobs)."""
 
@@ -236,15 +252,10 @@ class SqliteConnection:
     def close(self) -> None:
         self.conn.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+    def transaction(self) -> _Transaction:
+        """`with store.transaction() as conn:` one write transaction, rolled back if the block
+        raises (a class, not a generator: every step takes one)."""
+        return _Transaction(self.conn)
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
