@@ -334,15 +334,33 @@ class BoundaryEvent(Event):
 
 
 def _store_through_slots(cls: type) -> None:
-    """Give a frozen slotted dataclass an `__init__` that stores each field through its slot.
+    """Give a frozen slotted dataclass an `__init__` that stores its fields as a mutable
+    class would, in a fraction of the time.
 
-    The generated one stores each through `object.__setattr__` (a frozen class refuses its own
-    `__setattr__`), about twice as slow: for a task's 23 fields that was a tenth of loading a
-    file. Same parameters, defaults and result; the class stays frozen afterwards.
+    The generated one stores each field through `object.__setattr__` (a frozen class refuses
+    its own `__setattr__`), and even each slot's own `__set__` costs a call per field: for a
+    task's 23 fields that was most of the time to build it, and building the specs was a
+    third of loading a file. So the new instance is switched to a twin subclass that adds no
+    slot and keeps `object`'s `__setattr__` (the same memory layout: CPython lets
+    `__class__` change between the two), its fields are plain attribute stores, and it is
+    switched back. Same parameters, defaults and result; the class stays frozen afterwards.
+    An instance of a subclass (which may add a `__dict__`) is stored through the slots.
     """
     parameters: list[str] = []
     body: list[str] = []
-    namespace: dict[str, Any] = {}
+    slow: list[str] = []
+    twin = type(
+        f"_Building{cls.__name__}",
+        (cls,),
+        {
+            "__slots__": (),
+            "__setattr__": object.__setattr__,
+            "__delattr__": object.__delattr__,
+            "__module__": cls.__module__,
+        },
+    )
+    namespace: dict[str, Any] = {"_cls": cls, "_twin": twin, "_type": type}
+    namespace["_switch"] = object.__setattr__
     for spec in fields(cls):
         if not spec.init or spec.kw_only or spec.default_factory is not MISSING:
             raise TypeError(f"{cls.__name__}.{spec.name}: only plain fields are stored so")
@@ -351,10 +369,19 @@ def _store_through_slots(cls: type) -> None:
         else:
             namespace[f"_default_{spec.name}"] = spec.default
             parameters.append(f"{spec.name}=_default_{spec.name}")
+        body.append(f"        self.{spec.name} = {spec.name}")
         slot = next(k.__dict__[spec.name] for k in cls.__mro__ if spec.name in k.__dict__)
         namespace[f"_store_{spec.name}"] = slot.__set__
-        body.append(f"    _store_{spec.name}(self, {spec.name})")
-    source = f"def __init__(self, {', '.join(parameters)}):\n" + "\n".join(body or ["    pass"])
+        slow.append(f"        _store_{spec.name}(self, {spec.name})")
+    lines = [
+        "    if _type(self) is _cls:",
+        "        _switch(self, '__class__', _twin)",
+        *body,
+        "        self.__class__ = _cls",
+        "    else:",
+        *(slow or ["        pass"]),
+    ]
+    source = f"def __init__(self, {', '.join(parameters)}):\n" + "\n".join(lines)
     exec(source, namespace)  # our own field names, as dataclasses itself does
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"

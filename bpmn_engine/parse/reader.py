@@ -69,6 +69,7 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _BPMN_PREFIX_LENGTH = len(_BPMN_PREFIX)
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
+_SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
 
 
 def _is_bpmn(element: etree._Element) -> bool:
@@ -205,7 +206,8 @@ class _Compiler:
             raise self.error("process has no id", element)
         self.refusals, self.warnings = [], []
         nodes, flows = self.scope_contents(element)
-        process_listeners = listeners.read(self.index(element), "process", self.refuse)
+        index = self.index(element)
+        process_listeners = listeners.read(index, "process", self.refuse)
         return Process.build(
             process_id,
             element.sourceline or 0,
@@ -213,8 +215,8 @@ class _Compiler:
             flows,
             name=element.get("name"),
             is_executable=element.get("isExecutable", "true").strip().lower() != "false",
-            variables=data.declared(element, process=True),
-            inputs=data.process_inputs(element),
+            variables=data.declared(index, process=True),
+            inputs=data.process_inputs(index),
             refused=tuple(self.refusals),
             warned=tuple(self.warnings),
             listeners=process_listeners,
@@ -281,20 +283,34 @@ class _Compiler:
     ) -> tuple[dict[str, FlowNode], dict[str, SequenceFlow]]:
         """Read the nodes and flows directly inside a process or subprocess and check them."""
         index = self.index(container)
-        prefix = _BPMN_PREFIX_LENGTH
-        elements = [(c, c.tag[prefix:]) for c in index.children if c.tag.startswith(_BPMN_PREFIX)]
+        prefix, readers = _BPMN_PREFIX_LENGTH, _NODE_READERS
+        # one pass over the BPMN children: the flows (with their place among them, which
+        # names a flow without an id), the flow nodes, and the default flows any names
+        flow_elements: list[tuple[int, etree._Element]] = []
+        node_elements: list[tuple[etree._Element, str, _Reader]] = []
         defaults: dict[str, str | None] = {}
-        for element, _kind in elements:
+        position = 0
+        for element in index.children:
+            tag = element.tag
+            if tag == _SEQUENCE_FLOW:
+                flow_elements.append((position, element))
+            elif tag.startswith(_BPMN_PREFIX):
+                reader = readers.get(tag[prefix:])
+                if reader is not None:
+                    node_elements.append((element, tag[prefix:], reader))
+            else:
+                continue
+            position += 1
             default = element.get("default")
             if default is not None:
                 defaults[default] = element.get("id")
         flows: dict[str, SequenceFlow] = {}
         links = _Links()
         incoming, outgoing = links.incoming, links.outgoing
-        for position, (element, kind) in enumerate(elements):
-            if kind == "sequenceFlow":
-                flow = self.sequence_flow(element, defaults, position)
-                flows[flow.id] = flow
+        sequence_flow = self.sequence_flow
+        for position, element in flow_elements:
+            flow = sequence_flow(element, defaults, position)
+            flows[flow.id] = flow
         for flow_id, flow in flows.items():  # after all: a repeated id keeps its last flow
             leaving = outgoing.get(flow.source)
             if leaving is None:
@@ -307,15 +323,13 @@ class _Compiler:
             else:
                 entering.append(flow_id)
         nodes: dict[str, FlowNode] = {}
-        for element, kind in elements:
-            reader = _NODE_READERS.get(kind)
-            if reader is None:
-                continue
+        audit = self.audit
+        for element, kind, reader in node_elements:
             if not element.get("id"):
                 raise self.error(f"{kind} has no id", element)
             node = reader(self, element, links)
             nodes[node.id] = node
-            self.audit(element, node)
+            audit(element, node)
         self._index = index  # the container's readers come next (its listeners, activity)
         self.check_scope(container, nodes, flows)
         kind = _local(container)
@@ -378,15 +392,15 @@ class _Compiler:
             for expr in index.bpmn_children("conditionExpression"):
                 condition = self.expression(expr)
             flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
-        return SequenceFlow(
-            id=flow_id,
-            source=source,
-            target=target,
-            line=element.sourceline or 0,
-            name=element.get("name"),
-            condition=condition,
-            is_default=defaults.get(flow_id) == source,
-            listeners=flow_listeners,
+        return SequenceFlow(  # by position: keywords cost as much as the rest of the call
+            flow_id,
+            source,
+            target,
+            element.sourceline or 0,
+            element.get("name"),
+            condition,
+            defaults.get(flow_id) == source,
+            flow_listeners,
         )
 
     def generated_id(self, base: str) -> str:
@@ -405,8 +419,9 @@ class _Compiler:
             return None
         return Expression(text, element.get("language") or self.language, element.sourceline)
 
-    def base(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
-        """Fields every flow node has; in/out flows come from the sequence flows themselves.
+    def base(self, element: etree._Element, flows: _Links) -> tuple[Any, ...]:
+        """The fields every flow node has, in `FlowNode`'s order (readers build the specs by
+        position); in/out flows come from the sequence flows themselves.
 
         The `incoming`/`outgoing` children of the XML are ignored: some tools omit them, and
         the flows' own `sourceRef`/`targetRef` are the truth. Order is document order.
@@ -414,18 +429,20 @@ class _Compiler:
         node_id = element.get("id") or ""
         kind = element.tag[_BPMN_PREFIX_LENGTH:]  # a reader is given BPMN elements only
         index = self.index(element)
-        return {
-            "id": node_id,
-            "kind": kind,
-            "line": element.sourceline or 0,
-            "name": element.get("name"),
-            "incoming": tuple(flows.incoming.get(node_id, ())),
-            "outgoing": tuple(flows.outgoing.get(node_id, ())),
-            "listeners": listeners.read(index, kind, self.refuse),
-        }
+        incoming, outgoing = flows.incoming.get(node_id), flows.outgoing.get(node_id)
+        return (
+            node_id,
+            kind,
+            element.sourceline or 0,
+            element.get("name"),
+            () if incoming is None else tuple(incoming),
+            () if outgoing is None else tuple(outgoing),
+            listeners.read(index, kind, self.refuse) if index.has_extensions else (),
+        )
 
-    def activity(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
-        fields = self.base(element, flows)
+    def activity(self, element: etree._Element, flows: _Links) -> tuple[Any, ...]:
+        """The fields every activity has, in `Activity`'s order (see `base`)."""
+        base = self.base(element, flows)
         index = self.index(element)
         loop = None
         characteristics: MultiInstance | StandardLoop | None = None
@@ -434,13 +451,21 @@ class _Compiler:
                 loop, characteristics = "standard", self.standard_loop(standard)
             for multi in index.bpmn_children("multiInstanceLoopCharacteristics"):
                 loop, characteristics = "multiInstance", self.multi_instance(element, multi)
-        fields["default"] = element.get("default")
-        fields["io"] = extensions.io_mapping(index)
-        fields["loop"] = loop
-        fields["loop_characteristics"] = characteristics
-        fields["is_for_compensation"] = element.get("isForCompensation", "false") == "true"
-        fields["data"] = data.activity_data(index, self.items_index, self.expression, self.refuse)
-        return fields
+        default = element.get("default")
+        io = extensions.io_mapping(index)
+        is_for_compensation = element.get("isForCompensation", "false") == "true"
+        activity_data = data.activity_data(index, self.items_index, self.expression, self.refuse)
+        return (
+            *base,
+            default,
+            io,
+            loop,
+            characteristics,
+            (),  # boundary_events: `_with_boundaries` sets them once the scope is read
+            is_for_compensation,
+            activity_data,
+            None,  # compensation_handler: `compensation.link_handlers` sets it
+        )
 
     def standard_loop(self, element: etree._Element) -> StandardLoop:
         maximum_text = (element.get("loopMaximum") or "").strip()
@@ -597,16 +622,16 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         decision, refused = extensions.decision_call(ext)
         if refused:
             c.refuse(element, refused)
-    return Task(
-        **c.activity(element, flows),
-        handler_names=extensions.handler_names(ext),
-        script=script,
-        script_format=script_format,
-        result_variable=result_variable,
-        form_fields=extensions.form_fields(ext),
-        message_ref=_ref(message_ref) if (message_ref := element.get("messageRef")) else None,
-        headers=extensions.task_headers(ext),
-        decision=decision,
+    return Task(  # by position, in the order of the fields (see `_Compiler.base`)
+        *c.activity(element, flows),
+        extensions.handler_names(ext),
+        script,
+        script_format,
+        result_variable,
+        extensions.form_fields(ext),
+        _ref(message_ref) if (message_ref := element.get("messageRef")) else None,
+        extensions.task_headers(ext),
+        decision,
     )
 
 
@@ -617,12 +642,12 @@ def _read_subprocess(c: _Compiler, element: etree._Element, flows: _Links) -> Su
         element.sourceline or 0,
         nodes,
         inner_flows,
-        variables=data.declared(element),
+        variables=data.declared(c.index(element)),
     )
     return SubProcess(
-        **c.activity(element, flows),
-        scope=scope,
-        triggered_by_event=element.get("triggeredByEvent", "false") == "true",
+        *c.activity(element, flows),
+        scope,
+        element.get("triggeredByEvent", "false") == "true",
     )
 
 
@@ -666,10 +691,11 @@ def _read_ad_hoc(c: _Compiler, element: etree._Element, flows: _Links) -> AdHocS
 def _read_complex_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> ComplexGateway:
     condition = _children(element, "activationCondition")
     return ComplexGateway(
-        **c.base(element, flows),
-        default=element.get("default"),
-        direction=element.get("gatewayDirection"),
-        activation=c.expression(condition[0]) if condition else None,
+        *c.base(element, flows),
+        element.get("default"),
+        element.get("gatewayDirection"),
+        False,  # instantiate: only an event-based gateway starts a process
+        c.expression(condition[0]) if condition else None,
     )
 
 
@@ -690,54 +716,54 @@ def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) ->
     for where, problem in binding.refused:
         c.refuse(where, problem)
     return CallActivity(
-        **c.activity(element, flows),
-        called_element=(called or "").strip() or None,
-        ins=extensions.call_mappings(ext, "in"),
-        outs=extensions.call_mappings(ext, "out"),
-        propagate_parent=parent_all,
-        propagate_child=child_all,
-        binding=binding.kind,
-        version=binding.version,
+        *c.activity(element, flows),
+        (called or "").strip() or None,
+        extensions.call_mappings(ext, "in"),
+        extensions.call_mappings(ext, "out"),
+        parent_all,
+        child_all,
+        binding.kind,
+        binding.version,
     )
 
 
 def _read_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> Gateway:
     return Gateway(
-        **c.base(element, flows),
-        default=element.get("default"),
-        direction=element.get("gatewayDirection"),
-        instantiate=element.get("instantiate") == "true",
+        *c.base(element, flows),
+        element.get("default"),
+        element.get("gatewayDirection"),
+        element.get("instantiate") == "true",
     )
 
 
 def _read_start(c: _Compiler, element: etree._Element, flows: _Links) -> StartEvent:
     return StartEvent(
-        **c.base(element, flows),
-        definitions=c.event_definitions(element),
-        parallel_multiple=element.get("parallelMultiple") == "true",
-        interrupting=element.get("isInterrupting", "true") != "false",
+        *c.base(element, flows),
+        c.event_definitions(element),
+        element.get("parallelMultiple") == "true",
+        element.get("isInterrupting", "true") != "false",
     )
 
 
 def _read_end(c: _Compiler, element: etree._Element, flows: _Links) -> EndEvent:
-    return EndEvent(**c.base(element, flows), definitions=c.event_definitions(element))
+    return EndEvent(*c.base(element, flows), c.event_definitions(element))
 
 
 def _read_intermediate(c: _Compiler, element: etree._Element, flows: _Links) -> IntermediateEvent:
     return IntermediateEvent(
-        **c.base(element, flows),
-        definitions=c.event_definitions(element),
-        parallel_multiple=element.get("parallelMultiple") == "true",
+        *c.base(element, flows),
+        c.event_definitions(element),
+        element.get("parallelMultiple") == "true",
     )
 
 
 def _read_boundary(c: _Compiler, element: etree._Element, flows: _Links) -> BoundaryEvent:
     return BoundaryEvent(
-        **c.base(element, flows),
-        definitions=c.event_definitions(element),
-        parallel_multiple=element.get("parallelMultiple") == "true",
-        attached_to=_ref(element.get("attachedToRef")) or "",
-        cancel_activity=element.get("cancelActivity", "true") != "false",
+        *c.base(element, flows),
+        c.event_definitions(element),
+        element.get("parallelMultiple") == "true",
+        _ref(element.get("attachedToRef")) or "",
+        element.get("cancelActivity", "true") != "false",
     )
 
 

@@ -166,3 +166,84 @@ def test_a_scope_builds_its_graph_when_first_read() -> None:
     graph = process.graph
     assert process.graph is graph and nx.is_frozen(graph)
     assert list(graph.edges(keys=True)) == [("s", "e", "f1")]
+
+
+def test_a_spec_is_its_own_class_once_built_and_a_subclass_stays_one() -> None:
+    task = Task("t", "task", 3, handler_names=("h",))
+    assert type(task) is Task and isinstance(task, Task)
+    assert dataclasses.astuple(task) == dataclasses.astuple(
+        Task(id="t", kind="task", line=3, handler_names=("h",))
+    )
+
+    class Mine(Task):  # a subclass may have a __dict__: it is stored through the slots
+        pass
+
+    mine = Mine("m", "task", 1)
+    assert type(mine) is Mine and mine.id == "m" and mine.handler_names == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        mine.id = "n"  # type: ignore[misc]
+
+
+# the readers build the specs by position (keywords cost as much as the rest of the call):
+# each class's fields, in order, as `parse/reader.py` passes them
+NODE = ("id", "kind", "line", "name", "incoming", "outgoing", "listeners")
+ACTIVITY = (
+    *NODE,
+    "default",
+    "io",
+    "loop",
+    "loop_characteristics",
+    "boundary_events",
+    "is_for_compensation",
+    "data",
+    "compensation_handler",
+)
+EVENT = (*NODE, "definitions", "parallel_multiple")
+READ_BY_POSITION = {
+    "SequenceFlow": (
+        "id",
+        "source",
+        "target",
+        "line",
+        "name",
+        "condition",
+        "is_default",
+        "listeners",
+    ),
+    "Task": (
+        *ACTIVITY,
+        "handler_names",
+        "script",
+        "script_format",
+        "result_variable",
+        "form_fields",
+        "message_ref",
+        "headers",
+        "decision",
+    ),
+    "SubProcess": (*ACTIVITY, "scope", "triggered_by_event"),
+    "CallActivity": (
+        *ACTIVITY,
+        "called_element",
+        "ins",
+        "outs",
+        "propagate_parent",
+        "propagate_child",
+        "binding",
+        "version",
+    ),
+    "Gateway": (*NODE, "default", "direction", "instantiate"),
+    "ComplexGateway": (*NODE, "default", "direction", "instantiate", "activation"),
+    "StartEvent": (*EVENT, "interrupting"),
+    "EndEvent": EVENT,
+    "IntermediateEvent": EVENT,
+    "BoundaryEvent": (*EVENT, "attached_to", "cancel_activity"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ_BY_POSITION))
+def test_the_fields_are_in_the_order_the_reader_passes_them(name: str) -> None:
+    from bpmn_engine import model
+
+    cls = getattr(model, name)
+    assert tuple(f.name for f in dataclasses.fields(cls)) == READ_BY_POSITION[name]
