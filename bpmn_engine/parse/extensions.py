@@ -50,14 +50,34 @@ def vendor_attr(element: etree._Element, name: str) -> str | None:
 
 
 class ElementIndex:
-    """An element's direct children by tag and the elements under its `extensionElements`
-    (at any depth) by tag; `vendor_attr` looks only when it has a Camunda-like attribute."""
+    """An element's attributes, its direct children by tag and the elements under its
+    `extensionElements` (at any depth) by tag; `vendor_attr` looks only when it has a
+    Camunda-like attribute.
 
-    __slots__ = ("_by_tag", "_extensions", "_vendor", "children", "element", "has_extensions")
+    `attrs` answers `element.get(name)` for every name: a reader asks a dozen attributes of
+    a task, most of them absent, and lxml makes the key's bytes and looks for each one (a
+    tenth of loading a file); one `items()` costs about two of them.
+    """
+
+    __slots__ = (
+        "_by_tag",
+        "_extensions",
+        "attrs",
+        "children",
+        "element",
+        "has_extensions",
+        "has_vendor_attrs",
+    )
 
     def __init__(self, element: etree._Element) -> None:
         self.element = element
-        self._vendor: bool | None = None
+        self.attrs: dict[str, str] = dict(element.items())
+        # whether the element has a Camunda-like (Camunda 7, Activiti, Flowable) attribute
+        self.has_vendor_attrs = False
+        for key in self.attrs:
+            if key.startswith(_VENDOR_PREFIXES):
+                self.has_vendor_attrs = True
+                break
         self.children: Sequence[etree._Element] = _NONE  # elements only, in document order
         self._by_tag: dict[str, list[etree._Element]] | None = _EMPTY
         self.has_extensions = False  # whether it has any extension element at all
@@ -100,22 +120,16 @@ class ElementIndex:
             return _NONE
         return self._extensions.get(f"{{{ns}}}{name}", _NONE)
 
-    @property
-    def has_vendor_attrs(self) -> bool:
-        """Whether the element has a Camunda-like (Camunda 7, Activiti, Flowable) attribute."""
-        if self._vendor is None:
-            # `keys()` are the attribute names (iterating an element gives its children)
-            self._vendor = False
-            names = self.element.keys()
-            for key in names:
-                if key.startswith(_VENDOR_PREFIXES):
-                    self._vendor = True
-                    break
-        return self._vendor
-
     def vendor_attr(self, name: str) -> str | None:
         """`camunda:name` (or the Activiti/Flowable twin) on the element."""
-        return vendor_attr(self.element, name) if self.has_vendor_attrs else None
+        if not self.has_vendor_attrs:
+            return None
+        attrs = self.attrs
+        for ns in CAMUNDA_LIKE:
+            value = attrs.get(f"{{{ns}}}{name}")
+            if value:
+                return value
+        return None
 
 
 def extension_children(element: etree._Element, ns: str, name: str) -> list[etree._Element]:
@@ -128,10 +142,10 @@ def extension_children(element: etree._Element, ns: str, name: str) -> list[etre
 
 def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     """The names a service handler may be registered under, most specific first."""
-    element = ext.element
+    attrs = ext.attrs
     if not ext.has_extensions and not ext.has_vendor_attrs:  # most tasks: implementation, id
-        element_id = element.get("id", "").strip()
-        implementation = element.get("implementation", "")
+        element_id = attrs.get("id", "").strip()
+        implementation = attrs.get("implementation", "")
         if implementation and not implementation.startswith("##") and "://" not in implementation:
             implementation = implementation.strip()
             if implementation and implementation != element_id:
@@ -151,10 +165,10 @@ def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     names.append((ext.vendor_attr("class") or "").rsplit(".", 1)[-1])
     for operator in ext.extension_children(SPIFF, "serviceTaskOperator"):
         names.append(operator.get("id", ""))
-    implementation = element.get("implementation", "")
+    implementation = attrs.get("implementation", "")
     if implementation and not implementation.startswith("##") and "://" not in implementation:
         names.append(implementation)
-    names.append(element.get("id", ""))
+    names.append(attrs.get("id", ""))
     unique: list[str] = []
     for name in names:
         name = name.strip()

@@ -70,6 +70,7 @@ _BPMN_PREFIX = f"{{{BPMN}}}"
 _BPMN_PREFIX_LENGTH = len(_BPMN_PREFIX)
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 _SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
+_ANY_BPMN = f"{_BPMN_PREFIX}*"
 
 
 def _is_bpmn(element: etree._Element) -> bool:
@@ -105,7 +106,9 @@ class _Compiler:
 
     def __init__(self, file: str) -> None:
         self.file = file
-        self.ids: dict[str, int] = {}
+        # every id -> its element (None: generated); holding the elements keeps lxml's
+        # proxies of them for the readers, which would otherwise make each one again
+        self.ids: dict[str, etree._Element | None] = {}
         self.root_definitions: dict[str, etree._Element] = {}
         self.language: str | None = None  # definitions/@expressionLanguage
         self.items: data.DataItems | None = None
@@ -186,18 +189,21 @@ class _Compiler:
 
     def _index_ids(self, root: etree._Element, items: data.DataItems) -> None:
         """Duplicate ids among BPMN elements would make references ambiguous: refuse them.
-        The same walk hands the data items to `items`."""
+        Then the data items go to `items` (lxml finds their tags without a walk in Python,
+        and at once when the document has none)."""
         ids = self.ids
-        item_tags = data.ITEM_TAGS
-        for element in root.iter(f"{{{BPMN}}}*"):
+        for element in root.iter(_ANY_BPMN):
             element_id = element.get("id")
             if not element_id:
                 continue
-            if element_id in ids:
-                first = ids[element_id]
-                raise self.error(f"duplicate id (first used on line {first})", element)
-            ids[element_id] = element.sourceline or 0
-            if element.tag in item_tags:
+            first = ids.get(element_id)
+            if first is not None:
+                line = first.sourceline or 0
+                raise self.error(f"duplicate id (first used on line {line})", element)
+            ids[element_id] = element
+        for element in root.iter(*data.ITEM_TAGS):
+            element_id = element.get("id")
+            if element_id:
                 items.note(element, element_id)
 
     def process(self, element: etree._Element) -> Process:
@@ -226,8 +232,9 @@ class _Compiler:
         """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
         is_activity = isinstance(node, Activity)
         ext = self.index(element)
+        attrs = ext.attrs
         if node.kind == "transaction":
-            method = (element.get("method") or "##Compensate").strip()
+            method = (attrs.get("method") or "##Compensate").strip()
             if method != "##Compensate":
                 self.refuse(
                     element,
@@ -240,17 +247,19 @@ class _Compiler:
                 f"script resource {resource!r}: scripts kept in other files are not loaded; "
                 "write the script inline",
             )
-        for child, reason in extensions.refused(ext, mappings=is_activity):
+        for child, reason in (
+            extensions.refused(ext, mappings=is_activity) if ext.has_extensions else ()
+        ):
             self.refuse(child, f"{_local(child)}: {reason}")
         if is_activity:
             for attr in ("startQuantity", "completionQuantity"):
-                if element.get(attr, "1").strip() not in ("1", ""):
+                if attrs.get(attr, "1").strip() not in ("1", ""):
                     self.refuse(
                         element,
-                        f"{attr}={element.get(attr)!r}: only 1 is supported (a token starts and "
+                        f"{attr}={attrs.get(attr)!r}: only 1 is supported (a token starts and "
                         "completes the activity once)",
                     )
-        else:
+        elif ext.children:
             for tag in ("dataInputAssociation", "dataOutputAssociation"):
                 for association in ext.bpmn_children(tag):
                     self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
@@ -287,21 +296,25 @@ class _Compiler:
         # one pass over the BPMN children: the flows (with their place among them, which
         # names a flow without an id), the flow nodes, and the default flows any names
         flow_elements: list[tuple[int, etree._Element]] = []
-        node_elements: list[tuple[etree._Element, str, _Reader]] = []
+        node_elements: list[tuple[etree._Element, str, _Reader, extensions.ElementIndex]] = []
         defaults: dict[str, str | None] = {}
         position = 0
         for element in index.children:
             tag = element.tag
             if tag == _SEQUENCE_FLOW:
                 flow_elements.append((position, element))
+                default = element.get("default")
             elif tag.startswith(_BPMN_PREFIX):
                 reader = readers.get(tag[prefix:])
-                if reader is not None:
-                    node_elements.append((element, tag[prefix:], reader))
+                if reader is None:
+                    default = element.get("default")
+                else:  # its readers ask its index for every attribute
+                    ext = extensions.ElementIndex(element)
+                    node_elements.append((element, tag[prefix:], reader, ext))
+                    default = ext.attrs.get("default")
             else:
                 continue
             position += 1
-            default = element.get("default")
             if default is not None:
                 defaults[default] = element.get("id")
         flows: dict[str, SequenceFlow] = {}
@@ -324,9 +337,10 @@ class _Compiler:
                 entering.append(flow_id)
         nodes: dict[str, FlowNode] = {}
         audit = self.audit
-        for element, kind, reader in node_elements:
-            if not element.get("id"):
+        for element, kind, reader, ext in node_elements:
+            if not ext.attrs.get("id"):
                 raise self.error(f"{kind} has no id", element)
+            self._index = ext
             node = reader(self, element, links)
             nodes[node.id] = node
             audit(element, node)
@@ -410,7 +424,7 @@ class _Compiler:
         while candidate in self.ids:
             n += 1
             candidate = f"{base}.{n}"
-        self.ids[candidate] = 0
+        self.ids[candidate] = None
         return candidate
 
     def expression(self, element: etree._Element) -> Expression | None:
@@ -426,15 +440,16 @@ class _Compiler:
         The `incoming`/`outgoing` children of the XML are ignored: some tools omit them, and
         the flows' own `sourceRef`/`targetRef` are the truth. Order is document order.
         """
-        node_id = element.get("id") or ""
-        kind = element.tag[_BPMN_PREFIX_LENGTH:]  # a reader is given BPMN elements only
         index = self.index(element)
+        attrs = index.attrs
+        node_id = attrs.get("id") or ""
+        kind = element.tag[_BPMN_PREFIX_LENGTH:]  # a reader is given BPMN elements only
         incoming, outgoing = flows.incoming.get(node_id), flows.outgoing.get(node_id)
         return (
             node_id,
             kind,
             element.sourceline or 0,
-            element.get("name"),
+            attrs.get("name"),
             () if incoming is None else tuple(incoming),
             () if outgoing is None else tuple(outgoing),
             listeners.read(index, kind, self.refuse) if index.has_extensions else (),
@@ -451,10 +466,15 @@ class _Compiler:
                 loop, characteristics = "standard", self.standard_loop(standard)
             for multi in index.bpmn_children("multiInstanceLoopCharacteristics"):
                 loop, characteristics = "multiInstance", self.multi_instance(element, multi)
-        default = element.get("default")
-        io = extensions.io_mapping(index)
-        is_for_compensation = element.get("isForCompensation", "false") == "true"
-        activity_data = data.activity_data(index, self.items_index, self.expression, self.refuse)
+        attrs = index.attrs
+        default = attrs.get("default")
+        io = extensions.io_mapping(index) if index.has_extensions else None
+        is_for_compensation = attrs.get("isForCompensation", "false") == "true"
+        activity_data = (
+            data.activity_data(index, self.items_index, self.expression, self.refuse)
+            if index.children
+            else None
+        )
         return (
             *base,
             default,
@@ -609,11 +629,12 @@ class _Compiler:
 def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
     script = None
     ext = c.index(element)
+    attrs = ext.attrs
     for child in ext.bpmn_children("script") if ext.children else ():
         script = _text(child)
-    script_format = element.get("scriptFormat")
+    script_format = attrs.get("scriptFormat")
     result_variable = ext.vendor_attr("resultVariable")
-    zeebe = extensions.zeebe_script(ext)
+    zeebe = extensions.zeebe_script(ext) if ext.has_extensions else None
     if zeebe and script is None:
         script, result_variable = zeebe
         script_format = "feel"
@@ -628,9 +649,9 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         script,
         script_format,
         result_variable,
-        extensions.form_fields(ext),
-        _ref(message_ref) if (message_ref := element.get("messageRef")) else None,
-        extensions.task_headers(ext),
+        extensions.form_fields(ext) if ext.has_extensions else (),
+        _ref(message_ref) if (message_ref := attrs.get("messageRef")) else None,
+        extensions.task_headers(ext) if ext.has_extensions else (),
         decision,
     )
 
