@@ -6,8 +6,11 @@ Only `parse/` knows XML; everything after it reads these frozen dataclasses. Eac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+_Spec = TypeVar("_Spec")
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,9 +336,18 @@ class BoundaryEvent(Event):
     cancel_activity: bool = True
 
 
+_BUILDERS: dict[type, Callable[..., Any]] = {}
+
+
+def builder(cls: type[_Spec]) -> Callable[..., _Spec]:
+    """A function that makes a spec of `cls` from its fields in their order, as `cls(...)`
+    does by position, in two thirds of the time: the reader makes thousands per file."""
+    return _BUILDERS[cls]
+
+
 def _store_through_slots(cls: type) -> None:
     """Give a frozen slotted dataclass an `__init__` that stores its fields as a mutable
-    class would, in a fraction of the time.
+    class would, in a fraction of the time, and a `builder` that does it faster still.
 
     The generated one stores each field through `object.__setattr__` (a frozen class refuses
     its own `__setattr__`), and even each slot's own `__set__` costs a call per field: for a
@@ -345,6 +357,8 @@ def _store_through_slots(cls: type) -> None:
     `__class__` change between the two), its fields are plain attribute stores, and it is
     switched back. Same parameters, defaults and result; the class stays frozen afterwards.
     An instance of a subclass (which may add a `__dict__`) is stored through the slots.
+    The builder makes the instance as a twin in the first place (one switch, no `__init__`
+    lookup), by position only.
     """
     parameters: list[str] = []
     body: list[str] = []
@@ -361,6 +375,7 @@ def _store_through_slots(cls: type) -> None:
     )
     namespace: dict[str, Any] = {"_cls": cls, "_twin": twin, "_type": type}
     namespace["_switch"] = object.__setattr__
+    namespace["_new"] = object.__new__
     for spec in fields(cls):
         if not spec.init or spec.kw_only or spec.default_factory is not MISSING:
             raise TypeError(f"{cls.__name__}.{spec.name}: only plain fields are stored so")
@@ -381,13 +396,22 @@ def _store_through_slots(cls: type) -> None:
         "    else:",
         *(slow or ["        pass"]),
     ]
-    source = f"def __init__(self, {', '.join(parameters)}):\n" + "\n".join(lines)
+    signature = ", ".join(parameters)
+    source = f"def __init__(self, {signature}):\n" + "\n".join(lines)
+    source += f"\n\n\ndef _build({signature}, /):\n    self = _new(_twin)\n"
+    source += (
+        "\n".join(line[4:] for line in body) + "\n    self.__class__ = _cls\n    return self\n"
+    )
     exec(source, namespace)  # our own field names, as dataclasses itself does
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
     cls.__init__ = init  # type: ignore[misc]
+    build = namespace["_build"]
+    build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
+    build.__module__ = cls.__module__
+    _BUILDERS[cls] = build
 
 
 for _spec in list(globals().values()):

@@ -36,6 +36,7 @@ from bpmn_engine.model.elements import (
     StartEvent,
     SubProcess,
     Task,
+    builder,
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
@@ -44,6 +45,18 @@ from bpmn_engine.parse.xml import local_name as _local
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
+
+# the specs are made by position, faster than by calling their class (`elements.builder`)
+_new_flow = builder(SequenceFlow)
+_new_task = builder(Task)
+_new_subprocess = builder(SubProcess)
+_new_call_activity = builder(CallActivity)
+_new_gateway = builder(Gateway)
+_new_complex_gateway = builder(ComplexGateway)
+_new_start = builder(StartEvent)
+_new_end = builder(EndEvent)
+_new_intermediate = builder(IntermediateEvent)
+_new_boundary = builder(BoundaryEvent)
 
 TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")
 # the spec's default `expressionLanguage`: many tools write it on every file whatever their
@@ -228,10 +241,10 @@ class _Compiler:
             listeners=process_listeners,
         )
 
-    def audit(self, element: etree._Element, node: FlowNode) -> None:
-        """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
+    def audit(self, element: etree._Element, node: FlowNode, ext: extensions.ElementIndex) -> None:
+        """Refuse what would change how the node runs and is not run (docs/coverage.md);
+        `ext` is the element's index."""
         is_activity = isinstance(node, Activity)
-        ext = self.index(element)
         attrs = ext.attrs
         if node.kind == "transaction":
             method = (attrs.get("method") or "##Compensate").strip()
@@ -240,7 +253,7 @@ class _Compiler:
                     element,
                     f"transaction method {method!r}: only ##Compensate (undo by compensation) runs",
                 )
-        resource = ext.vendor_attr("resource")
+        resource = ext.vendor_attr("resource") if ext.has_vendor_attrs else None
         if resource:
             self.refuse(
                 element,
@@ -323,8 +336,8 @@ class _Compiler:
         sequence_flow = self.sequence_flow
         for position, element in flow_elements:
             flow = sequence_flow(element, defaults, position)
-            flows[flow.id] = flow
-        for flow_id, flow in flows.items():  # after all: a repeated id keeps its last flow
+            flow_id = flow.id  # unique: _index_ids refuses a repeated one, generated_id makes none
+            flows[flow_id] = flow
             leaving = outgoing.get(flow.source)
             if leaving is None:
                 outgoing[flow.source] = [flow_id]
@@ -340,10 +353,10 @@ class _Compiler:
         for element, kind, reader, ext in node_elements:
             if not ext.attrs.get("id"):
                 raise self.error(f"{kind} has no id", element)
-            self._index = ext
-            node = reader(self, element, links)
+            self._index = ext  # for what its readers ask by element
+            node = reader(self, element, ext, links)
             nodes[node.id] = node
-            audit(element, node)
+            audit(element, node, ext)
         self._index = index  # the container's readers come next (its listeners, activity)
         self.check_scope(container, nodes, flows)
         kind = _local(container)
@@ -370,6 +383,8 @@ class _Compiler:
             return found.get(element_id)
 
         for flow in flows.values():
+            if flow.source in nodes and flow.target in nodes:
+                continue
             for end, ref in (("sourceRef", flow.source), ("targetRef", flow.target)):
                 if ref not in nodes:
                     where = "in another scope" if ref in self.ids else "unknown"
@@ -406,7 +421,7 @@ class _Compiler:
             for expr in index.bpmn_children("conditionExpression"):
                 condition = self.expression(expr)
             flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
-        return SequenceFlow(  # by position: keywords cost as much as the rest of the call
+        return _new_flow(  # by position: keywords cost as much as the rest of the call
             flow_id,
             source,
             target,
@@ -433,14 +448,15 @@ class _Compiler:
             return None
         return Expression(text, element.get("language") or self.language, element.sourceline)
 
-    def base(self, element: etree._Element, flows: _Links) -> tuple[Any, ...]:
+    def base(
+        self, element: etree._Element, index: extensions.ElementIndex, flows: _Links
+    ) -> tuple[Any, ...]:
         """The fields every flow node has, in `FlowNode`'s order (readers build the specs by
         position); in/out flows come from the sequence flows themselves.
 
         The `incoming`/`outgoing` children of the XML are ignored: some tools omit them, and
         the flows' own `sourceRef`/`targetRef` are the truth. Order is document order.
         """
-        index = self.index(element)
         attrs = index.attrs
         node_id = attrs.get("id") or ""
         kind = element.tag[_BPMN_PREFIX_LENGTH:]  # a reader is given BPMN elements only
@@ -455,10 +471,11 @@ class _Compiler:
             listeners.read(index, kind, self.refuse) if index.has_extensions else (),
         )
 
-    def activity(self, element: etree._Element, flows: _Links) -> tuple[Any, ...]:
+    def activity(
+        self, element: etree._Element, index: extensions.ElementIndex, flows: _Links
+    ) -> tuple[Any, ...]:
         """The fields every activity has, in `Activity`'s order (see `base`)."""
-        base = self.base(element, flows)
-        index = self.index(element)
+        base = self.base(element, index, flows)
         loop = None
         characteristics: MultiInstance | StandardLoop | None = None
         if index.children:
@@ -626,9 +643,10 @@ class _Compiler:
         )
 
 
-def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
+def _read_task(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> Task:
     script = None
-    ext = c.index(element)
     attrs = ext.attrs
     for child in ext.bpmn_children("script") if ext.children else ():
         script = _text(child)
@@ -643,8 +661,8 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         decision, refused = extensions.decision_call(ext)
         if refused:
             c.refuse(element, refused)
-    return Task(  # by position, in the order of the fields (see `_Compiler.base`)
-        *c.activity(element, flows),
+    return _new_task(  # by position, in the order of the fields (see `_Compiler.base`)
+        *c.activity(element, ext, flows),
         extensions.handler_names(ext),
         script,
         script_format,
@@ -656,28 +674,31 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
     )
 
 
-def _read_subprocess(c: _Compiler, element: etree._Element, flows: _Links) -> SubProcess:
+def _read_subprocess(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> SubProcess:
     nodes, inner_flows = c.scope_contents(element)
     scope = FlowScope.build(
-        element.get("id") or "",
+        ext.attrs.get("id") or "",
         element.sourceline or 0,
         nodes,
         inner_flows,
-        variables=data.declared(c.index(element)),
+        variables=data.declared(ext),
     )
-    return SubProcess(
-        *c.activity(element, flows),
+    return _new_subprocess(
+        *c.activity(element, ext, flows),
         scope,
-        element.get("triggeredByEvent", "false") == "true",
+        ext.attrs.get("triggeredByEvent", "false") == "true",
     )
 
 
-def _read_ad_hoc(c: _Compiler, element: etree._Element, flows: _Links) -> AdHocSubProcess:
+def _read_ad_hoc(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> AdHocSubProcess:
     """An ad-hoc subprocess; what would change how it runs and is not run is refused."""
-    plain = _read_subprocess(c, element, flows)
+    plain = _read_subprocess(c, element, ext, flows)
     completion = _children(element, "completionCondition")
     active = None
-    ext = c.index(element)
     for ad_hoc in ext.extension_children(extensions.ZEEBE, "adHoc"):
         text = (ad_hoc.get("activeElementsCollection") or "").strip()
         if text:
@@ -699,8 +720,8 @@ def _read_ad_hoc(c: _Compiler, element: etree._Element, flows: _Links) -> AdHocS
             )
     ad_hoc_node = AdHocSubProcess(
         **{f.name: getattr(plain, f.name) for f in fields(SubProcess)},
-        sequential=(element.get("ordering") or "Parallel").strip() == "Sequential",
-        cancel_remaining=element.get("cancelRemainingInstances", "true").strip() != "false",
+        sequential=(ext.attrs.get("ordering") or "Parallel").strip() == "Sequential",
+        cancel_remaining=ext.attrs.get("cancelRemainingInstances", "true").strip() != "false",
         completion=c.expression(completion[0]) if completion else None,
         active_elements=active,
     )
@@ -709,23 +730,26 @@ def _read_ad_hoc(c: _Compiler, element: etree._Element, flows: _Links) -> AdHocS
     return ad_hoc_node
 
 
-def _read_complex_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> ComplexGateway:
+def _read_complex_gateway(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> ComplexGateway:
     condition = _children(element, "activationCondition")
-    return ComplexGateway(
-        *c.base(element, flows),
-        element.get("default"),
-        element.get("gatewayDirection"),
+    return _new_complex_gateway(
+        *c.base(element, ext, flows),
+        ext.attrs.get("default"),
+        ext.attrs.get("gatewayDirection"),
         False,  # instantiate: only an event-based gateway starts a process
         c.expression(condition[0]) if condition else None,
     )
 
 
-def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) -> CallActivity:
-    called = element.get("calledElement")
+def _read_call_activity(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> CallActivity:
+    called = ext.attrs.get("calledElement")
     if called is not None and not extensions.is_expression(called):
         called = _ref(called)
     parent_all = child_all = True
-    ext = c.index(element)
     binding = extensions.call_binding(ext)
     for definition in ext.extension_children(extensions.ZEEBE, "calledElement"):
         called = called or definition.get("processId")
@@ -736,8 +760,8 @@ def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) ->
             binding = zeebe._replace(refused=binding.refused + zeebe.refused)
     for where, problem in binding.refused:
         c.refuse(where, problem)
-    return CallActivity(
-        *c.activity(element, flows),
+    return _new_call_activity(
+        *c.activity(element, ext, flows),
         (called or "").strip() or None,
         extensions.call_mappings(ext, "in"),
         extensions.call_mappings(ext, "out"),
@@ -748,47 +772,57 @@ def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) ->
     )
 
 
-def _read_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> Gateway:
-    return Gateway(
-        *c.base(element, flows),
-        element.get("default"),
-        element.get("gatewayDirection"),
-        element.get("instantiate") == "true",
+def _read_gateway(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> Gateway:
+    return _new_gateway(
+        *c.base(element, ext, flows),
+        ext.attrs.get("default"),
+        ext.attrs.get("gatewayDirection"),
+        ext.attrs.get("instantiate") == "true",
     )
 
 
-def _read_start(c: _Compiler, element: etree._Element, flows: _Links) -> StartEvent:
-    return StartEvent(
-        *c.base(element, flows),
+def _read_start(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> StartEvent:
+    return _new_start(
+        *c.base(element, ext, flows),
         c.event_definitions(element),
-        element.get("parallelMultiple") == "true",
-        element.get("isInterrupting", "true") != "false",
+        ext.attrs.get("parallelMultiple") == "true",
+        ext.attrs.get("isInterrupting", "true") != "false",
     )
 
 
-def _read_end(c: _Compiler, element: etree._Element, flows: _Links) -> EndEvent:
-    return EndEvent(*c.base(element, flows), c.event_definitions(element))
+def _read_end(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> EndEvent:
+    return _new_end(*c.base(element, ext, flows), c.event_definitions(element))
 
 
-def _read_intermediate(c: _Compiler, element: etree._Element, flows: _Links) -> IntermediateEvent:
-    return IntermediateEvent(
-        *c.base(element, flows),
+def _read_intermediate(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> IntermediateEvent:
+    return _new_intermediate(
+        *c.base(element, ext, flows),
         c.event_definitions(element),
-        element.get("parallelMultiple") == "true",
+        ext.attrs.get("parallelMultiple") == "true",
     )
 
 
-def _read_boundary(c: _Compiler, element: etree._Element, flows: _Links) -> BoundaryEvent:
-    return BoundaryEvent(
-        *c.base(element, flows),
+def _read_boundary(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> BoundaryEvent:
+    return _new_boundary(
+        *c.base(element, ext, flows),
         c.event_definitions(element),
-        element.get("parallelMultiple") == "true",
-        _ref(element.get("attachedToRef")) or "",
-        element.get("cancelActivity", "true") != "false",
+        ext.attrs.get("parallelMultiple") == "true",
+        _ref(ext.attrs.get("attachedToRef")) or "",
+        ext.attrs.get("cancelActivity", "true") != "false",
     )
 
 
-_Reader = Callable[[_Compiler, etree._Element, "_Links"], FlowNode]
+_Reader = Callable[[_Compiler, etree._Element, extensions.ElementIndex, _Links], FlowNode]
 _NODE_READERS: dict[str, _Reader] = {
     **dict.fromkeys(TASKS, _read_task),
     **dict.fromkeys(SUB_PROCESSES, _read_subprocess),

@@ -247,3 +247,19 @@ def test_the_fields_are_in_the_order_the_reader_passes_them(name: str) -> None:
 
     cls = getattr(model, name)
     assert tuple(f.name for f in dataclasses.fields(cls)) == READ_BY_POSITION[name]
+
+
+@pytest.mark.parametrize("name", sorted(READ_BY_POSITION))
+def test_a_builder_makes_what_the_class_makes(name: str) -> None:
+    from bpmn_engine import model
+    from bpmn_engine.model.elements import builder
+
+    cls = getattr(model, name)
+    values = [f"v{i}" for i in range(len(dataclasses.fields(cls)))]
+    built = builder(cls)(*values)
+    assert type(built) is cls and built == cls(*values)
+    assert dataclasses.astuple(built) == tuple(values)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.id = "other"  # type: ignore[attr-defined]
+    required = [f for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING]
+    assert builder(cls)(*values[: len(required)]) == cls(*values[: len(required)])  # defaults
