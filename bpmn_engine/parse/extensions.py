@@ -37,6 +37,12 @@ _BEAN = re.compile(r"^[$#]\{\s*([A-Za-z_][\w]*)")
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _VENDOR_PREFIXES = tuple(f"{{{ns}}}" for ns in CAMUNDA_LIKE)
 _NONE: tuple[etree._Element, ...] = ()
+# what a plain element may have (see `ElementIndex.plain`): attributes, and the children no
+# reader looks at (the flows' own sourceRef and targetRef say what incoming/outgoing say)
+_PLAIN_ATTRS = frozenset({"id", "name"})
+_PLAIN_CHILDREN = frozenset(
+    f"{_BPMN_PREFIX}{tag}" for tag in ("incoming", "outgoing", "documentation")
+)
 _EMPTY: dict[str, list[etree._Element]] = {}
 
 
@@ -57,6 +63,10 @@ class ElementIndex:
     `attrs` answers `element.get(name)` for every name: a reader asks a dozen attributes of
     a task, most of them absent, and lxml makes the key's bytes and looks for each one (a
     tenth of loading a file); one `items()` costs about two of them.
+
+    `plain`: the element has no attribute but `id` and `name` and no child but `incoming`,
+    `outgoing` and `documentation`, so every other field of its spec is the default and
+    nothing about it is refused: most tasks and events, which readers then make directly.
     """
 
     __slots__ = (
@@ -67,17 +77,20 @@ class ElementIndex:
         "element",
         "has_extensions",
         "has_vendor_attrs",
+        "plain",
     )
 
     def __init__(self, element: etree._Element) -> None:
         self.element = element
-        self.attrs: dict[str, str] = dict(element.items())
+        self.attrs = attrs = dict(element.items())
+        self.plain = plain = attrs.keys() <= _PLAIN_ATTRS
         # whether the element has a Camunda-like (Camunda 7, Activiti, Flowable) attribute
         self.has_vendor_attrs = False
-        for key in self.attrs:
-            if key.startswith(_VENDOR_PREFIXES):
-                self.has_vendor_attrs = True
-                break
+        if not plain:
+            for key in attrs:
+                if key.startswith(_VENDOR_PREFIXES):
+                    self.has_vendor_attrs = True
+                    break
         self.children: Sequence[etree._Element] = _NONE  # elements only, in document order
         self._by_tag: dict[str, list[etree._Element]] | None = _EMPTY
         self.has_extensions = False  # whether it has any extension element at all
@@ -89,7 +102,10 @@ class ElementIndex:
         self._by_tag = None  # made on the first question: a big container is never asked
         extensions: dict[str, list[etree._Element]] = {}
         for child in children:
-            if child.tag.endswith("}extensionElements"):
+            tag = child.tag
+            if plain and tag not in _PLAIN_CHILDREN:
+                self.plain = plain = False
+            if tag.endswith("}extensionElements"):
                 for inner in child.iterdescendants():
                     inner_tag = inner.tag
                     if isinstance(inner_tag, str):

@@ -244,6 +244,8 @@ class _Compiler:
     def audit(self, element: etree._Element, node: FlowNode, ext: extensions.ElementIndex) -> None:
         """Refuse what would change how the node runs and is not run (docs/coverage.md);
         `ext` is the element's index."""
+        if ext.plain:
+            return  # no attribute, child or extension that could be refused
         is_activity = isinstance(node, Activity)
         attrs = ext.attrs
         if node.kind == "transaction":
@@ -646,6 +648,12 @@ class _Compiler:
 def _read_task(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> Task:
+    if ext.plain and element.tag != _BUSINESS_RULE_TASK:
+        # nothing but an id and a name: every other field is its default (as below)
+        base = c.base(element, ext, flows)
+        handler = base[0].strip()  # extensions.handler_names without implementation
+        no_loop = (None, None, None, None, (), False, None, None)  # see `_Compiler.activity`
+        return _new_task(*base, *no_loop, (handler,) if handler else ())
     script = None
     attrs = ext.attrs
     for child in ext.bpmn_children("script") if ext.children else ():
@@ -788,7 +796,7 @@ def _read_start(
 ) -> StartEvent:
     return _new_start(
         *c.base(element, ext, flows),
-        c.event_definitions(element),
+        () if ext.plain else c.event_definitions(element),
         ext.attrs.get("parallelMultiple") == "true",
         ext.attrs.get("isInterrupting", "true") != "false",
     )
@@ -797,7 +805,7 @@ def _read_start(
 def _read_end(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> EndEvent:
-    return _new_end(*c.base(element, ext, flows), c.event_definitions(element))
+    return _new_end(*c.base(element, ext, flows), () if ext.plain else c.event_definitions(element))
 
 
 def _read_intermediate(

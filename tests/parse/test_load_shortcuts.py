@@ -263,3 +263,52 @@ def test_a_builder_makes_what_the_class_makes(name: str) -> None:
         built.id = "other"  # type: ignore[attr-defined]
     required = [f for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING]
     assert builder(cls)(*values[: len(required)]) == cls(*values[: len(required)])  # defaults
+
+
+PLAIN = b"""<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d">
+  <process id="p">
+    <startEvent id="s" name="Start"><outgoing>f1</outgoing></startEvent>
+    <task id="t"><documentation>what it does</documentation><incoming>f1</incoming></task>
+    <userTask id=" u " name="U"/><manualTask id="m"/><serviceTask id="sv"/>
+    <scriptTask id="sc"/><sendTask id="se"/><receiveTask id="r"/>
+    <businessRuleTask id="b"/>
+    <endEvent id="e"><incoming>f2</incoming></endEvent>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+    <sequenceFlow id="f2" sourceRef="t" targetRef="e"/>
+  </process></definitions>"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [PLAIN, *(p.read_bytes() for p in sorted((ROOT / "models").glob("*.bpmn")))],
+    ids=["plain", *(p.name for p in sorted((ROOT / "models").glob("*.bpmn")))],
+)
+def test_a_plain_element_is_read_as_the_whole_reader_reads_it(
+    source: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Elements with nothing but an id, a name and incoming/outgoing/documentation children
+    are made directly (`ElementIndex.plain`); reading every one of them the long way gives
+    the same specs, refusals and warnings."""
+
+    def compiled() -> list[tuple]:
+        try:
+            definitions = compile_definitions(source)
+        except LoadError as error:
+            return [("error", str(error))]
+        return [
+            (scope.id, dict(scope.nodes), dict(scope.flows), getattr(scope, "refused", None))
+            for scope in definitions.scopes.values()
+        ] + [(p.id, p.warned) for p in definitions.processes.values()]
+
+    quick = compiled()
+    index_init = ElementIndex.__init__
+
+    def never_plain(self: ElementIndex, element: etree._Element) -> None:
+        index_init(self, element)
+        self.plain = False
+
+    monkeypatch.setattr(ElementIndex, "__init__", never_plain)
+    assert compiled() == quick
+    if source is PLAIN:
+        nodes = compile_definitions(source).process("p").nodes
+        assert nodes[" u "].handler_names == ("u",) and nodes[" u "].name == "U"
