@@ -307,7 +307,7 @@ class _Compiler:
     ) -> tuple[dict[str, FlowNode], dict[str, SequenceFlow]]:
         """Read the nodes and flows directly inside a process or subprocess and check them."""
         index = self.index(container)
-        prefix, readers = _BPMN_PREFIX_LENGTH, _NODE_READERS
+        readers = _READERS_BY_TAG
         # one pass over the BPMN children: the flows (with their place among them, which
         # names a flow without an id), the flow nodes, and the default flows any names
         flow_elements: list[tuple[int, etree._Element]] = []
@@ -320,36 +320,20 @@ class _Compiler:
                 flow_elements.append((position, element))
                 default = element.get("default")
             elif tag.startswith(_BPMN_PREFIX):
-                reader = readers.get(tag[prefix:])
-                if reader is None:
+                found = readers.get(tag)
+                if found is None:
                     default = element.get("default")
                 else:  # its readers ask its index for every attribute
                     ext = extensions.ElementIndex(element)
-                    node_elements.append((element, tag[prefix:], reader, ext))
+                    node_elements.append((element, *found, ext))
                     default = ext.attrs.get("default")
             else:
                 continue
             position += 1
             if default is not None:
                 defaults[default] = element.get("id")
-        flows: dict[str, SequenceFlow] = {}
         links = _Links()
-        incoming, outgoing = links.incoming, links.outgoing
-        sequence_flow = self.sequence_flow
-        for position, element in flow_elements:
-            flow = sequence_flow(element, defaults, position)
-            flow_id = flow.id  # unique: _index_ids refuses a repeated one, generated_id makes none
-            flows[flow_id] = flow
-            leaving = outgoing.get(flow.source)
-            if leaving is None:
-                outgoing[flow.source] = [flow_id]
-            else:
-                leaving.append(flow_id)
-            entering = incoming.get(flow.target)
-            if entering is None:
-                incoming[flow.target] = [flow_id]
-            else:
-                entering.append(flow_id)
+        flows = self.sequence_flows(flow_elements, defaults, links)
         nodes: dict[str, FlowNode] = {}
         audit = self.audit
         for element, kind, reader, ext in node_elements:
@@ -409,30 +393,51 @@ class _Compiler:
                     by_id(node.id),
                 )
 
-    def sequence_flow(
-        self, element: etree._Element, defaults: dict[str, str | None], position: int
-    ) -> SequenceFlow:
-        source, target = element.get("sourceRef"), element.get("targetRef")
-        if not source or not target:
-            raise self.error("sequence flow needs both sourceRef and targetRef", element)
-        flow_id = element.get("id") or self.generated_id(f"{source}->{target}#{position}")
-        condition = None
-        flow_listeners: tuple[Listener, ...] = ()
-        if len(element):  # most flows have no condition and no listener: no child at all
-            index = self.index(element)
-            for expr in index.bpmn_children("conditionExpression"):
-                condition = self.expression(expr)
-            flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
-        return _new_flow(  # by position: keywords cost as much as the rest of the call
-            flow_id,
-            source,
-            target,
-            element.sourceline or 0,
-            element.get("name"),
-            condition,
-            defaults.get(flow_id) == source,
-            flow_listeners,
-        )
+    def sequence_flows(
+        self,
+        elements: list[tuple[int, etree._Element]],
+        defaults: dict[str, str | None],
+        links: _Links,
+    ) -> dict[str, SequenceFlow]:
+        """The scope's sequence flows by id, in document order (each with its place among the
+        scope's BPMN children), and in `links` by the node they leave and enter."""
+        flows: dict[str, SequenceFlow] = {}
+        incoming, outgoing = links.incoming, links.outgoing
+        for position, element in elements:
+            source, target = element.get("sourceRef"), element.get("targetRef")
+            if not source or not target:
+                raise self.error("sequence flow needs both sourceRef and targetRef", element)
+            flow_id = element.get("id") or self.generated_id(f"{source}->{target}#{position}")
+            condition = None
+            flow_listeners: tuple[Listener, ...] = ()
+            if len(element):  # most flows have no condition and no listener: no child at all
+                index = self.index(element)
+                for expr in index.bpmn_children("conditionExpression"):
+                    condition = self.expression(expr)
+                flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
+            # by position: keywords cost as much as the rest of the call
+            flows[flow_id] = _new_flow(
+                flow_id,
+                source,
+                target,
+                element.sourceline or 0,
+                element.get("name"),
+                condition,
+                defaults.get(flow_id) == source,
+                flow_listeners,
+            )
+            # flow ids are unique: _index_ids refuses a repeated one, generated_id makes none
+            leaving = outgoing.get(source)
+            if leaving is None:
+                outgoing[source] = [flow_id]
+            else:
+                leaving.append(flow_id)
+            entering = incoming.get(target)
+            if entering is None:
+                incoming[target] = [flow_id]
+            else:
+                entering.append(flow_id)
+        return flows
 
     def generated_id(self, base: str) -> str:
         """An id for an element the XSD lets go without one (a sequence flow): the same for
@@ -461,7 +466,7 @@ class _Compiler:
         """
         attrs = index.attrs
         node_id = attrs.get("id") or ""
-        kind = element.tag[_BPMN_PREFIX_LENGTH:]  # a reader is given BPMN elements only
+        kind = _READERS_BY_TAG[element.tag][0]  # a reader is given its own elements only
         incoming, outgoing = flows.incoming.get(node_id), flows.outgoing.get(node_id)
         return (
             node_id,
@@ -844,6 +849,8 @@ _NODE_READERS: dict[str, _Reader] = {
     "intermediateCatchEvent": _read_intermediate,
     "boundaryEvent": _read_boundary,
 }
+# by full tag: (kind, reader), the kind one string for every node of that kind
+_READERS_BY_TAG = {f"{_BPMN_PREFIX}{kind}": (kind, read) for kind, read in _NODE_READERS.items()}
 
 
 def _with_boundaries(nodes: dict[str, FlowNode]) -> dict[str, FlowNode]:
