@@ -80,7 +80,6 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"
-_BPMN_PREFIX_LENGTH = len(_BPMN_PREFIX)
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 _SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
 _ANY_BPMN = f"{_BPMN_PREFIX}*"
@@ -107,7 +106,7 @@ def _text(element: etree._Element) -> str:
 
 class _Links:
     """The sequence flows of one scope, indexed by the node they leave and enter (filled by
-    `scope_contents` as it reads the flows, in document order)."""
+    `_Compiler.sequence_flows` as it reads the flows, in document order)."""
 
     def __init__(self) -> None:
         self.incoming: dict[str, list[str]] = {}

@@ -1,9 +1,10 @@
 """What loading does faster still gives what the plain ways give (issue 15, the Load target).
 
-Each element's children and extension elements are indexed once (`ElementIndex`), a scope's
-graph is filled directly, the specs store their fields through their slots, and the garbage
-collector is held while a document compiles: each answer here is checked against the plain
-way of getting it.
+Each element's attributes, children and extension elements are indexed once (`ElementIndex`),
+a scope's graph is filled directly, the specs store their fields as a mutable twin class would
+(and the reader makes them by position with `elements.builder`), a plain task or event is made
+without the whole reader, and the garbage collector is held while a document compiles: each
+answer here is checked against the plain way of getting it.
 """
 
 from __future__ import annotations
