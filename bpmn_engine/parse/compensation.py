@@ -40,7 +40,8 @@ def link_handlers(
             host = result.get(node.attached_to)
             if handler is not None and isinstance(host, Activity):
                 result[host.id] = replace(host, compensation_handler=handler)
-        _check(node, nodes, container_kind, refuse)
+        if isinstance(node, Event) or (isinstance(node, Activity) and node.is_for_compensation):
+            _check(node, nodes, container_kind, refuse)  # nothing to check of any other node
         if node.kind == "transaction":
             _check_cancel_caught(node, nodes, refuse)
     return result

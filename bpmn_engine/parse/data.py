@@ -70,20 +70,22 @@ class DataItems:
         return [s for s in sources if s], (targets[0] if targets and targets[0] else None)
 
 
-def declared(container: etree._Element, *, process: bool = False) -> tuple[str, ...]:
-    """The variables a process or subprocess declares: its data objects (and, for a process,
-    its properties; a subprocess's properties are read with the activity)."""
+def declared(container: ElementIndex, *, process: bool = False) -> tuple[str, ...]:
+    """The variables a process or subprocess declares (`container` its element's index): its
+    data objects (and, for a process, its properties; a subprocess's properties are read
+    with the activity)."""
     kinds = ("dataObject", "property") if process else ("dataObject",)
     return tuple(
-        e.get("id", "") for kind in kinds for e in _bpmn_children(container, kind) if e.get("id")
+        e.get("id", "") for kind in kinds for e in container.bpmn_children(kind) if e.get("id")
     )
 
 
-def process_inputs(process: etree._Element) -> tuple[tuple[str, int], ...]:
-    """A process's data inputs: each must be given when an instance starts."""
+def process_inputs(process: ElementIndex) -> tuple[tuple[str, int], ...]:
+    """A process's data inputs (`process` its element's index): each must be given when an
+    instance starts."""
     return tuple(
         (item.get("id", ""), item.sourceline or 0)
-        for spec in _bpmn_children(process, "ioSpecification")
+        for spec in process.bpmn_children("ioSpecification")
         for item in _bpmn_children(spec, "dataInput")
         if item.get("id")
     )

@@ -37,6 +37,12 @@ _BEAN = re.compile(r"^[$#]\{\s*([A-Za-z_][\w]*)")
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _VENDOR_PREFIXES = tuple(f"{{{ns}}}" for ns in CAMUNDA_LIKE)
 _NONE: tuple[etree._Element, ...] = ()
+# what a plain element may have (see `ElementIndex.plain`): attributes, and the children no
+# reader looks at (the flows' own sourceRef and targetRef say what incoming/outgoing say)
+_PLAIN_ATTRS = frozenset({"id", "name"})
+_PLAIN_CHILDREN = frozenset(
+    f"{_BPMN_PREFIX}{tag}" for tag in ("incoming", "outgoing", "documentation")
+)
 _EMPTY: dict[str, list[etree._Element]] = {}
 
 
@@ -50,14 +56,41 @@ def vendor_attr(element: etree._Element, name: str) -> str | None:
 
 
 class ElementIndex:
-    """An element's direct children by tag and the elements under its `extensionElements`
-    (at any depth) by tag; `vendor_attr` looks only when it has a Camunda-like attribute."""
+    """An element's attributes, its direct children by tag and the elements under its
+    `extensionElements` (at any depth) by tag; `vendor_attr` looks only when it has a
+    Camunda-like attribute.
 
-    __slots__ = ("_by_tag", "_extensions", "_vendor", "children", "element", "has_extensions")
+    `attrs` answers `element.get(name)` for every name: a reader asks a dozen attributes of
+    a task, most of them absent, and lxml makes the key's bytes and looks for each one (a
+    tenth of loading a file); one `items()` costs about two of them.
+
+    `plain`: the element has no attribute but `id` and `name` and no child but `incoming`,
+    `outgoing` and `documentation`, so every other field of its spec is the default and
+    nothing about it is refused: most tasks and events, which readers then make directly.
+    """
+
+    __slots__ = (
+        "_by_tag",
+        "_extensions",
+        "attrs",
+        "children",
+        "element",
+        "has_extensions",
+        "has_vendor_attrs",
+        "plain",
+    )
 
     def __init__(self, element: etree._Element) -> None:
         self.element = element
-        self._vendor: bool | None = None
+        self.attrs = attrs = dict(element.items())
+        self.plain = plain = attrs.keys() <= _PLAIN_ATTRS
+        # whether the element has a Camunda-like (Camunda 7, Activiti, Flowable) attribute
+        self.has_vendor_attrs = False
+        if not plain:
+            for key in attrs:
+                if key.startswith(_VENDOR_PREFIXES):
+                    self.has_vendor_attrs = True
+                    break
         self.children: Sequence[etree._Element] = _NONE  # elements only, in document order
         self._by_tag: dict[str, list[etree._Element]] | None = _EMPTY
         self.has_extensions = False  # whether it has any extension element at all
@@ -69,7 +102,10 @@ class ElementIndex:
         self._by_tag = None  # made on the first question: a big container is never asked
         extensions: dict[str, list[etree._Element]] = {}
         for child in children:
-            if child.tag.endswith("}extensionElements"):
+            tag = child.tag
+            if plain and tag not in _PLAIN_CHILDREN:
+                self.plain = plain = False
+            if tag.endswith("}extensionElements"):
                 for inner in child.iterdescendants():
                     inner_tag = inner.tag
                     if isinstance(inner_tag, str):
@@ -100,22 +136,16 @@ class ElementIndex:
             return _NONE
         return self._extensions.get(f"{{{ns}}}{name}", _NONE)
 
-    @property
-    def has_vendor_attrs(self) -> bool:
-        """Whether the element has a Camunda-like (Camunda 7, Activiti, Flowable) attribute."""
-        if self._vendor is None:
-            # `keys()` are the attribute names (iterating an element gives its children)
-            self._vendor = False
-            names = self.element.keys()
-            for key in names:
-                if key.startswith(_VENDOR_PREFIXES):
-                    self._vendor = True
-                    break
-        return self._vendor
-
     def vendor_attr(self, name: str) -> str | None:
         """`camunda:name` (or the Activiti/Flowable twin) on the element."""
-        return vendor_attr(self.element, name) if self.has_vendor_attrs else None
+        if not self.has_vendor_attrs:
+            return None
+        attrs = self.attrs
+        for ns in CAMUNDA_LIKE:
+            value = attrs.get(f"{{{ns}}}{name}")
+            if value:
+                return value
+        return None
 
 
 def extension_children(element: etree._Element, ns: str, name: str) -> list[etree._Element]:
@@ -128,10 +158,10 @@ def extension_children(element: etree._Element, ns: str, name: str) -> list[etre
 
 def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     """The names a service handler may be registered under, most specific first."""
-    element = ext.element
+    attrs = ext.attrs
     if not ext.has_extensions and not ext.has_vendor_attrs:  # most tasks: implementation, id
-        element_id = element.get("id", "").strip()
-        implementation = element.get("implementation", "")
+        element_id = attrs.get("id", "").strip()
+        implementation = attrs.get("implementation", "")
         if implementation and not implementation.startswith("##") and "://" not in implementation:
             implementation = implementation.strip()
             if implementation and implementation != element_id:
@@ -151,10 +181,10 @@ def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     names.append((ext.vendor_attr("class") or "").rsplit(".", 1)[-1])
     for operator in ext.extension_children(SPIFF, "serviceTaskOperator"):
         names.append(operator.get("id", ""))
-    implementation = element.get("implementation", "")
+    implementation = attrs.get("implementation", "")
     if implementation and not implementation.startswith("##") and "://" not in implementation:
         names.append(implementation)
-    names.append(element.get("id", ""))
+    names.append(attrs.get("id", ""))
     unique: list[str] = []
     for name in names:
         name = name.strip()

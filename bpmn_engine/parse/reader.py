@@ -36,6 +36,7 @@ from bpmn_engine.model.elements import (
     StartEvent,
     SubProcess,
     Task,
+    builder,
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
@@ -44,6 +45,18 @@ from bpmn_engine.parse.xml import local_name as _local
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
+
+# the specs are made by position, faster than by calling their class (`elements.builder`)
+_new_flow = builder(SequenceFlow)
+_new_task = builder(Task)
+_new_subprocess = builder(SubProcess)
+_new_call_activity = builder(CallActivity)
+_new_gateway = builder(Gateway)
+_new_complex_gateway = builder(ComplexGateway)
+_new_start = builder(StartEvent)
+_new_end = builder(EndEvent)
+_new_intermediate = builder(IntermediateEvent)
+_new_boundary = builder(BoundaryEvent)
 
 TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")
 # the spec's default `expressionLanguage`: many tools write it on every file whatever their
@@ -67,8 +80,9 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"
-_BPMN_PREFIX_LENGTH = len(_BPMN_PREFIX)
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
+_SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
+_ANY_BPMN = f"{_BPMN_PREFIX}*"
 
 
 def _is_bpmn(element: etree._Element) -> bool:
@@ -92,7 +106,7 @@ def _text(element: etree._Element) -> str:
 
 class _Links:
     """The sequence flows of one scope, indexed by the node they leave and enter (filled by
-    `scope_contents` as it reads the flows, in document order)."""
+    `_Compiler.sequence_flows` as it reads the flows, in document order)."""
 
     def __init__(self) -> None:
         self.incoming: dict[str, list[str]] = {}
@@ -104,7 +118,9 @@ class _Compiler:
 
     def __init__(self, file: str) -> None:
         self.file = file
-        self.ids: dict[str, int] = {}
+        # every id -> its element (None: generated); holding the elements keeps lxml's
+        # proxies of them for the readers, which would otherwise make each one again
+        self.ids: dict[str, etree._Element | None] = {}
         self.root_definitions: dict[str, etree._Element] = {}
         self.language: str | None = None  # definitions/@expressionLanguage
         self.items: data.DataItems | None = None
@@ -185,18 +201,21 @@ class _Compiler:
 
     def _index_ids(self, root: etree._Element, items: data.DataItems) -> None:
         """Duplicate ids among BPMN elements would make references ambiguous: refuse them.
-        The same walk hands the data items to `items`."""
+        Then the data items go to `items` (lxml finds their tags without a walk in Python,
+        and at once when the document has none)."""
         ids = self.ids
-        item_tags = data.ITEM_TAGS
-        for element in root.iter(f"{{{BPMN}}}*"):
+        for element in root.iter(_ANY_BPMN):
             element_id = element.get("id")
             if not element_id:
                 continue
-            if element_id in ids:
-                first = ids[element_id]
-                raise self.error(f"duplicate id (first used on line {first})", element)
-            ids[element_id] = element.sourceline or 0
-            if element.tag in item_tags:
+            first = ids.get(element_id)
+            if first is not None:
+                line = first.sourceline or 0
+                raise self.error(f"duplicate id (first used on line {line})", element)
+            ids[element_id] = element
+        for element in root.iter(*data.ITEM_TAGS):
+            element_id = element.get("id")
+            if element_id:
                 items.note(element, element_id)
 
     def process(self, element: etree._Element) -> Process:
@@ -205,7 +224,8 @@ class _Compiler:
             raise self.error("process has no id", element)
         self.refusals, self.warnings = [], []
         nodes, flows = self.scope_contents(element)
-        process_listeners = listeners.read(self.index(element), "process", self.refuse)
+        index = self.index(element)
+        process_listeners = listeners.read(index, "process", self.refuse)
         return Process.build(
             process_id,
             element.sourceline or 0,
@@ -213,42 +233,47 @@ class _Compiler:
             flows,
             name=element.get("name"),
             is_executable=element.get("isExecutable", "true").strip().lower() != "false",
-            variables=data.declared(element, process=True),
-            inputs=data.process_inputs(element),
+            variables=data.declared(index, process=True),
+            inputs=data.process_inputs(index),
             refused=tuple(self.refusals),
             warned=tuple(self.warnings),
             listeners=process_listeners,
         )
 
-    def audit(self, element: etree._Element, node: FlowNode) -> None:
-        """Refuse what would change how the node runs and is not run (docs/coverage.md)."""
+    def audit(self, element: etree._Element, node: FlowNode, ext: extensions.ElementIndex) -> None:
+        """Refuse what would change how the node runs and is not run (docs/coverage.md);
+        `ext` is the element's index."""
+        if ext.plain:
+            return  # no attribute, child or extension that could be refused
         is_activity = isinstance(node, Activity)
-        ext = self.index(element)
+        attrs = ext.attrs
         if node.kind == "transaction":
-            method = (element.get("method") or "##Compensate").strip()
+            method = (attrs.get("method") or "##Compensate").strip()
             if method != "##Compensate":
                 self.refuse(
                     element,
                     f"transaction method {method!r}: only ##Compensate (undo by compensation) runs",
                 )
-        resource = ext.vendor_attr("resource")
+        resource = ext.vendor_attr("resource") if ext.has_vendor_attrs else None
         if resource:
             self.refuse(
                 element,
                 f"script resource {resource!r}: scripts kept in other files are not loaded; "
                 "write the script inline",
             )
-        for child, reason in extensions.refused(ext, mappings=is_activity):
+        for child, reason in (
+            extensions.refused(ext, mappings=is_activity) if ext.has_extensions else ()
+        ):
             self.refuse(child, f"{_local(child)}: {reason}")
         if is_activity:
             for attr in ("startQuantity", "completionQuantity"):
-                if element.get(attr, "1").strip() not in ("1", ""):
+                if attrs.get(attr, "1").strip() not in ("1", ""):
                     self.refuse(
                         element,
-                        f"{attr}={element.get(attr)!r}: only 1 is supported (a token starts and "
+                        f"{attr}={attrs.get(attr)!r}: only 1 is supported (a token starts and "
                         "completes the activity once)",
                     )
-        else:
+        elif ext.children:
             for tag in ("dataInputAssociation", "dataOutputAssociation"):
                 for association in ext.bpmn_children(tag):
                     self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
@@ -281,41 +306,42 @@ class _Compiler:
     ) -> tuple[dict[str, FlowNode], dict[str, SequenceFlow]]:
         """Read the nodes and flows directly inside a process or subprocess and check them."""
         index = self.index(container)
-        prefix = _BPMN_PREFIX_LENGTH
-        elements = [(c, c.tag[prefix:]) for c in index.children if c.tag.startswith(_BPMN_PREFIX)]
+        readers = _READERS_BY_TAG
+        # one pass over the BPMN children: the flows (with their place among them, which
+        # names a flow without an id), the flow nodes, and the default flows any names
+        flow_elements: list[tuple[int, etree._Element]] = []
+        node_elements: list[tuple[etree._Element, str, _Reader, extensions.ElementIndex]] = []
         defaults: dict[str, str | None] = {}
-        for element, _kind in elements:
-            default = element.get("default")
+        position = 0
+        for element in index.children:
+            tag = element.tag
+            if tag == _SEQUENCE_FLOW:
+                flow_elements.append((position, element))
+                default = element.get("default")
+            elif tag.startswith(_BPMN_PREFIX):
+                found = readers.get(tag)
+                if found is None:
+                    default = element.get("default")
+                else:  # its readers ask its index for every attribute
+                    ext = extensions.ElementIndex(element)
+                    node_elements.append((element, *found, ext))
+                    default = ext.attrs.get("default")
+            else:
+                continue
+            position += 1
             if default is not None:
                 defaults[default] = element.get("id")
-        flows: dict[str, SequenceFlow] = {}
         links = _Links()
-        incoming, outgoing = links.incoming, links.outgoing
-        for position, (element, kind) in enumerate(elements):
-            if kind == "sequenceFlow":
-                flow = self.sequence_flow(element, defaults, position)
-                flows[flow.id] = flow
-        for flow_id, flow in flows.items():  # after all: a repeated id keeps its last flow
-            leaving = outgoing.get(flow.source)
-            if leaving is None:
-                outgoing[flow.source] = [flow_id]
-            else:
-                leaving.append(flow_id)
-            entering = incoming.get(flow.target)
-            if entering is None:
-                incoming[flow.target] = [flow_id]
-            else:
-                entering.append(flow_id)
+        flows = self.sequence_flows(flow_elements, defaults, links)
         nodes: dict[str, FlowNode] = {}
-        for element, kind in elements:
-            reader = _NODE_READERS.get(kind)
-            if reader is None:
-                continue
-            if not element.get("id"):
+        audit = self.audit
+        for element, kind, reader, ext in node_elements:
+            if not ext.attrs.get("id"):
                 raise self.error(f"{kind} has no id", element)
-            node = reader(self, element, links)
+            self._index = ext  # for what its readers ask by element
+            node = reader(self, element, ext, links)
             nodes[node.id] = node
-            self.audit(element, node)
+            audit(element, node, ext)
         self._index = index  # the container's readers come next (its listeners, activity)
         self.check_scope(container, nodes, flows)
         kind = _local(container)
@@ -342,6 +368,8 @@ class _Compiler:
             return found.get(element_id)
 
         for flow in flows.values():
+            if flow.source in nodes and flow.target in nodes:
+                continue
             for end, ref in (("sourceRef", flow.source), ("targetRef", flow.target)):
                 if ref not in nodes:
                     where = "in another scope" if ref in self.ids else "unknown"
@@ -364,30 +392,51 @@ class _Compiler:
                     by_id(node.id),
                 )
 
-    def sequence_flow(
-        self, element: etree._Element, defaults: dict[str, str | None], position: int
-    ) -> SequenceFlow:
-        source, target = element.get("sourceRef"), element.get("targetRef")
-        if not source or not target:
-            raise self.error("sequence flow needs both sourceRef and targetRef", element)
-        flow_id = element.get("id") or self.generated_id(f"{source}->{target}#{position}")
-        condition = None
-        flow_listeners: tuple[Listener, ...] = ()
-        if len(element):  # most flows have no condition and no listener: no child at all
-            index = self.index(element)
-            for expr in index.bpmn_children("conditionExpression"):
-                condition = self.expression(expr)
-            flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
-        return SequenceFlow(
-            id=flow_id,
-            source=source,
-            target=target,
-            line=element.sourceline or 0,
-            name=element.get("name"),
-            condition=condition,
-            is_default=defaults.get(flow_id) == source,
-            listeners=flow_listeners,
-        )
+    def sequence_flows(
+        self,
+        elements: list[tuple[int, etree._Element]],
+        defaults: dict[str, str | None],
+        links: _Links,
+    ) -> dict[str, SequenceFlow]:
+        """The scope's sequence flows by id, in document order (each with its place among the
+        scope's BPMN children), and in `links` by the node they leave and enter."""
+        flows: dict[str, SequenceFlow] = {}
+        incoming, outgoing = links.incoming, links.outgoing
+        for position, element in elements:
+            source, target = element.get("sourceRef"), element.get("targetRef")
+            if not source or not target:
+                raise self.error("sequence flow needs both sourceRef and targetRef", element)
+            flow_id = element.get("id") or self.generated_id(f"{source}->{target}#{position}")
+            condition = None
+            flow_listeners: tuple[Listener, ...] = ()
+            if len(element):  # most flows have no condition and no listener: no child at all
+                index = self.index(element)
+                for expr in index.bpmn_children("conditionExpression"):
+                    condition = self.expression(expr)
+                flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
+            # by position: keywords cost as much as the rest of the call
+            flows[flow_id] = _new_flow(
+                flow_id,
+                source,
+                target,
+                element.sourceline or 0,
+                element.get("name"),
+                condition,
+                defaults.get(flow_id) == source,
+                flow_listeners,
+            )
+            # flow ids are unique: _index_ids refuses a repeated one, generated_id makes none
+            leaving = outgoing.get(source)
+            if leaving is None:
+                outgoing[source] = [flow_id]
+            else:
+                leaving.append(flow_id)
+            entering = incoming.get(target)
+            if entering is None:
+                incoming[target] = [flow_id]
+            else:
+                entering.append(flow_id)
+        return flows
 
     def generated_id(self, base: str) -> str:
         """An id for an element the XSD lets go without one (a sequence flow): the same for
@@ -396,7 +445,7 @@ class _Compiler:
         while candidate in self.ids:
             n += 1
             candidate = f"{base}.{n}"
-        self.ids[candidate] = 0
+        self.ids[candidate] = None
         return candidate
 
     def expression(self, element: etree._Element) -> Expression | None:
@@ -405,28 +454,34 @@ class _Compiler:
             return None
         return Expression(text, element.get("language") or self.language, element.sourceline)
 
-    def base(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
-        """Fields every flow node has; in/out flows come from the sequence flows themselves.
+    def base(
+        self, element: etree._Element, index: extensions.ElementIndex, flows: _Links
+    ) -> tuple[Any, ...]:
+        """The fields every flow node has, in `FlowNode`'s order (readers build the specs by
+        position); in/out flows come from the sequence flows themselves.
 
         The `incoming`/`outgoing` children of the XML are ignored: some tools omit them, and
         the flows' own `sourceRef`/`targetRef` are the truth. Order is document order.
         """
-        node_id = element.get("id") or ""
-        kind = element.tag[_BPMN_PREFIX_LENGTH:]  # a reader is given BPMN elements only
-        index = self.index(element)
-        return {
-            "id": node_id,
-            "kind": kind,
-            "line": element.sourceline or 0,
-            "name": element.get("name"),
-            "incoming": tuple(flows.incoming.get(node_id, ())),
-            "outgoing": tuple(flows.outgoing.get(node_id, ())),
-            "listeners": listeners.read(index, kind, self.refuse),
-        }
+        attrs = index.attrs
+        node_id = attrs.get("id") or ""
+        kind = _READERS_BY_TAG[element.tag][0]  # a reader is given its own elements only
+        incoming, outgoing = flows.incoming.get(node_id), flows.outgoing.get(node_id)
+        return (
+            node_id,
+            kind,
+            element.sourceline or 0,
+            attrs.get("name"),
+            () if incoming is None else tuple(incoming),
+            () if outgoing is None else tuple(outgoing),
+            listeners.read(index, kind, self.refuse) if index.has_extensions else (),
+        )
 
-    def activity(self, element: etree._Element, flows: _Links) -> dict[str, Any]:
-        fields = self.base(element, flows)
-        index = self.index(element)
+    def activity(
+        self, element: etree._Element, index: extensions.ElementIndex, flows: _Links
+    ) -> tuple[Any, ...]:
+        """The fields every activity has, in `Activity`'s order (see `base`)."""
+        base = self.base(element, index, flows)
         loop = None
         characteristics: MultiInstance | StandardLoop | None = None
         if index.children:
@@ -434,13 +489,26 @@ class _Compiler:
                 loop, characteristics = "standard", self.standard_loop(standard)
             for multi in index.bpmn_children("multiInstanceLoopCharacteristics"):
                 loop, characteristics = "multiInstance", self.multi_instance(element, multi)
-        fields["default"] = element.get("default")
-        fields["io"] = extensions.io_mapping(index)
-        fields["loop"] = loop
-        fields["loop_characteristics"] = characteristics
-        fields["is_for_compensation"] = element.get("isForCompensation", "false") == "true"
-        fields["data"] = data.activity_data(index, self.items_index, self.expression, self.refuse)
-        return fields
+        attrs = index.attrs
+        default = attrs.get("default")
+        io = extensions.io_mapping(index) if index.has_extensions else None
+        is_for_compensation = attrs.get("isForCompensation", "false") == "true"
+        activity_data = (
+            data.activity_data(index, self.items_index, self.expression, self.refuse)
+            if index.children
+            else None
+        )
+        return (
+            *base,
+            default,
+            io,
+            loop,
+            characteristics,
+            (),  # boundary_events: `_with_boundaries` sets them once the scope is read
+            is_for_compensation,
+            activity_data,
+            None,  # compensation_handler: `compensation.link_handlers` sets it
+        )
 
     def standard_loop(self, element: etree._Element) -> StandardLoop:
         maximum_text = (element.get("loopMaximum") or "").strip()
@@ -581,14 +649,22 @@ class _Compiler:
         )
 
 
-def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
+def _read_task(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> Task:
+    if ext.plain and element.tag != _BUSINESS_RULE_TASK:
+        # nothing but an id and a name: every other field is its default (as below)
+        base = c.base(element, ext, flows)
+        handler = base[0].strip()  # extensions.handler_names without implementation
+        no_loop = (None, None, None, None, (), False, None, None)  # see `_Compiler.activity`
+        return _new_task(*base, *no_loop, (handler,) if handler else ())
     script = None
-    ext = c.index(element)
+    attrs = ext.attrs
     for child in ext.bpmn_children("script") if ext.children else ():
         script = _text(child)
-    script_format = element.get("scriptFormat")
+    script_format = attrs.get("scriptFormat")
     result_variable = ext.vendor_attr("resultVariable")
-    zeebe = extensions.zeebe_script(ext)
+    zeebe = extensions.zeebe_script(ext) if ext.has_extensions else None
     if zeebe and script is None:
         script, result_variable = zeebe
         script_format = "feel"
@@ -597,41 +673,44 @@ def _read_task(c: _Compiler, element: etree._Element, flows: _Links) -> Task:
         decision, refused = extensions.decision_call(ext)
         if refused:
             c.refuse(element, refused)
-    return Task(
-        **c.activity(element, flows),
-        handler_names=extensions.handler_names(ext),
-        script=script,
-        script_format=script_format,
-        result_variable=result_variable,
-        form_fields=extensions.form_fields(ext),
-        message_ref=_ref(message_ref) if (message_ref := element.get("messageRef")) else None,
-        headers=extensions.task_headers(ext),
-        decision=decision,
+    return _new_task(  # by position, in the order of the fields (see `_Compiler.base`)
+        *c.activity(element, ext, flows),
+        extensions.handler_names(ext),
+        script,
+        script_format,
+        result_variable,
+        extensions.form_fields(ext) if ext.has_extensions else (),
+        _ref(message_ref) if (message_ref := attrs.get("messageRef")) else None,
+        extensions.task_headers(ext) if ext.has_extensions else (),
+        decision,
     )
 
 
-def _read_subprocess(c: _Compiler, element: etree._Element, flows: _Links) -> SubProcess:
+def _read_subprocess(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> SubProcess:
     nodes, inner_flows = c.scope_contents(element)
     scope = FlowScope.build(
-        element.get("id") or "",
+        ext.attrs.get("id") or "",
         element.sourceline or 0,
         nodes,
         inner_flows,
-        variables=data.declared(element),
+        variables=data.declared(ext),
     )
-    return SubProcess(
-        **c.activity(element, flows),
-        scope=scope,
-        triggered_by_event=element.get("triggeredByEvent", "false") == "true",
+    return _new_subprocess(
+        *c.activity(element, ext, flows),
+        scope,
+        ext.attrs.get("triggeredByEvent", "false") == "true",
     )
 
 
-def _read_ad_hoc(c: _Compiler, element: etree._Element, flows: _Links) -> AdHocSubProcess:
+def _read_ad_hoc(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> AdHocSubProcess:
     """An ad-hoc subprocess; what would change how it runs and is not run is refused."""
-    plain = _read_subprocess(c, element, flows)
+    plain = _read_subprocess(c, element, ext, flows)
     completion = _children(element, "completionCondition")
     active = None
-    ext = c.index(element)
     for ad_hoc in ext.extension_children(extensions.ZEEBE, "adHoc"):
         text = (ad_hoc.get("activeElementsCollection") or "").strip()
         if text:
@@ -653,8 +732,8 @@ def _read_ad_hoc(c: _Compiler, element: etree._Element, flows: _Links) -> AdHocS
             )
     ad_hoc_node = AdHocSubProcess(
         **{f.name: getattr(plain, f.name) for f in fields(SubProcess)},
-        sequential=(element.get("ordering") or "Parallel").strip() == "Sequential",
-        cancel_remaining=element.get("cancelRemainingInstances", "true").strip() != "false",
+        sequential=(ext.attrs.get("ordering") or "Parallel").strip() == "Sequential",
+        cancel_remaining=ext.attrs.get("cancelRemainingInstances", "true").strip() != "false",
         completion=c.expression(completion[0]) if completion else None,
         active_elements=active,
     )
@@ -663,22 +742,26 @@ def _read_ad_hoc(c: _Compiler, element: etree._Element, flows: _Links) -> AdHocS
     return ad_hoc_node
 
 
-def _read_complex_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> ComplexGateway:
+def _read_complex_gateway(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> ComplexGateway:
     condition = _children(element, "activationCondition")
-    return ComplexGateway(
-        **c.base(element, flows),
-        default=element.get("default"),
-        direction=element.get("gatewayDirection"),
-        activation=c.expression(condition[0]) if condition else None,
+    return _new_complex_gateway(
+        *c.base(element, ext, flows),
+        ext.attrs.get("default"),
+        ext.attrs.get("gatewayDirection"),
+        False,  # instantiate: only an event-based gateway starts a process
+        c.expression(condition[0]) if condition else None,
     )
 
 
-def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) -> CallActivity:
-    called = element.get("calledElement")
+def _read_call_activity(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> CallActivity:
+    called = ext.attrs.get("calledElement")
     if called is not None and not extensions.is_expression(called):
         called = _ref(called)
     parent_all = child_all = True
-    ext = c.index(element)
     binding = extensions.call_binding(ext)
     for definition in ext.extension_children(extensions.ZEEBE, "calledElement"):
         called = called or definition.get("processId")
@@ -689,59 +772,69 @@ def _read_call_activity(c: _Compiler, element: etree._Element, flows: _Links) ->
             binding = zeebe._replace(refused=binding.refused + zeebe.refused)
     for where, problem in binding.refused:
         c.refuse(where, problem)
-    return CallActivity(
-        **c.activity(element, flows),
-        called_element=(called or "").strip() or None,
-        ins=extensions.call_mappings(ext, "in"),
-        outs=extensions.call_mappings(ext, "out"),
-        propagate_parent=parent_all,
-        propagate_child=child_all,
-        binding=binding.kind,
-        version=binding.version,
+    return _new_call_activity(
+        *c.activity(element, ext, flows),
+        (called or "").strip() or None,
+        extensions.call_mappings(ext, "in"),
+        extensions.call_mappings(ext, "out"),
+        parent_all,
+        child_all,
+        binding.kind,
+        binding.version,
     )
 
 
-def _read_gateway(c: _Compiler, element: etree._Element, flows: _Links) -> Gateway:
-    return Gateway(
-        **c.base(element, flows),
-        default=element.get("default"),
-        direction=element.get("gatewayDirection"),
-        instantiate=element.get("instantiate") == "true",
+def _read_gateway(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> Gateway:
+    return _new_gateway(
+        *c.base(element, ext, flows),
+        ext.attrs.get("default"),
+        ext.attrs.get("gatewayDirection"),
+        ext.attrs.get("instantiate") == "true",
     )
 
 
-def _read_start(c: _Compiler, element: etree._Element, flows: _Links) -> StartEvent:
-    return StartEvent(
-        **c.base(element, flows),
-        definitions=c.event_definitions(element),
-        parallel_multiple=element.get("parallelMultiple") == "true",
-        interrupting=element.get("isInterrupting", "true") != "false",
+def _read_start(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> StartEvent:
+    return _new_start(
+        *c.base(element, ext, flows),
+        () if ext.plain else c.event_definitions(element),
+        ext.attrs.get("parallelMultiple") == "true",
+        ext.attrs.get("isInterrupting", "true") != "false",
     )
 
 
-def _read_end(c: _Compiler, element: etree._Element, flows: _Links) -> EndEvent:
-    return EndEvent(**c.base(element, flows), definitions=c.event_definitions(element))
+def _read_end(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> EndEvent:
+    return _new_end(*c.base(element, ext, flows), () if ext.plain else c.event_definitions(element))
 
 
-def _read_intermediate(c: _Compiler, element: etree._Element, flows: _Links) -> IntermediateEvent:
-    return IntermediateEvent(
-        **c.base(element, flows),
-        definitions=c.event_definitions(element),
-        parallel_multiple=element.get("parallelMultiple") == "true",
+def _read_intermediate(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> IntermediateEvent:
+    return _new_intermediate(
+        *c.base(element, ext, flows),
+        c.event_definitions(element),
+        ext.attrs.get("parallelMultiple") == "true",
     )
 
 
-def _read_boundary(c: _Compiler, element: etree._Element, flows: _Links) -> BoundaryEvent:
-    return BoundaryEvent(
-        **c.base(element, flows),
-        definitions=c.event_definitions(element),
-        parallel_multiple=element.get("parallelMultiple") == "true",
-        attached_to=_ref(element.get("attachedToRef")) or "",
-        cancel_activity=element.get("cancelActivity", "true") != "false",
+def _read_boundary(
+    c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
+) -> BoundaryEvent:
+    return _new_boundary(
+        *c.base(element, ext, flows),
+        c.event_definitions(element),
+        ext.attrs.get("parallelMultiple") == "true",
+        _ref(ext.attrs.get("attachedToRef")) or "",
+        ext.attrs.get("cancelActivity", "true") != "false",
     )
 
 
-_Reader = Callable[[_Compiler, etree._Element, "_Links"], FlowNode]
+_Reader = Callable[[_Compiler, etree._Element, extensions.ElementIndex, _Links], FlowNode]
 _NODE_READERS: dict[str, _Reader] = {
     **dict.fromkeys(TASKS, _read_task),
     **dict.fromkeys(SUB_PROCESSES, _read_subprocess),
@@ -755,6 +848,8 @@ _NODE_READERS: dict[str, _Reader] = {
     "intermediateCatchEvent": _read_intermediate,
     "boundaryEvent": _read_boundary,
 }
+# by full tag: (kind, reader), the kind one string for every node of that kind
+_READERS_BY_TAG = {f"{_BPMN_PREFIX}{kind}": (kind, read) for kind, read in _NODE_READERS.items()}
 
 
 def _with_boundaries(nodes: dict[str, FlowNode]) -> dict[str, FlowNode]:

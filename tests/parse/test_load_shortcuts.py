@@ -1,9 +1,10 @@
 """What loading does faster still gives what the plain ways give (issue 15, the Load target).
 
-Each element's children and extension elements are indexed once (`ElementIndex`), a scope's
-graph is filled directly, the specs store their fields through their slots, and the garbage
-collector is held while a document compiles: each answer here is checked against the plain
-way of getting it.
+Each element's attributes, children and extension elements are indexed once (`ElementIndex`),
+a scope's graph is filled directly, the specs store their fields as a mutable twin class would
+(and the reader makes them by position with `elements.builder`), a plain task or event is made
+without the whole reader, and the garbage collector is held while a document compiles: each
+answer here is checked against the plain way of getting it.
 """
 
 from __future__ import annotations
@@ -166,3 +167,149 @@ def test_a_scope_builds_its_graph_when_first_read() -> None:
     graph = process.graph
     assert process.graph is graph and nx.is_frozen(graph)
     assert list(graph.edges(keys=True)) == [("s", "e", "f1")]
+
+
+def test_a_spec_is_its_own_class_once_built_and_a_subclass_stays_one() -> None:
+    task = Task("t", "task", 3, handler_names=("h",))
+    assert type(task) is Task and isinstance(task, Task)
+    assert dataclasses.astuple(task) == dataclasses.astuple(
+        Task(id="t", kind="task", line=3, handler_names=("h",))
+    )
+
+    class Mine(Task):  # a subclass may have a __dict__: it is stored through the slots
+        pass
+
+    mine = Mine("m", "task", 1)
+    assert type(mine) is Mine and mine.id == "m" and mine.handler_names == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        mine.id = "n"  # type: ignore[misc]
+
+
+# the readers build the specs by position (keywords cost as much as the rest of the call):
+# each class's fields, in order, as `parse/reader.py` passes them
+NODE = ("id", "kind", "line", "name", "incoming", "outgoing", "listeners")
+ACTIVITY = (
+    *NODE,
+    "default",
+    "io",
+    "loop",
+    "loop_characteristics",
+    "boundary_events",
+    "is_for_compensation",
+    "data",
+    "compensation_handler",
+)
+EVENT = (*NODE, "definitions", "parallel_multiple")
+READ_BY_POSITION = {
+    "SequenceFlow": (
+        "id",
+        "source",
+        "target",
+        "line",
+        "name",
+        "condition",
+        "is_default",
+        "listeners",
+    ),
+    "Task": (
+        *ACTIVITY,
+        "handler_names",
+        "script",
+        "script_format",
+        "result_variable",
+        "form_fields",
+        "message_ref",
+        "headers",
+        "decision",
+    ),
+    "SubProcess": (*ACTIVITY, "scope", "triggered_by_event"),
+    "CallActivity": (
+        *ACTIVITY,
+        "called_element",
+        "ins",
+        "outs",
+        "propagate_parent",
+        "propagate_child",
+        "binding",
+        "version",
+    ),
+    "Gateway": (*NODE, "default", "direction", "instantiate"),
+    "ComplexGateway": (*NODE, "default", "direction", "instantiate", "activation"),
+    "StartEvent": (*EVENT, "interrupting"),
+    "EndEvent": EVENT,
+    "IntermediateEvent": EVENT,
+    "BoundaryEvent": (*EVENT, "attached_to", "cancel_activity"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ_BY_POSITION))
+def test_the_fields_are_in_the_order_the_reader_passes_them(name: str) -> None:
+    from bpmn_engine import model
+
+    cls = getattr(model, name)
+    assert tuple(f.name for f in dataclasses.fields(cls)) == READ_BY_POSITION[name]
+
+
+@pytest.mark.parametrize("name", sorted(READ_BY_POSITION))
+def test_a_builder_makes_what_the_class_makes(name: str) -> None:
+    from bpmn_engine import model
+    from bpmn_engine.model.elements import builder
+
+    cls = getattr(model, name)
+    values = [f"v{i}" for i in range(len(dataclasses.fields(cls)))]
+    built = builder(cls)(*values)
+    assert type(built) is cls and built == cls(*values)
+    assert dataclasses.astuple(built) == tuple(values)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.id = "other"  # type: ignore[attr-defined]
+    required = [f for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING]
+    assert builder(cls)(*values[: len(required)]) == cls(*values[: len(required)])  # defaults
+
+
+PLAIN = b"""<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d">
+  <process id="p">
+    <startEvent id="s" name="Start"><outgoing>f1</outgoing></startEvent>
+    <task id="t"><documentation>what it does</documentation><incoming>f1</incoming></task>
+    <userTask id=" u " name="U"/><manualTask id="m"/><serviceTask id="sv"/>
+    <scriptTask id="sc"/><sendTask id="se"/><receiveTask id="r"/>
+    <businessRuleTask id="b"/>
+    <endEvent id="e"><incoming>f2</incoming></endEvent>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+    <sequenceFlow id="f2" sourceRef="t" targetRef="e"/>
+  </process></definitions>"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [PLAIN, *(p.read_bytes() for p in sorted((ROOT / "models").glob("*.bpmn")))],
+    ids=["plain", *(p.name for p in sorted((ROOT / "models").glob("*.bpmn")))],
+)
+def test_a_plain_element_is_read_as_the_whole_reader_reads_it(
+    source: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Elements with nothing but an id, a name and incoming/outgoing/documentation children
+    are made directly (`ElementIndex.plain`); reading every one of them the long way gives
+    the same specs, refusals and warnings."""
+
+    def compiled() -> list[tuple]:
+        try:
+            definitions = compile_definitions(source)
+        except LoadError as error:
+            return [("error", str(error))]
+        return [
+            (scope.id, dict(scope.nodes), dict(scope.flows), getattr(scope, "refused", None))
+            for scope in definitions.scopes.values()
+        ] + [(p.id, p.warned) for p in definitions.processes.values()]
+
+    quick = compiled()
+    index_init = ElementIndex.__init__
+
+    def never_plain(self: ElementIndex, element: etree._Element) -> None:
+        index_init(self, element)
+        self.plain = False
+
+    monkeypatch.setattr(ElementIndex, "__init__", never_plain)
+    assert compiled() == quick
+    if source is PLAIN:
+        nodes = compile_definitions(source).process("p").nodes
+        assert nodes[" u "].handler_names == ("u",) and nodes[" u "].name == "U"
