@@ -28,28 +28,37 @@ sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 from targets import element_count  # noqa: E402
 
-# run in the child: best-of-N CPU time of load(), and the collections of one more load
-CHILD = """
-import gc, json, sys, time
+# the child's measurement (shared with load_heap.py): the best of `repeat` loads by `clock`,
+# and the collector's collections by generation during one more load
+TIME_LOAD = """
+import gc, time
 from bpmn_engine import load
-path, repeat = sys.argv[1], int(sys.argv[2])
-load(path)
-best = float("inf")
-for _ in range(repeat):
-    gc.collect()
-    began = time.process_time()
+def time_load(path, repeat, clock):
     load(path)
-    best = min(best, time.process_time() - began)
-counts = [0, 0, 0]
-def count(phase, info):
-    if phase == "start":
-        counts[info["generation"]] += 1
-gc.collect()
-gc.callbacks.append(count)
-load(path)
-gc.callbacks.remove(count)
-print(json.dumps({"seconds": best, "collections": counts}))
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        began = clock()
+        load(path)
+        best = min(best, clock() - began)
+    counts = [0, 0, 0]
+    def count(phase, info):
+        if phase == "start":
+            counts[info["generation"]] += 1
+    gc.collect()
+    gc.callbacks.append(count)
+    load(path)
+    gc.callbacks.remove(count)
+    return {"seconds": best, "collections": counts}
 """
+# run in the child: CPU time of the process
+CHILD = (
+    TIME_LOAD
+    + """
+import json, sys
+print(json.dumps(time_load(sys.argv[1], int(sys.argv[2]), time.process_time)))
+"""
+)
 
 
 def measure(checkout: Path, path: Path, repeat: int) -> dict[str, object]:

@@ -29,10 +29,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
+from load_compare import TIME_LOAD  # noqa: E402
 from targets import element_count  # noqa: E402
 
-CHILD = """
-import gc, json, sys, time
+CHILD = (
+    TIME_LOAD
+    + """
+import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[4])
 heap, repeat, names = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
@@ -54,28 +57,12 @@ elif heap == "bench":
     if run.spiff_available() is None:
         for name in ("seq_1000", "par_1000", "loop_1000"):
             keep.append(run.spiff_measure(name, work))
-from bpmn_engine import load
 out = {}
-for name in names:
-    path = work / (name + ".bpmn")
-    load(path)
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        began = time.perf_counter()
-        load(path)
-        best = min(best, time.perf_counter() - began)
-    counts = [0, 0, 0]
-    def count(phase, info):
-        if phase == "start":
-            counts[info["generation"]] += 1
-    gc.collect()
-    gc.callbacks.append(count)
-    load(path)
-    gc.callbacks.remove(count)
-    out[name] = {"seconds": best, "collections": counts}
+for name in names:  # wall clock, as targets.measure_load takes it
+    out[name] = time_load(work / (name + ".bpmn"), repeat, time.perf_counter)
 print(json.dumps(out))
 """
+)
 
 
 def measure(checkout: Path, heap: str, names: list[str], repeat: int, work: Path) -> dict:
