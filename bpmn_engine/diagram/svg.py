@@ -83,6 +83,11 @@ def _el(parent: etree._Element, tag: str, **attributes: object) -> etree._Elemen
     return node
 
 
+def _box(group: etree._Element, b: Bounds, **attributes: object) -> etree._Element:
+    """A rectangle over bounds: a task, a pool, a group, an element without a symbol."""
+    return _el(group, "rect", x=b.x, y=b.y, width=b.width, height=b.height, **attributes)
+
+
 def _number(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.2f}".rstrip("0").rstrip(".")
@@ -313,19 +318,10 @@ def _activity(group: etree._Element, shape: Shape) -> None:
     attributes: dict[str, object] = {"stroke_width": width}
     if element.attributes.get("triggeredByEvent") == "true":
         attributes["stroke_dasharray"] = "2 3"
-    _el(group, "rect", x=b.x, y=b.y, width=b.width, height=b.height, rx=10, ry=10, **attributes)
+    _box(group, b, rx=10, ry=10, **attributes)
     if kind == "transaction":
-        _el(
-            group,
-            "rect",
-            x=b.x + 3,
-            y=b.y + 3,
-            width=b.width - 6,
-            height=b.height - 6,
-            rx=7,
-            ry=7,
-            class_="marker",
-        )
+        inner = Bounds(b.x + 3, b.y + 3, b.width - 6, b.height - 6)
+        _box(group, inner, rx=7, ry=7, class_="marker")
     _task_icon(group, kind, b)
     markers: list[str] = []
     if (container or kind == "callActivity") and not expanded:
@@ -448,7 +444,7 @@ def _activity_markers(group: etree._Element, b: Bounds, markers: list[str]) -> N
 
 def _participant(group: etree._Element, shape: Shape) -> None:
     b = shape.bounds
-    _el(group, "rect", x=b.x, y=b.y, width=b.width, height=b.height)
+    _box(group, b)
     if shape.element.kind == "participant" and shape.horizontal:
         _el(group, "path", d=_path([(b.x + 30, b.y), (b.x + 30, b.y + b.height)]), class_="marker")
     name = shape.element.name
@@ -525,19 +521,7 @@ def _annotation(group: etree._Element, shape: Shape) -> None:
 
 
 def _group(group: etree._Element, shape: Shape) -> None:
-    b = shape.bounds
-    _el(
-        group,
-        "rect",
-        x=b.x,
-        y=b.y,
-        width=b.width,
-        height=b.height,
-        rx=10,
-        ry=10,
-        class_="marker",
-        stroke_dasharray="8 3 1 3",
-    )
+    _box(group, shape.bounds, rx=10, ry=10, class_="marker", stroke_dasharray="8 3 1 3")
 
 
 # --- edges ------------------------------------------------------------------------------------
@@ -653,16 +637,7 @@ def _draw_shape(parent: etree._Element, shape: Shape) -> etree._Element:
     elif kind == "group":
         _group(group, shape)
     else:  # an element the notation has no symbol for: its box, so nothing goes missing
-        _el(
-            group,
-            "rect",
-            x=b.x,
-            y=b.y,
-            width=b.width,
-            height=b.height,
-            class_="marker",
-            stroke_dasharray="4 4",
-        )
+        _box(group, b, class_="marker", stroke_dasharray="4 4")
     outside = kind in EVENTS or kind in GATEWAYS or kind in DATA
     if outside and element.name:  # where DI puts the label, else below the shape
         box = shape.label or Bounds(b.x - 30, b.y + b.height + 5, b.width + 60, FONT * 2.5)
