@@ -66,18 +66,12 @@ class LeaseRows(LeaseClock):
 
     def heartbeat(self, instance_id: str, track_id: int, lease_seconds: float) -> bool:
         """Extend the lease of a job this process runs; False if the job is no longer ours."""
-        now = datetime.now(UTC)
+        _, lease_until, heartbeat_at = claim(self.worker, lease_seconds)  # a claim renewed
         with self.transaction() as conn:
             cursor = conn.execute(
                 "UPDATE tracks SET lease_until = ?, heartbeat_at = ? WHERE instance = ? "
                 "AND id = ? AND status = 'executing' AND claimed_by = ?",
-                (
-                    stamp(now + timedelta(seconds=lease_seconds)),
-                    stamp(now),
-                    instance_id,
-                    track_id,
-                    self.worker,
-                ),
+                (lease_until, heartbeat_at, instance_id, track_id, self.worker),
             )
         return cursor.rowcount == 1
 
