@@ -306,3 +306,49 @@ def test_rewinding_a_second_message_leaves_the_boundary_waiting_for_it_again(
     assert [(s.kind, s.status) for s in instance.subscriptions()] == [("message", "waiting")]
     assert engine.publish_message("ping", message_id="m-2") != []  # its receipt went back
     assert engine.instance(instance.id).run().variables["runs"] == 2
+
+
+class Crash(Exception):
+    """The process dies here: what it committed stays, what it did not do stays undone."""
+
+
+@pytest.mark.parametrize("shape", [boundary, event_subprocess], ids=["boundary", "start"])
+def test_a_signal_delivered_again_after_a_crash_reaches_a_listening_again_event_once(
+    bpmn: Bpmn, make_engine: MakeEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape
+) -> None:
+    """The delivery committed, the outbox row was not yet marked delivered: whoever delivers
+    next finds the receipt of the subscription, which waits again as the same row (before,
+    the event subprocess start listened again as a new row, and took the signal twice)."""
+    db = shared_db(tmp_path / "crash.db")
+    engine = make_engine(db)
+    instance = engine.start(write(bpmn, shape(SIGNAL)), variables={"runs": 0})
+    instance.run()
+
+    def crash(outbox_id: int) -> None:
+        raise Crash
+
+    monkeypatch.setattr(engine.store, "finish_outbox", crash)
+    with pytest.raises(Crash):
+        instance.throw_signal("bell")
+    after = make_engine(db)
+    assert [row["kind"] for row in after.store.pending_outbox()] == ["signal"]
+    assert after.deliver_outbox() == 1
+    instance = after.instance(instance.id)
+    assert instance.run().variables["runs"] == 1
+    assert len(instance.subscriptions()) == 1
+
+
+def test_a_non_interrupting_parallel_multiple_boundary_needs_every_trigger_each_time(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = boundary(MESSAGE + SIGNAL).replace(
+        '<boundaryEvent id="extra"', '<boundaryEvent id="extra" parallelMultiple="true"'
+    )
+    instance = engine.start(write(bpmn, body), variables={"runs": 0})
+    instance.run()
+    for runs in (1, 2):
+        [woken] = engine.publish_message("ping")
+        assert woken.run().variables["runs"] == runs - 1  # an arrival, recorded
+        [woken] = engine.broadcast_signal("bell")
+        assert woken.run().variables["runs"] == runs  # the last one: it fires
+    assert sorted(s.kind for s in woken.subscriptions()) == ["message", "signal"]
