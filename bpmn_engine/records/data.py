@@ -15,6 +15,7 @@ from typing import Any
 
 from bpmn_engine.records.lifecycle import InstanceState, TrackState, check_instance
 from bpmn_engine.records.rows import (
+    STILL_WAITING,
     Event,
     Receipt,
     Scope,
@@ -372,7 +373,7 @@ class Step:
             *((s, self.touch_subscription) for s in self.data.subscriptions.values()),
         ]
         for wait, touch in waits:
-            if wait.status != "waiting" or wait.track not in touched:
+            if wait.status not in STILL_WAITING or wait.track not in touched:
                 continue
             track = self.data.tracks.get(wait.track)
             stale = (

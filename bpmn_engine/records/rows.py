@@ -26,6 +26,11 @@ SELF_COMPLETING = frozenset({AD_HOC, AD_HOC_COMPLETING})
 # activity left them): `runtime/events/compensation.py`
 COMPENSABLE, COMPENSATING, COMPENSATED = "compensable", "compensating", "compensated"
 SNAPSHOT_STATES = frozenset({COMPENSABLE, COMPENSATING, COMPENSATED})
+# a conditional subscription of a non-interrupting event that fired and waits again, but
+# whose condition still holds: it fires again only after it has been false (`Subscription`)
+HELD = "held"
+# the statuses of a subscription that still waits (`Step.cancel_stale_waits` ends them)
+STILL_WAITING = frozenset({"waiting", HELD})
 
 
 @dataclass(slots=True)
@@ -136,20 +141,24 @@ class Timer:
 
 @dataclass(slots=True)
 class Subscription:
-    """A track waiting for a message or a signal (by name, and for messages a correlation key).
+    """A track waiting for a message, a signal (by name, and for messages a correlation key)
+    or a condition (named after its event).
 
     Like a `Timer`, it matters only while its track is live at `host`: the catch event or
-    receive task itself, the activity of a boundary event, or an event-based gateway.
+    receive task itself, the activity of a boundary event, or an event-based gateway. A
+    non-interrupting boundary event or event subprocess start that fires keeps its row: it
+    goes back to `waiting` in the same step (same name, same key), or for a condition that
+    still holds to `held`, until a step leaves the condition false (one firing per change).
     """
 
     id: int
     track: int
     element: str
     host: str
-    kind: str  # "message" or "signal"
+    kind: str  # "message", "signal" or "conditional"
     name: str
     key: str | None = None
-    status: str = "waiting"  # waiting, fired, cancelled
+    status: str = "waiting"  # waiting, held, fired, cancelled
 
 
 class Sent(NamedTuple):

@@ -24,7 +24,9 @@ from bpmn_engine.records.rows import (
     AD_HOC,
     AD_HOC_COMPLETING,
     CONSUMED,
+    HELD,
     NOT_TOKENS,
+    STILL_WAITING,
     Event,
     Receipt,
     Sent,
@@ -132,6 +134,8 @@ class Instance:
             ActionKind.CONDITION: self._fire_condition,
             ActionKind.COMPLETE_TASK: self._complete_action,
         }
+        # message subscriptions that look for a buffered message in turn (`_take_buffered`)
+        self._buffered_looks: list[Subscription] | None = None
 
     # --- reading ------------------------------------------------------------------------------
     @property
@@ -208,8 +212,9 @@ class Instance:
         ]
 
     def subscriptions(self) -> list[Subscription]:
-        """The message, signal and conditional subscriptions that wait now, oldest first."""
-        waiting = [s for s in self.data.subscriptions.values() if s.status == "waiting"]
+        """The message, signal and conditional subscriptions that wait now, oldest first (a
+        held condition included: it waits for its condition to turn false, then true)."""
+        waiting = [s for s in self.data.subscriptions.values() if s.status in STILL_WAITING]
         return sorted(waiting, key=lambda s: s.id)
 
     def due(self, action: Action) -> datetime | None:
@@ -272,7 +277,7 @@ class Instance:
                         continue  # a Sequential one that runs an activity: listed as such
                 waits.append(wait)
         for subscription in self.data.subscriptions.values():
-            if subscription.status == "waiting":
+            if subscription.status in STILL_WAITING:
                 waits.append(
                     {
                         "element": subscription.element,
@@ -705,6 +710,8 @@ class Instance:
             # with no subscription at all no condition can wait: the run loop stays on its
             # fast path (a loop's script task changes variables on every turn)
             self.scheduler.conditions_dirty = True
+            if step.values:
+                self._release_held(step)
         # others look for a thrown or awaited message or signal in the rows: commit it now
         self.checkpoints.commit(step, new=new, urgent=step.seen_by_others)
         self.data.reindex(step.tracks)
@@ -713,18 +720,48 @@ class Instance:
                 on_event(event)
         if step.sent:  # delivered now that they are committed, this instance included
             self.engine.postman.flush(self, on_event)
-        for subscription_id, before in step.subscriptions.items():
-            subscription = self.data.subscriptions[subscription_id]
-            if (
-                before is None
-                and subscription.kind == "message"
-                and subscription.status == "waiting"
-            ):
-                # a message buffered by another process while this step was running: look again
-                # now that the subscription is committed (the publisher looks and buffers
-                # atomically, so one of the two always sees the other)
-                track = self.data.tracks[subscription.track]
-                self._step(track, lambda c, s=subscription: deliver_buffered(c, [s]), on_event)
+        # a message subscription the step opened, or one that received and waits again (a
+        # non-interrupting event): a message buffered by another process while this step was
+        # running, or one more buffered before, is looked for again now that it is committed
+        # (the publisher looks and buffers atomically, so one of the two sees the other)
+        looks = [
+            subscription
+            for subscription in map(self.data.subscriptions.__getitem__, step.subscriptions)
+            if subscription.kind == "message" and subscription.status == "waiting"
+        ]
+        if looks:
+            self._take_buffered(looks, on_event)
+
+    def _take_buffered(self, subscriptions: list[Subscription], on_event: Listener | None) -> None:
+        """Each subscription looks for a buffered message, one step each. A subscription that
+        takes one and waits again looks again: iteratively, one buffered message per step."""
+        if self._buffered_looks is not None:  # inside the loop below: it takes them in turn
+            self._buffered_looks += subscriptions
+            return
+        self._buffered_looks = list(subscriptions)
+        try:
+            while self._buffered_looks:
+                subscription = self._buffered_looks.pop(0)
+                if subscription.status == "waiting" and self._buffered_for(subscription):
+                    track = self.data.tracks[subscription.track]
+                    self._step(track, lambda c, s=subscription: deliver_buffered(c, [s]), on_event)
+        finally:
+            self._buffered_looks = None
+
+    def _buffered_for(self, subscription: Subscription) -> bool:
+        """Whether a message is buffered for it now (a read: no step when none is)."""
+        now = self.engine.clock.now().isoformat()
+        return (
+            self.engine.store.buffered_message(subscription.name, subscription.key, now) is not None
+        )
+
+    def _release_held(self, step: Step) -> None:
+        """A held condition (a non-interrupting conditional event that fired, whose condition
+        still held) waits again in the step that leaves it false: so it fires once per change
+        from false to true, not on every step while it holds."""
+        for subscription in self.data.subscriptions.values():
+            if subscription.status == HELD and not self._condition_holds(subscription):
+                step.touch_subscription(subscription).status = "waiting"
 
     def _enter(self, track: Track, on_event: Listener | None) -> None:
         """A ready track enters its node (and a service task's handler runs after that step)."""

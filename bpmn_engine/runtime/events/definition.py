@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bpmn_engine.model import EventDefinition, FlowNode
-from bpmn_engine.records.rows import Subscription, Timer
+from bpmn_engine.records.rows import STILL_WAITING, Subscription, Timer
 from bpmn_engine.runtime.context import Incident, StepContext
 
 
@@ -44,7 +44,7 @@ def waits_of(ctx: StepContext, element: str) -> list[Timer | Subscription]:
     found += [
         s for s in ctx.data.subscriptions.values() if s.track == track and s.element == element
     ]
-    return [w for w in found if w.status == "waiting"]
+    return [w for w in found if w.status in STILL_WAITING]
 
 
 def subscribe(

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
 from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.records.rows import LISTENING, Subscription
+from bpmn_engine.records.rows import LISTENING
 from bpmn_engine.runtime.context import StepContext
-from bpmn_engine.runtime.events.definition import waits_of
 from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 
 
@@ -85,16 +84,9 @@ def listen(ctx: StepContext, scope_id: int, model: FlowScope) -> None:
 
 
 def fired(ctx: StepContext, event: StartEvent, **data) -> None:
-    """A listening track's start event fired: run the event subprocess; a non-interrupting
-    message or signal start listens again (timer cycles re-arm in `trigger.fire_timer`)."""
+    """A listening track's start event fired: run the event subprocess (a non-interrupting
+    start listens again: `trigger.listen_again`, and timer cycles in `trigger.fire_timer`)."""
     listener = ctx.track
     node = ctx.definitions.node_scopes[listener.element].nodes[listener.element]
     assert isinstance(node, SubProcess)
     start(ctx, listener.scope, node, event, **data)
-    if listener.live:  # not interrupting: what fired listens again, the rest still listens
-        armed = {(w.kind, w.name) for w in waits_of(ctx, event.id) if isinstance(w, Subscription)}
-        for definition in event.definitions:
-            if definition.kind in ("message", "signal", "conditional"):
-                kind = KINDS[definition.kind]
-                if (definition.kind, kind.awaited(ctx, event, definition)) not in armed:
-                    kind.arm(ctx, event, definition, node.id)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bpmn_engine.model import BoundaryEvent, StartEvent
-from bpmn_engine.records.rows import Subscription, Timer
+from bpmn_engine.model import BoundaryEvent, FlowNode, StartEvent
+from bpmn_engine.records.rows import HELD, Subscription, Timer
 from bpmn_engine.runtime.context import StepContext
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
@@ -20,18 +20,21 @@ from bpmn_engine.runtime.events.timer import TIMER
 
 def trigger(ctx: StepContext, element: str, **data: Any) -> None:
     """The event `element` fired for the context's track (a parallel multiple event: once
-    every one of its definitions has; until then each arrival is only recorded)."""
+    every one of its definitions has; until then each arrival is only recorded). A
+    non-interrupting boundary event or event subprocess start then listens again."""
     event = ctx.definitions.node_scopes[element].nodes[element]
     if getattr(event, "parallel_multiple", False) and waits_of(ctx, element):
         return
     if isinstance(event, StartEvent):  # held by a scope's listening track
         subprocesses.fired(ctx, event, **data)
-        return
-    if isinstance(event, BoundaryEvent):
+    elif isinstance(event, BoundaryEvent):
         if event.cancel_activity:
             interrupt(ctx, ctx.track, event, **data)
         else:
             branch_off(ctx, ctx.track, event, **data)
+    if isinstance(event, (StartEvent, BoundaryEvent)):
+        if repeats(event) and ctx.track.live:
+            listen_again(ctx, event)
         return
     track = ctx.track
     if track.element != element:  # an event-based gateway: the first event wins
@@ -46,6 +49,44 @@ def trigger(ctx: StepContext, element: str, **data: Any) -> None:
         ctx.emit("element.activated", type=event.kind, name=event.name)
         ctx.engine.listen(ctx, "start", event)
     ctx.behaviour(event).complete(ctx)
+
+
+def repeats(event: FlowNode) -> bool:
+    """A non-interrupting boundary event or event subprocess start: it fires for as long as
+    its activity or scope is active, not once."""
+    if isinstance(event, BoundaryEvent):
+        return not event.cancel_activity
+    return isinstance(event, StartEvent) and not event.interrupting
+
+
+def listen_again(ctx: StepContext, event: BoundaryEvent | StartEvent) -> None:
+    """A non-interrupting event fired: each of its subscriptions that fired waits again.
+
+    The same row (its name and correlation key as when the activity or scope started, as
+    Zeebe keeps a subscription; a signal's receipt names it, so a delivery repeated after a
+    crash finds it received); the latest row per trigger, so a parallel multiple event's
+    earlier arrivals listen again too. A condition that still holds is `held`: it fires
+    again only after a step made it false (`Instance._commit`). Timer cycles re-arm in
+    `fire_timer`.
+    """
+    latest: dict[tuple[str, str], Subscription] = {}
+    for subscription in ctx.data.subscriptions.values():
+        if subscription.track == ctx.track.id and subscription.element == event.id:
+            found = latest.get((subscription.kind, subscription.name))
+            if found is None or subscription.id > found.id:
+                latest[(subscription.kind, subscription.name)] = subscription
+    for subscription in latest.values():
+        if subscription.status != "fired":
+            continue
+        held = subscription.kind == "conditional" and CONDITIONAL.holds(ctx, subscription)
+        ctx.step.touch_subscription(subscription).status = HELD if held else "waiting"
+        if subscription.kind == "conditional":
+            ctx.step.emit("condition.awaited", event.id, ctx.track.id)
+        else:
+            name, key = subscription.name, subscription.key
+            ctx.step.emit(
+                f"{subscription.kind}.awaited", event.id, ctx.track.id, name=name, key=key
+            )
 
 
 def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, Any]) -> None:
@@ -70,10 +111,7 @@ def fire_timer(ctx: StepContext, timer: Timer) -> None:
     ctx.step.emit("timer.fired", timer.element, ctx.track.id, due=timer.due, timer=timer.id)
     event = ctx.definitions.node_scopes[timer.element].nodes[timer.element]
     trigger(ctx, timer.element, trigger="timer")
-    repeating = (isinstance(event, BoundaryEvent) and not event.cancel_activity) or (
-        isinstance(event, StartEvent) and not event.interrupting
-    )
-    if repeating and ctx.track.live:
+    if repeats(event) and ctx.track.live:
         TIMER.rearm(ctx, event, timer)
 
 
