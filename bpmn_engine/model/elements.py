@@ -224,6 +224,8 @@ class Task(Activity):
     message_ref: str | None = None  # receive (and send) tasks
     headers: tuple[tuple[str, str], ...] = ()  # zeebe:taskHeaders, given to handlers
     decision: DecisionCall | None = None  # a business rule task that evaluates a DMN decision
+    # a task or manual task that waits for a person as a user task does (SpiffWorkflow's)
+    waits_for_person: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,6 +81,8 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
+# SpiffWorkflow's task specs for these are manual: the workflow waits for a person
+_SPIFF_MANUAL_TASKS = frozenset((f"{_BPMN_PREFIX}task", f"{_BPMN_PREFIX}manualTask"))
 _SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
 _ANY_BPMN = f"{_BPMN_PREFIX}*"
 
@@ -123,6 +125,7 @@ class _Compiler:
         self.ids: dict[str, etree._Element | None] = {}
         self.root_definitions: dict[str, etree._Element] = {}
         self.language: str | None = None  # definitions/@expressionLanguage
+        self.spiff = False  # the file declares SpiffWorkflow's namespace: drawn for it
         self.items: data.DataItems | None = None
         self.refusals: list[Refusal] = []  # of the process being compiled
         self.associations: dict[str, tuple[str, ...]] = {}  # source id -> target ids
@@ -156,6 +159,7 @@ class _Compiler:
             start, end = _ref(association.get("sourceRef")), _ref(association.get("targetRef"))
             if start and end:
                 self.associations[start] = (*self.associations.get(start, ()), end)
+        self.spiff = extensions.SPIFF in root.nsmap.values()
         language = (root.get("expressionLanguage") or "").strip()
         if language and language.lower() != XPATH_DEFAULT:
             self.language = language
@@ -652,7 +656,8 @@ class _Compiler:
 def _read_task(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> Task:
-    if ext.plain and element.tag != _BUSINESS_RULE_TASK:
+    waits = c.spiff and element.tag in _SPIFF_MANUAL_TASKS
+    if ext.plain and element.tag != _BUSINESS_RULE_TASK and not waits:
         # nothing but an id and a name: every other field is its default (as below)
         base = c.base(element, ext, flows)
         handler = base[0].strip()  # extensions.handler_names without implementation
@@ -683,6 +688,7 @@ def _read_task(
         _ref(message_ref) if (message_ref := attrs.get("messageRef")) else None,
         extensions.task_headers(ext) if ext.has_extensions else (),
         decision,
+        waits,
     )
 
 

@@ -221,6 +221,7 @@ READ_BY_POSITION = {
         "message_ref",
         "headers",
         "decision",
+        "waits_for_person",
     ),
     "SubProcess": (*ACTIVITY, "scope", "triggered_by_event"),
     "CallActivity": (

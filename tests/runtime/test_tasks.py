@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bpmn_engine import Engine, LoadError, ServiceTaskContext, UsageError
-from tests.runtime.conftest import Bpmn, MakeEngine, events_named, flow, lifecycle, script
+from tests.runtime.conftest import HEADER, Bpmn, MakeEngine, events_named, flow, lifecycle, script
 
 # --- none start, pass-through tasks and events --------------------------------------------
 
@@ -70,6 +72,33 @@ def test_manual_task_passes_the_token_through(bpmn: Bpmn, engine: Engine):
     assert lifecycle(instance)[2:4] == [("element.activated", "M"), ("element.completed", "M")]
     activated = events_named(instance, "element.activated")[1]
     assert activated.data == {"type": "manualTask", "name": "Sign"}
+
+
+SPIFF_NS = "http://spiffworkflow.org/bpmn/schema/1.0/core"
+SPIFF_HEADER = HEADER.replace("<definitions ", f'<definitions xmlns:spiffworkflow="{SPIFF_NS}" ')
+
+
+@pytest.mark.parametrize("kind", ["manualTask", "task"])
+def test_in_a_diagram_drawn_for_spiffworkflow_manual_and_none_tasks_wait_for_a_person(
+    tmp_path: Path, engine: Engine, kind: str
+):
+    """SpiffWorkflow's manual and none task specs are manual: its workflow waits there, and
+    the person's answers become variables (they passed straight through, without a word)."""
+    path = tmp_path / "spiff.bpmn"
+    path.write_text(
+        f'{SPIFF_HEADER}<process id="p" isExecutable="true">'
+        f'<startEvent id="S"/><{kind} id="M" name="Sign"/><endEvent id="E"/>'
+        + flow("S", "M")
+        + flow("M", "E")
+        + "</process></definitions>"
+    )
+    instance = engine.start(path)
+    assert instance.run().state == "waiting"
+    [task] = instance.user_tasks()
+    assert (task.element, task.name) == ("M", "Sign")
+    instance.complete_task("M", {"signed": True})
+    outcome = instance.run()
+    assert (outcome.state, outcome.variables) == ("completed", {"signed": True})
 
 
 def test_intermediate_none_throw_event_passes_the_token_through(bpmn: Bpmn, engine: Engine):

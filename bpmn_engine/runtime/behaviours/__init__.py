@@ -23,7 +23,7 @@ from bpmn_engine.runtime.behaviours.gateways import (
 from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
 from bpmn_engine.runtime.behaviours.tasks import (
     BusinessRuleTaskBehaviour,
-    PassThroughTaskBehaviour,
+    ManualTaskBehaviour,
     ReceiveTaskBehaviour,
     ScriptTaskBehaviour,
     ServiceTaskBehaviour,
@@ -31,13 +31,14 @@ from bpmn_engine.runtime.behaviours.tasks import (
 )
 from bpmn_engine.runtime.behaviours.transactions import TransactionBehaviour
 
+_manual = ManualTaskBehaviour()
 _service = ServiceTaskBehaviour()
 _subprocess = SubProcessBehaviour()
 
 BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
     # tasks
-    "task": PassThroughTaskBehaviour(),
-    "manualTask": PassThroughTaskBehaviour(),
+    "task": _manual,
+    "manualTask": _manual,
     "userTask": UserTaskBehaviour(),
     "scriptTask": ScriptTaskBehaviour(),
     "serviceTask": _service,

@@ -1,5 +1,5 @@
-"""Tasks: pass-through, user (waits), script (sandboxed), service/send (handlers), business
-rule (a DMN decision, else handlers)."""
+"""Tasks: none and manual (pass through, or wait), user (waits), script (sandboxed),
+service/send (handlers), business rule (a DMN decision, else handlers)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,6 @@ from bpmn_engine.runtime.decisions import mapped
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.handlers import ServiceTaskContext
-
-
-class PassThroughTaskBehaviour(ActivityBehaviour):
-    """`task` and `manualTask`: nothing for the engine to do."""
 
 
 class UserTaskBehaviour(ActivityBehaviour):
@@ -45,6 +41,19 @@ class UserTaskBehaviour(ActivityBehaviour):
                 ctx.step.touch_task(task).status = "cancelled"
                 listeners.run(ctx, ctx.node.listeners, "delete", ctx.node.id, task.inputs)
         super().terminate(ctx)
+
+
+class ManualTaskBehaviour(UserTaskBehaviour):
+    """`task` and `manualTask`: nothing for the engine to do, except in a diagram drawn for
+    SpiffWorkflow, whose manual and none tasks wait for a person as its user tasks do."""
+
+    def execute(self, ctx: StepContext) -> None:
+        node = ctx.node
+        assert isinstance(node, Task)
+        if node.waits_for_person:
+            super().execute(ctx)
+        else:
+            self.complete(ctx)
 
 
 class ReceiveTaskBehaviour(ActivityBehaviour):
