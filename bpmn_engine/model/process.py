@@ -22,6 +22,7 @@ from bpmn_engine.model.elements import (
     Activity,
     BoundaryEvent,
     CallActivity,
+    Expression,
     FlowNode,
     Listener,
     Refusal,
@@ -155,6 +156,9 @@ class Definitions:
     errors: Mapping[str, str] = field(default_factory=dict)  # id -> errorCode
     escalations: Mapping[str, str] = field(default_factory=dict)  # id -> escalationCode
     correlation_keys: Mapping[str, str] = field(default_factory=dict)  # message id -> expression
+    # signal, error or escalation id -> what its throw carries, into which variable of the
+    # catcher (SpiffWorkflow's `payloadExpression` and `variableName`)
+    payloads: Mapping[str, tuple[Expression | None, str]] = field(default_factory=dict)
 
     def process(self, process_id: str | None = None) -> Process:
         """The process to run: the one asked for, else the only (or first executable) one."""

@@ -180,7 +180,29 @@ class _Compiler:
             errors=self._named(root, "error", "errorCode"),
             escalations=self._named(root, "escalation", "escalationCode"),
             correlation_keys=self._correlation_keys(root),
+            payloads=self._payloads(root),
         )
+
+    def _payloads(self, root: etree._Element) -> dict[str, tuple[Expression | None, str]]:
+        """SpiffWorkflow's event payloads: a signal, error or escalation whose extension names
+        a `variableName` carries the value of its `payloadExpression` (Python, over the
+        thrower's variables) into that variable of the catcher; without a variable, the
+        payload reaches nobody (as in SpiffWorkflow) and is not computed."""
+        found: dict[str, tuple[Expression | None, str]] = {}
+        for tag in ("signal", "error", "escalation"):
+            for element in _children(root, tag):
+                variables = extensions.extension_children(element, extensions.SPIFF, "variableName")
+                variable = _text(variables[0]) if variables else ""
+                if not variable or not element.get("id"):
+                    continue
+                texts = extensions.extension_children(
+                    element, extensions.SPIFF, "payloadExpression"
+                )
+                text = _text(texts[0]) if texts else ""
+                line = texts[0].sourceline if texts else element.sourceline
+                expression = Expression(text, "python", line) if text else None
+                found[element.get("id", "")] = (expression, variable)
+        return found
 
     def _correlation_keys(self, root: etree._Element) -> dict[str, str]:
         """Message id -> the expression whose value correlates it: Zeebe keeps it on the

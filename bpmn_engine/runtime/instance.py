@@ -634,10 +634,10 @@ class Instance:
             elif row.kind == calls.ERROR:
                 ctx.emit("call.error", child=row.child, code=row.name)
                 message = row.message or f"thrown in called instance {row.child}"
-                throw_error(ctx, row.name, message)
+                throw_error(ctx, row.name, message, row.variables)
             else:
                 ctx.emit("call.escalation", child=row.child, code=row.name)
-                throw_escalation(ctx, row.name)
+                throw_escalation(ctx, row.name, row.variables)
 
         self._step(track, received, on_event)
         return True

@@ -16,6 +16,7 @@ from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
+from bpmn_engine.runtime.events.payloads import carried
 from bpmn_engine.runtime.events.trigger import settle
 
 
@@ -60,7 +61,9 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
             if definition.kind in ("signal", "message"):
                 KINDS[definition.kind].throw(ctx, definition)
             elif definition.kind == "escalation":
-                throw_escalation(ctx, code_of(ctx, definition.ref, "escalation"))
+                throw_escalation(
+                    ctx, code_of(ctx, definition.ref, "escalation"), carried(ctx, definition.ref)
+                )
                 if not ctx.track.live or ctx.track.element != node.id:
                     return  # an interrupting catcher ended the thrower's scope
             elif definition.kind == "compensate" and compensation.throw(ctx, definition):
@@ -112,10 +115,14 @@ class EndEventBehaviour(FlowNodeBehaviour):
             if definition.kind == "error":
                 # the token ends here without completing its scope: the error decides
                 ctx.step.touch_track(ctx.track).move(TrackState.COMPLETED)
-                throw_error(ctx, code_of(ctx, definition.ref, "error"))
+                throw_error(
+                    ctx, code_of(ctx, definition.ref, "error"), "", carried(ctx, definition.ref)
+                )
                 return
             if definition.kind == "escalation":
-                throw_escalation(ctx, code_of(ctx, definition.ref, "escalation"))
+                throw_escalation(
+                    ctx, code_of(ctx, definition.ref, "escalation"), carried(ctx, definition.ref)
+                )
                 if not ctx.track.live:
                     return  # an interrupting catcher ended the thrower's scope
             if definition.kind in ("signal", "message"):

@@ -11,6 +11,8 @@ An error nobody catches is an incident.
 
 from __future__ import annotations
 
+from typing import Any
+
 from bpmn_engine.model import Activity, BoundaryEvent, StartEvent, SubProcess
 from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime import calls
@@ -69,28 +71,37 @@ def find_catcher(ctx: StepContext, code: str, kind: str) -> Catcher | None:
     return None
 
 
-def _catch(ctx: StepContext, catcher: Catcher, kind: str, **data: object) -> None:
+def _catch(
+    ctx: StepContext, catcher: Catcher, kind: str, carried: dict[str, Any], **data: object
+) -> None:
+    """`carried`: the variables the throw brings (`events/payloads.py`), set in the scope
+    the catcher goes on in before it does."""
     if len(catcher) == 3:
         scope_id, node, start = catcher
         ctx.step.emit(f"{kind}.caught", start.id, ctx.track.id, **data)
+        ctx.set_variables(carried, scope_id)
         subprocesses.start(ctx, scope_id, node, start, trigger=kind)
         return
     track, boundary = catcher
     ctx.step.emit(f"{kind}.caught", boundary.id, track.id, **data)
+    ctx.set_variables(carried, track.scope)
     if boundary.cancel_activity:
         interrupt(ctx, track, boundary, trigger=kind)
     else:
         branch_off(ctx, track, boundary, trigger=kind)
 
 
-def throw_error(ctx: StepContext, code: str, message: str = "") -> None:
+def throw_error(
+    ctx: StepContext, code: str, message: str = "", carried: dict[str, Any] | None = None
+) -> None:
     """Throw a BPMN error from the context's track; catch it or raise an incident."""
+    carried = carried or {}
     ctx.emit("error.thrown", code=code, message=message)
     caught = find_catcher(ctx, code, "error")
     head = ctx.data.head
     if caught is None and head.parent_instance is not None:
         # a called instance: the error goes to the call activity, and this instance ends
-        ctx.step.sent.append(calls.upward(head, calls.ERROR, code, {}, message))
+        ctx.step.sent.append(calls.upward(head, calls.ERROR, code, carried, message))
         ctx.end_instance("error.propagated", code=code, message=message, to=head.parent_instance)
         return
     if caught is None:
@@ -98,23 +109,26 @@ def throw_error(ctx: StepContext, code: str, message: str = "") -> None:
         raise Incident(
             f"unhandled BPMN error {code!r}{detail} (thrown at line {ctx.node.line})", ctx.node.id
         )
-    _catch(ctx, caught, "error", code=code, message=message)
+    _catch(ctx, caught, "error", carried, code=code, message=message)
 
 
-def throw_escalation(ctx: StepContext, code: str) -> None:
+def throw_escalation(
+    ctx: StepContext, code: str, carried: dict[str, Any] | None = None
+) -> None:
     """Escalate to the enclosing activities; unlike an error, nobody catching is no failure.
 
     An interrupting escalation boundary event ends its activity (the thrower included); a
     non-interrupting one starts a token from the boundary event and everything goes on.
     """
+    carried = carried or {}
     ctx.emit("escalation.thrown", code=code)
     caught = find_catcher(ctx, code, "escalation")
     head = ctx.data.head
     if caught is None and head.parent_instance is not None:  # on to the call activity
-        ctx.step.sent.append(calls.upward(head, calls.ESCALATION, code, {}))
+        ctx.step.sent.append(calls.upward(head, calls.ESCALATION, code, carried))
         ctx.emit("escalation.propagated", code=code, to=head.parent_instance)
         return
     if caught is None:
         ctx.warn(f"escalation {code!r} was not caught by any enclosing activity")
         return
-    _catch(ctx, caught, "escalation", code=code)
+    _catch(ctx, caught, "escalation", carried, code=code)
