@@ -11,7 +11,7 @@ from typing import Any
 from bpmn_engine.model import BoundaryEvent, StartEvent
 from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.context import StepContext
-from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.events import subprocesses, waiting_starts
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
 from bpmn_engine.runtime.events.definition import waits_of
@@ -23,6 +23,9 @@ def trigger(ctx: StepContext, element: str, **data: Any) -> None:
     every one of its definitions has; until then each arrival is only recorded)."""
     event = ctx.definitions.node_scopes[element].nodes[element]
     if getattr(event, "parallel_multiple", False) and waits_of(ctx, element):
+        return
+    if isinstance(event, StartEvent) and waiting_starts.is_process_start(ctx, event):
+        waiting_starts.fired(ctx, event)  # an instance created waiting at its starts
         return
     if isinstance(event, StartEvent):  # held by a scope's listening track
         subprocesses.fired(ctx, event, **data)
