@@ -31,7 +31,7 @@ from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.decisions import DecisionRegistry
-from bpmn_engine.runtime.events import compensation, starts
+from bpmn_engine.runtime.events import compensation, starts, waiting_starts
 from bpmn_engine.runtime.events.starts import opening_step
 from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
@@ -47,8 +47,10 @@ if TYPE_CHECKING:
 UserTaskAnswer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
 
 
-def _check_startable(definitions: Definitions, process: Process) -> None:
-    if process.start_nodes:
+def _check_startable(definitions: Definitions, process: Process, *, waiting: bool = False) -> None:
+    """Refuse a process nothing starts (`waiting`: unless an instance can wait at its message
+    and signal start events, `events/waiting_starts.py`)."""
+    if process.start_nodes or (waiting and waiting_starts.waiting_starts(process)):
         return
     kinds = sorted(  # of its start events only: a boundary timer starts nothing
         {d.kind for n in process.nodes.values() if isinstance(n, StartEvent) for d in n.definitions}
@@ -223,13 +225,15 @@ class Engine:
         variables: Mapping[str, Any] | None = None,
         on_event: Listener | None = None,
     ) -> Instance:
-        """Create an instance with a token on each start node; `run()` moves it."""
+        """Create an instance with a token on each start node; `run()` moves it. A process
+        whose start events all wait for a message or a signal is created waiting at them:
+        the first trigger to come starts it (`events/waiting_starts.py`)."""
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
         process = definitions.process(process_id)
         warnings = self._checked_process(definitions, process)
         self.deploy(definitions)
-        _check_startable(definitions, process)
+        _check_startable(definitions, process, waiting=True)
         self._check_calls(definitions, process)
         self.check_decisions(definitions, process)
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
@@ -244,13 +248,16 @@ class Engine:
         scope: Scope,
         on_event: Listener | None,
     ) -> Instance:
-        """Place a token on each none start event, arm the event subprocesses, commit."""
-        starts = process.start_nodes
+        """Place a token on each none start event (else one waiting at each message and
+        signal start event), arm the event subprocesses, commit."""
         tracks = [
             step.new_track(element=start, scope=scope.id, status=TrackState.READY)
-            for start in starts
+            for start in process.start_nodes
         ]
-        try:  # timer, message and signal event subprocesses of the process start listening
+        try:
+            if not tracks:
+                tracks = waiting_starts.wait_at_starts(self, definitions, data, step, scope.id)
+            # timer, message and signal event subprocesses of the process start listening
             listen(StepContext(self, definitions, data, step, tracks[0]), scope.id, process)
         except Incident as incident:
             raise LoadError(

@@ -177,15 +177,17 @@ def _decision(document: Document, node: Task) -> Iterator[Issue]:
 
 
 def _deployed_starts(process: FlowScope) -> Iterator[Issue]:
-    """A parallel multiple start event of a process would need every trigger before an
-    instance exists: `bpmn deploy` refuses it, and so does this rule."""
+    """A parallel multiple start event of a process needs every trigger before it fires:
+    `bpmn run` creates an instance waiting at it, but `bpmn deploy` refuses it (a deployment
+    has no instance to collect the triggers in): a warning."""
     for node in process.nodes.values():
         if isinstance(node, StartEvent) and node.parallel_multiple and len(node.definitions) > 1:
             message = (
-                f"{subject(node)}: a parallel multiple start event of a process is "
-                f"{NOT_SUPPORTED} (use a multiple start, or a parallel multiple catch after it)"
+                f"{subject(node)}: a parallel multiple start event of a process runs with "
+                "`bpmn run` (an instance waits at it for every trigger), but `bpmn deploy` "
+                "refuses it (use a multiple start, or a parallel multiple catch after it)"
             )
-            yield Issue(message, node.id, node.line)
+            yield _warning(node, message)
 
 
 def _unsupported(node: FlowNode) -> Iterator[Issue]:

@@ -162,3 +162,41 @@ def test_message_wakes_the_waiting_instance_and_runs_it(bpmn: Bpmn, tmp_path: Pa
         {"event": "message.unclaimed", "name": "paid", "key": "nobody", "buffered": True}
     ]
     assert bpmn("signal", "nothing").returncode == 0
+
+
+STARTS = (
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+    'targetNamespace="t"><message id="M" name="paid"/><signal id="S" name="go"/>'
+    '<process id="p" isExecutable="true">'
+    '<startEvent id="byMessage"><messageEventDefinition messageRef="M"/></startEvent>'
+    '<startEvent id="bySignal"><signalEventDefinition signalRef="S"/></startEvent>'
+    '<sequenceFlow id="f1" sourceRef="byMessage" targetRef="paidEnd"/>'
+    '<sequenceFlow id="f2" sourceRef="bySignal" targetRef="goEnd"/>'
+    '<endEvent id="paidEnd"/><endEvent id="goEnd"/></process></definitions>'
+)
+
+
+def test_run_creates_an_instance_waiting_at_its_message_and_signal_starts(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    path = tmp_path / "starts.bpmn"
+    path.write_text(STARTS)
+    code, lines = bpmn.json_lines("run", str(path))
+    assert code == 3  # it was refused (2) before: no none start event
+    waiting = lines[-1]
+    assert sorted((w["element"], w["reason"]) for w in waiting["waiting_for"]) == [
+        ("byMessage", "message"),
+        ("bySignal", "signal"),
+    ]
+    people = bpmn("run", str(path)).stdout
+    assert "bpmn message paid" in people and "bpmn signal go" in people
+    code, lines = bpmn.json_lines("message", "paid", "--var", "amount=5")
+    assert code == 0
+    done = next(e for e in lines if e["instance"] == waiting["instance"] and "end_event" in e)
+    assert (done["end_event"], done["variables"]) == ("paidEnd", {"amount": 5})
+    code, lines = bpmn.json_lines("signal", "go", "--var", "who=ops")
+    assert code == 0  # the second instance, from the people's run above
+    ended = [e for e in lines if e["event"] == "instance.completed"]
+    assert [(e["end_event"], e["variables"]) for e in ended] == [("goEnd", {"who": "ops"})]
+    shown = bpmn("show", waiting["instance"], "--json").stdout
+    assert '"bySignal"' in shown and "element.terminated" in shown

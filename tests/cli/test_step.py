@@ -376,3 +376,28 @@ def test_back_works_after_reopening_the_session(bpmn: Bpmn, tmp_path: Path) -> N
     assert replies[1]["ok"] and replies[1]["result"] == "back 1 step"
     assert [t["element"] for t in replies[2]["tokens"]] == after_one
     assert not replies[3]["ok"] and "at most 1 steps" in replies[3]["result"]
+
+
+def test_step_starts_an_instance_waiting_at_its_message_and_signal_starts(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    path = tmp_path / "starts.bpmn"
+    path.write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+        'targetNamespace="t"><message id="M" name="paid"/><signal id="S" name="go"/>'
+        '<process id="p" isExecutable="true">'
+        '<startEvent id="byMessage"><messageEventDefinition messageRef="M"/></startEvent>'
+        '<startEvent id="bySignal"><signalEventDefinition signalRef="S"/></startEvent>'
+        '<sequenceFlow id="f1" sourceRef="byMessage" targetRef="paidEnd"/>'
+        '<sequenceFlow id="f2" sourceRef="bySignal" targetRef="goEnd"/>'
+        '<endEvent id="paidEnd"/><endEvent id="goEnd"/></process></definitions>'
+    )
+    done = bpmn("step", str(path), "--json", input="message paid amount=5\ncontinue\n")
+    assert done.returncode == 0, done.stderr  # refused (2) before: no none start event
+    start, message, go_on = (json.loads(line) for line in done.stdout.splitlines())
+    assert [(t["element"], t["state"]) for t in start["tokens"]] == [
+        ("byMessage", "waiting"),
+        ("bySignal", "waiting"),
+    ]
+    assert message["ok"] and [t["element"] for t in message["tokens"]] == ["paidEnd"]
+    assert (go_on["state"], go_on["variables"]) == ("completed", {"amount": 5})

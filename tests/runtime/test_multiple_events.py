@@ -15,6 +15,7 @@ import pytest
 from bpmn_engine import Engine, LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.validate import validate
+from bpmn_engine.validate.findings import Severity
 from tests.postgresql_server import scratch_db
 
 HEAD = """<?xml version="1.0"?>
@@ -237,32 +238,37 @@ def test_a_multiple_throw_event_throws_every_definition(tmp_path: Path) -> None:
     assert sorted(fired(reopened)) == ["message.received", "signal.received"]
 
 
-def test_validate_refuses_a_parallel_multiple_start_event_of_a_process(tmp_path: Path) -> None:
+def test_validate_warns_that_deploy_refuses_a_parallel_multiple_start_event(
+    tmp_path: Path,
+) -> None:
+    """`bpmn run` waits at it (tests/runtime/test_start_events.py): no error, a warning."""
     report = validate([str(write(tmp_path, DEPLOYED, parallel=True))])
-    assert [(f.rule, f.element) for f in report.findings if f.rule == "executable"] == [
-        ("executable", "s")
-    ]
+    found = [(f.rule, f.element, f.severity) for f in report.findings if f.rule == "executable"]
+    assert found == [("executable", "s", Severity.WARNING)]
+    assert "bpmn deploy" in next(f.message for f in report.findings if f.rule == "executable")
 
 
 def test_no_none_start_names_the_triggers_of_start_events_only(tmp_path: Path) -> None:
-    """The refusal lists what the start events wait for, not a boundary timer's kind."""
+    """The refusal lists what the start events wait for, not a boundary event's kind."""
     path = write(
         tmp_path,
         """
       <process id="p" isExecutable="true">
-        <startEvent id="s"><messageEventDefinition messageRef="M"/></startEvent>
+        <startEvent id="s">
+          <timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>
+        </startEvent>
         <sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
         <userTask id="work"/>
         <sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
         <endEvent id="e"/>
         <boundaryEvent id="late" attachedToRef="work">
-          <timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>
+          <messageEventDefinition messageRef="M"/>
         </boundaryEvent>
         <sequenceFlow id="f3" sourceRef="late" targetRef="e"/>
       </process>
     """,
     )
-    with pytest.raises(UsageError, match=r"its start events are triggered: message\)$"):
+    with pytest.raises(UsageError, match=r"its start events are triggered: timer\)$"):
         Engine(scratch_db()).start(path)
 
 

@@ -235,7 +235,8 @@ def _start_triggers(
             raise LoadError(
                 "a parallel multiple start event of a deployed process would need every one "
                 "of its triggers before an instance starts; that is not supported (use a "
-                "multiple start event, or a parallel multiple catch event after a start)",
+                "multiple start event, or a parallel multiple catch event after a start; "
+                "`bpmn run` creates an instance that waits at it for every trigger)",
                 file=definitions.path,
                 line=node.line,
                 element_id=node.id,

@@ -11,7 +11,7 @@ from typing import Any
 from bpmn_engine.model import BoundaryEvent, FlowNode, StartEvent
 from bpmn_engine.records.rows import HELD, Subscription, Timer
 from bpmn_engine.runtime.context import StepContext
-from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.events import subprocesses, waiting_starts
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
 from bpmn_engine.runtime.events.definition import waits_of
@@ -24,6 +24,9 @@ def trigger(ctx: StepContext, element: str, **data: Any) -> None:
     non-interrupting boundary event or event subprocess start then listens again."""
     event = ctx.definitions.node_scopes[element].nodes[element]
     if getattr(event, "parallel_multiple", False) and waits_of(ctx, element):
+        return
+    if isinstance(event, StartEvent) and waiting_starts.is_process_start(ctx, event):
+        waiting_starts.fired(ctx, event)  # an instance created waiting at its starts
         return
     if isinstance(event, StartEvent):  # held by a scope's listening track
         subprocesses.fired(ctx, event, **data)
