@@ -1,14 +1,60 @@
-"""The FEEL grammar (`feel.lark`, shipped as package data) and its LALR parser, built once."""
+"""The FEEL grammar (`feel.lark`, shipped as package data) and its LALR parser, built once.
+
+Building the LALR tables takes a tenth of a second, so they are cached on disk; lark reads its
+cache with `pickle`, so the file must be one nobody else can have written. lark's own default
+(`cache=True`) is a predictable name in the shared temp dir, which anyone could plant first:
+the cache lives in the user's own cache directory instead, used only while it is private.
+"""
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import stat
+import sys
 from importlib import resources
+from pathlib import Path
 
+import lark
 from lark import Lark, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from bpmn_engine.errors import ExpressionError
+
+
+def _private(path: Path, kind: int) -> bool:
+    """`path` is a `kind` (not a link to one), ours, and nobody else may write it."""
+    try:
+        found = path.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_IFMT(found.st_mode) == kind
+        and found.st_uid == os.getuid()
+        and not found.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+def cache_file(grammar: str) -> str | None:
+    """Where the tables of `grammar` are cached: `$XDG_CACHE_HOME/bpmn-engine` (by default
+    `~/.cache/bpmn-engine`), made private; None (no cache) when that directory or the file
+    in it could have been written by someone else, or cannot be made."""
+    if not hasattr(os, "getuid"):
+        return None
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(home) / "bpmn-engine"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return None
+    if not _private(folder, stat.S_IFDIR):
+        return None
+    version = f"{lark.__version__} {sys.version_info[:2]} {grammar}".encode()
+    path = folder / f"feel-{hashlib.sha256(version).hexdigest()[:32]}.lark"
+    if path.exists() and not _private(path, stat.S_IFREG):
+        return None
+    return str(path)
 
 
 @functools.cache
@@ -19,7 +65,7 @@ def _parser() -> Lark:
         parser="lalr",
         start=["start", "unary_tests"],
         maybe_placeholders=True,
-        cache=True,  # the LALR tables, built once per grammar version into the temp dir
+        cache=cache_file(grammar) or False,
     )
 
 
