@@ -170,7 +170,8 @@ class Recording:
         self.dropped = []
         lines = [HEADER.format(instance=self.instance, name=self.path.name)]
         for name, item in self.top.items():
-            lines.append(f"{toml_writer.key(name)} = {self._value(item, name)}")
+            written = toml_writer.key(name)
+            lines.append(f"{written} = {self._value(item, written)}")
         body = ["", "[[scenario]]"]
         scenario = self.scenario
         for name in ("name", "variables", "answers"):
@@ -178,14 +179,20 @@ class Recording:
                 body.append(f"{name} = {self._value(scenario[name], name)}")
         for mock, spec in scenario.get("mocks", {}).items():
             body += ["", f"[scenario.mocks.{toml_writer.key(mock)}]", "calls = ["]
-            body += [f"  {self._value(call, f'mocks.{mock}')}," for call in spec["calls"]]
+            body += [
+                f"  {self._value(call, f'mocks.{toml_writer.key(mock)}')},"
+                for call in spec["calls"]
+            ]
             body.append("]")
         for step in scenario["steps"]:
             body += ["", "[[scenario.steps]]"]
-            body += [f"{toml_writer.key(k)} = {self._value(v, k)}" for k, v in step.items()]
+            body += [
+                f"{toml_writer.key(k)} = {self._value(v, toml_writer.key(k))}"
+                for k, v in step.items()
+            ]
         body += ["", "[scenario.expect]"]
         body += [
-            f"{toml_writer.key(k)} = {self._value(v, f'expect.{k}')}"
+            f"{toml_writer.key(k)} = {self._value(v, f'expect.{toml_writer.key(k)}')}"
             for k, v in scenario["expect"].items()
         ]
         if self.dropped:  # TOML has no null

@@ -3,7 +3,9 @@
 The standard library reads TOML but does not write it. A recorded scenario holds strings,
 numbers, booleans, lists and tables (variables as JSON has them), which inline TOML writes
 in a few lines; `tomllib` reads every file back in the tests. TOML has no null: a None is
-left out, and the writer lists where, for a comment in the file.
+left out, and the writer lists where, for a comment in the file: each place is written with
+its keys as TOML writes them (quoted and escaped unless bare), so a name with a line break,
+from a handler or a script, cannot end the comment and write a line of its own.
 """
 
 from __future__ import annotations
@@ -58,9 +60,10 @@ def table(mapping: dict[str, Any], where: str, dropped: list[str]) -> str:
     """An inline table, `{ a = 1, b = "x" }`, leaving out None values (listed in `dropped`)."""
     parts = []
     for name, item in mapping.items():
+        written = key(name)
+        inner = f"{where}.{written}" if where else written
         if item is None:
-            dropped.append(f"{where}.{name}" if where else name)
+            dropped.append(inner)
             continue
-        inner = f"{where}.{name}" if where else name
-        parts.append(f"{key(name)} = {value(item, inner, dropped)}")
+        parts.append(f"{written} = {value(item, inner, dropped)}")
     return "{ " + ", ".join(parts) + " }" if parts else "{}"

@@ -49,3 +49,19 @@ def test_none_is_left_out_and_listed() -> None:
 def test_feel_decimals_are_numbers() -> None:
     text = "x = " + toml_writer.table({"a": Decimal("3"), "b": Decimal("2.5")}, "", [])
     assert tomllib.loads(text)["x"] == {"a": 3, "b": 2.5}
+
+
+@given(st.dictionaries(st.text(), values | st.none(), max_size=5))
+def test_the_comment_listing_what_was_left_out_stays_one_comment(mapping: dict[str, Any]) -> None:
+    """The places are written as TOML keys: no name can end the comment and add a line."""
+    dropped: list[str] = []
+    text = "x = " + toml_writer.table(mapping, "", dropped) + "\n"
+    comment = "# left out, TOML cannot hold null: " + ", ".join(dropped) + "\n"
+    assert tomllib.loads(comment + text).keys() == {"x"}
+
+
+def test_a_name_with_a_line_break_cannot_write_a_line_of_the_file() -> None:
+    dropped: list[str] = []
+    toml_writer.table({'a\nhandlers = "evil.py"\n#': None, "b": {"c\r\nd": None}}, "", dropped)
+    assert dropped == ['"a\\nhandlers = \\"evil.py\\"\\n#"', 'b."c\\r\\nd"']
+    assert "handlers" not in tomllib.loads("# " + ", ".join(dropped) + "\nx = 1\n")
