@@ -11,10 +11,12 @@ whatever sys.path the engine itself was imported from.
 
 The isolate is reused between requests (a new one costs about 6 ms), so nothing one
 evaluation does may reach the next: the prelude (`v8_prelude.js`) freezes the built-ins and
-the global bindings, new globals are deleted after each evaluation, and promise jobs a script
-leaves behind are drained, within the same time budget, before the answer is sent (a task
-queued after them must run: V8 runs tasks only once no promise job is left). An isolate
-that hit a limit, or could not be cleaned, is closed and the next request gets a new one.
+the global bindings, forgets the last regular expression match (`RegExp.$1`, `input`...,
+which V8 keeps per isolate), new globals are deleted after each evaluation, and promise jobs
+a script leaves behind are drained, within the same time budget, before the answer is sent
+(a task queued after them must run: V8 runs tasks only once no promise job is left). An
+isolate that hit a limit (a promise job's too: V8 ends the job and goes on, so the limit is
+asked for after them), or could not be cleaned, is closed and the next request gets a new one.
 """
 
 from __future__ import annotations
@@ -99,6 +101,9 @@ class Host:
                 state = racer.eval("__bpmn.settled()", timeout_sec=self._left(started))
                 if state == 0 and self._left(started) <= 0.001:
                     raise self.v8.JSTimeoutException()
+            if racer.was_hard_memory_limit_reached():  # by a promise job: the culprit fails
+                self._discard()
+                return {"limit": "memory"}
             if state != 1:  # a global the script made could not be deleted
                 self._discard()
         except Exception as error:  # mini-racer's errors share no public base class

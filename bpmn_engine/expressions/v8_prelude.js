@@ -20,6 +20,10 @@
     const Problem = TypeError, TooBig = RangeError;
     // a task (not a promise job) for settle(): V8 runs it only once no promise job is left
     const waitAsync = Atomics.waitAsync, notify = Atomics.notify;
+    // RegExp.$1-$9, input, lastMatch, leftContext, rightContext: V8 keeps the last match of
+    // the isolate there, so every evaluation begins with an empty match of an empty string
+    const exec = RegExp.prototype.exec, nothing = /(?:)/;
+    function forgetMatches() { apply(exec, nothing, [""]); }
     const Shared = SharedArrayBuffer, Int32 = Int32Array;
     // host hooks a script has no use for, and that would run code after it ended
     for (const name of ["setTimeout", "clearTimeout", "__timer_manager", "WebAssembly",
@@ -120,6 +124,7 @@
 
     // mode: "condition" (its value; no setVariable), "script" (what it set), "result" (both)
     function run(source, payload, mode) {
+      forgetMatches();
       const isScript = mode !== "condition";
       const variables = create(null), scope = create(null), changes = create(null);
       const input = parse(payload);
