@@ -58,7 +58,8 @@ def db_option(f: Callable) -> Callable:
         envvar="BPMN_DB",
         show_default=True,
         help="SQLite file holding instances (':memory:' for a throwaway run), or a "
-        "postgresql://user@host/database URL (one database for many workers).",
+        "postgresql://user@host/database URL or libpq keyword string (one database for many "
+        "workers).",
     )(f)
 
 

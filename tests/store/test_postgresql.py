@@ -155,6 +155,38 @@ def test_an_unreachable_server_or_a_malformed_url_is_bad_input(bpmn: Bpmn, url: 
     assert done.stderr.startswith("error: postgresql://bob:***@")
 
 
+@pytest.mark.parametrize(
+    ("db", "shown"),
+    [
+        (f"postgresql://bob@127.0.0.1:1/bpmn?password={SECRET}", "password=***"),
+        (
+            f"postgresql://bob@127.0.0.1:1/bpmn?sslmode=disable&sslpassword={SECRET}",
+            "sslpassword=***",
+        ),
+        ("postgresql://bob:pa55@w0rd@127.0.0.1:1/bpmn", "bob:***@127.0.0.1"),
+        (f"host=127.0.0.1 port=1 user=bob password={SECRET} dbname=bpmn", "password=***"),
+        (f"host=127.0.0.1 port=1 password='{SECRET} x' dbname=bpmn", "password=***"),
+    ],
+    ids=["query", "sslpassword", "unencoded-at", "keywords", "quoted-keyword"],
+)
+def test_no_way_of_writing_a_password_shows_it(bpmn: Bpmn, tmp_path: Path, db: str, shown: str):
+    """A keyword string names PostgreSQL as a URL does (it was taken as a SQLite file name)."""
+    with pytest.raises(LoadError) as raised:
+        open_store(db)
+    message = str(raised.value)
+    assert shown in message
+    assert "cannot connect" in message
+    for secret in (SECRET, "w0rd"):
+        assert secret not in message
+    done = bpmn("instances", "--db", db)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert shown in done.stderr
+    for secret in (SECRET, "w0rd"):
+        assert secret not in done.stderr + done.stdout
+    assert list(tmp_path.glob("host=*")) == []  # no SQLite file of that name
+
+
 def test_every_command_takes_a_postgresql_url_by_option_or_environment(bpmn: Bpmn) -> None:
     url = fresh_url()
     done = bpmn(
