@@ -322,6 +322,9 @@ class Decisions:
                 args = [values.get(p) for p in function.parameters]
                 value = function.call(*args)
                 entries = ({found.name: value},)
+            # a value may share its parts (`[l, l]` forty times over is small in memory):
+            # written out, as JSON or for a process, it is every path through them
+            guards.weigh((value, entries))
         except ExpressionError as failure:
             value, entries, error = None, (), f"{found.name!r}: {failure}"
         except RecursionError:

@@ -263,8 +263,8 @@ def _small_weight(value: Any, depth: int) -> tuple[int, int] | None:
         return None
     height = 1
     for child in children:
-        if type(child) in _SCALAR_TYPES:
-            total += 1
+        if type(child) in _SCALAR_TYPES or not isinstance(child, NESTING):
+            total += 1  # a leaf (FEEL's too: a Decimal, a date, a duration)
             continue
         found = _small_weight(child, depth + 1)
         if found is None:

@@ -208,3 +208,15 @@ def test_an_unsupported_boxed_expression_is_refused_at_load(tmp_path: Path) -> N
     logic = '<context><contextEntry><variable name="x"/><teleport/></contextEntry></context>'
     with pytest.raises(LoadError, match="<teleport> is not a supported expression"):
         dmn.load(decision_file(tmp_path, logic))
+
+
+def test_a_result_sharing_its_parts_is_refused_not_written_out_for_ever(tmp_path: Path) -> None:
+    """Forty levels of `[l, l]` are small in memory; as JSON they are 2**40 leaves, and
+    `bpmn decide` hung writing them, past every budget."""
+    entries = ", ".join(f"l{i}: [l{i - 1}, l{i - 1}]" for i in range(1, 41))
+    decisions = dmn.load(decision_file(tmp_path, literal("{l0: [1], " + entries + "}.l40")))
+    result = decisions.evaluate("Decision", {})
+    assert result.value is None
+    assert "more than 1,000,000 items" in result.error
+    shared = dmn.load(decision_file(tmp_path, literal("{l0: [1], l1: [l0, l0]}.l1"), name="s.dmn"))
+    assert shared.evaluate("Decision", {}).to_json()["value"] == [[1], [1]]

@@ -284,3 +284,56 @@ def test_feel_numbers_are_bounded_by_decimal128() -> None:
 def test_feel_cannot_build_or_walk_past_the_bounds(text: str) -> None:
     with pytest.raises(ExpressionError, match="work limit"):
         compile_expression(text).evaluate({"s": "x" * 1_000_000})
+
+
+def test_feel_unary_tests_nested_too_deep_are_an_error_not_a_crash() -> None:
+    """A decision table cell is compiled when the DMN file loads: RecursionError escaped."""
+    from bpmn_engine.expressions.feel import compile_unary_tests
+
+    for text in ("not(" * 1000 + "1" + ")" * 1000, "[" * 1000 + "1" + "]" * 1000, "-" * 1000 + "1"):
+        with pytest.raises(ExpressionError, match="too deeply nested"):
+            compile_unary_tests(text)
+
+
+def test_a_years_and_months_duration_stays_within_what_one_may_be_written_as() -> None:
+    """`duration("P1Y") * 10^5000` made a 5,000-digit month count no text could show."""
+    warnings: list[str] = []
+    product = compile_expression('=duration("P1Y") * 1' + "0" * 5000).evaluate({}, warnings.append)
+    assert product is None
+    assert "the duration is out of range" in warnings[0]
+    assert compile_expression('=duration("P2Y") * 3').evaluate({}) == "P6Y"
+
+
+def test_replace_cannot_build_past_the_string_limit_one_reference_at_a_time() -> None:
+    """Each `$0` is counted as it is made: a thousand of them over a long input built
+    gigabytes inside the C call before the result was measured."""
+    text = '=replace(s, ".", "' + "$0" * 1000 + '")'
+    with pytest.raises(ExpressionError, match="work limit: a string of more than"):
+        compile_expression(text).evaluate({"s": "a" * 1_000_000})
+    assert compile_expression('=replace("abc", "(b)", "[$1]")').evaluate({}) == "a[b]c"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "weight"),
+    [
+        ("abc", 3),
+        ("a{3}", 3),
+        ("(ab){3}", 6),
+        (r"\d{16}", 16),
+        ("[a-z]{2,5}", 5),
+        ("[]{]{4}", 4),
+        (r"\p{L}{4}", 4),
+        ("(((a{300}){300}){100})", 9_000_000),
+    ],
+)
+def test_a_patterns_weight_is_its_items_with_counted_repeats_unrolled(pattern: str, weight: int):
+    from bpmn_engine.expressions.feel.functions.strings import _weight
+
+    assert _weight(pattern) == weight
+
+
+def test_nested_counted_repeats_are_refused_before_they_are_compiled() -> None:
+    """`regex` unrolls counted repeats when it compiles, before the match timeout starts."""
+    with pytest.raises(ExpressionError, match="unroll to more than 100,000 items"):
+        compile_expression('=matches("a", "(((a{300}){300}){100})")').evaluate({})
+    assert compile_expression(r'=matches("4111111111111111", "^\d{16}$")').evaluate({}) is True

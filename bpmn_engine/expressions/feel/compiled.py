@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.compiled import explain
 from bpmn_engine.expressions.feel import fast
@@ -104,10 +105,18 @@ def compile_feel(text: str) -> FeelExpression:
     """`=...` (or FEEL text without the `=`) compiled; ExpressionError if it is not FEEL."""
     compiler = Compiler()
     tree = parse(_body(text))
-    run = compiler.build(tree)
-    return FeelExpression(text, "feel", run, compiler.budgeted, fast.build(tree, BUILTINS))
+    try:
+        run = compiler.build(tree)
+        quick = fast.build(tree, BUILTINS)
+    except RecursionError:  # the compiler walks the tree recursively
+        raise ExpressionError("the expression is too deeply nested") from None
+    return FeelExpression(text, "feel", run, compiler.budgeted, quick)
 
 
 def compile_unary_tests(text: str) -> UnaryTests:
-    compiler = Compiler()
-    return UnaryTests(text, compiler.build(parse(text, "unary_tests")))
+    """A decision table cell compiled; ExpressionError if it is not FEEL unary tests."""
+    tree = parse(text, "unary_tests")
+    try:
+        return UnaryTests(text, Compiler().build(tree))
+    except RecursionError:
+        raise ExpressionError("the unary tests are too deeply nested") from None

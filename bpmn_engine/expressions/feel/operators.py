@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bpmn_engine.expressions import guards
-from bpmn_engine.expressions.feel.values import D128, FeelError, YearsMonths, kind
+from bpmn_engine.expressions.feel.values import D128, FeelError, YearsMonths, kind, years_months
 
 _TEMPORAL = (dt.date, dt.time)
 
@@ -56,7 +56,7 @@ def add(a: Any, b: Any) -> Any:
     try:
         if isinstance(b, YearsMonths):
             if isinstance(a, YearsMonths):
-                return YearsMonths(a.months + b.months)
+                return years_months(a.months + b.months)
             if isinstance(a, dt.date):
                 return add_months(a, b.months)
         if isinstance(b, dt.timedelta):
@@ -123,7 +123,7 @@ def multiply(a: Any, b: Any) -> Any:
         if isinstance(a, dt.timedelta):
             return _seconds(D128.multiply(Decimal(str(a.total_seconds())), b))
         if isinstance(a, YearsMonths):
-            return YearsMonths(int(D128.multiply(Decimal(a.months), b).to_integral_value()))
+            return years_months(int(D128.multiply(Decimal(a.months), b).to_integral_value()))
     raise FeelError(f"cannot multiply a {kind(a)} by a {kind(b)}")
 
 
@@ -145,7 +145,7 @@ def divide(a: Any, b: Any) -> Any:
         if isinstance(a, dt.timedelta):
             return _seconds(D128.divide(Decimal(str(a.total_seconds())), b))
         if isinstance(a, YearsMonths):
-            return YearsMonths(int(D128.divide(Decimal(a.months), b).to_integral_value()))
+            return years_months(int(D128.divide(Decimal(a.months), b).to_integral_value()))
     if isinstance(a, dt.timedelta) and isinstance(b, dt.timedelta) and b:
         return D128.divide(Decimal(str(a.total_seconds())), Decimal(str(b.total_seconds())))
     if isinstance(a, YearsMonths) and isinstance(b, YearsMonths) and b.months:

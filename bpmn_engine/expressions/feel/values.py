@@ -288,6 +288,15 @@ _DURATION = re.compile(
     r"(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?"
 )
 MAX_DURATION_DIGITS = 9
+MAX_MONTHS = 12 * 10**MAX_DURATION_DIGITS  # what a duration may say: under a billion years
+
+
+def years_months(months: int) -> YearsMonths:
+    """A years and months duration that arithmetic made, within what one may be written as
+    (a product by 10^5000 had 5,000 digits, which nothing could show)."""
+    if abs(months) > MAX_MONTHS:
+        raise FeelError("the duration is out of range")
+    return YearsMonths(months)
 
 
 def parse_date(source: str) -> dt.date:

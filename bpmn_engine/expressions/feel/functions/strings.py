@@ -15,11 +15,57 @@ from bpmn_engine.expressions.feel.values import FeelError
 
 REGEX_SECONDS = 0.5
 """Longest one regex call may run."""
+MAX_PATTERN_WEIGHT = 100_000
+"""Most pattern items a compiled pattern may hold once its counted repeats are unrolled:
+`regex` unrolls `a{300}` into 300 items when it compiles, before any timeout can start, so
+`(((a{300}){300}){100})` took gigabytes (100,000 items take some 30 MB)."""
+_COUNT = regex.compile(r"\{(\d*)(?:,(\d*))?\}")
 _FLAGS = {"i": regex.IGNORECASE, "s": regex.DOTALL, "m": regex.MULTILINE, "x": regex.VERBOSE}
+
+
+def _weight(pattern: str) -> int:
+    """How many items `pattern` unrolls to, at most: each atom counts 1, a group the sum of
+    its contents, and a counted repeat multiplies what it repeats by its largest count."""
+    stack: list[int] = [0]  # the weight of each open group's contents so far
+    last = 0  # the weight of the atom just read, which a quantifier would repeat
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "{" and (found := _COUNT.match(pattern, i)) and (found[1] or found[2]):
+            count = int(found[2] or found[1] or 1)  # {m}, {m,}: m; {m,n}, {,n}: n
+            stack[-1] += last * (max(count, 1) - 1)  # the atom itself is counted once
+            last, i = 0, found.end()
+            continue
+        if char == "\\":
+            end = i + 2
+            if pattern[i + 1 : i + 2] in ("p", "P", "N", "x") and pattern[end : end + 1] == "{":
+                end = pattern.find("}", end) + 1 or len(pattern)
+            last, i = 1, end
+        elif char == "[":
+            end = i + 1 + (pattern[i + 1 : i + 2] == "^")
+            end += pattern[end : end + 1] == "]"
+            while end < len(pattern) and pattern[end] != "]":
+                end += 2 if pattern[end] == "\\" else 1
+            last, i = 1, end + 1
+        elif char == "(":
+            stack.append(0)
+            last, i = 0, i + 1
+            continue
+        elif char == ")" and len(stack) > 1:
+            last, i = stack.pop(), i + 1
+        else:
+            last, i = 1, i + 1
+        stack[-1] += last
+    return sum(stack)
 
 
 def _pattern(pattern: Any, flags: Any) -> regex.Pattern[str]:
     need(pattern, str, "the pattern")
+    if _weight(pattern) > MAX_PATTERN_WEIGHT:
+        raise guards.too_big(
+            f"a regular expression whose counted repeats unroll to more than "
+            f"{MAX_PATTERN_WEIGHT:,} items"
+        )
     bits = 0
     for flag in need(flags, str, "the flags") if flags is not None else "":
         if flag not in _FLAGS:
@@ -84,8 +130,19 @@ def replace(input: Any, pattern: Any, replacement: Any, flags: Any = None) -> st
     text = need(input, str, "input")
     compiled = _pattern(pattern, flags)
     template = regex.sub(r"\$(\d)", r"\\\1", need(replacement, str, "replacement"))
+    built = [len(text)]  # an upper bound of the result's length, as the matches come
+
+    def expand(match: regex.Match[str]) -> str:
+        """Each replacement counted as it is made: `$0` repeated a thousand times over a
+        long input built gigabytes inside `sub` before the result could be measured."""
+        piece = match.expand(template)
+        built[0] += len(piece)
+        if built[0] > guards.MAX_SIZE:
+            raise guards.too_big(f"a string of more than {guards.MAX_SIZE:,} characters")
+        return piece
+
     try:
-        result = _timed(lambda: compiled.sub(template, text, timeout=REGEX_SECONDS))
+        result = _timed(lambda: compiled.sub(expand, text, timeout=REGEX_SECONDS))
     except (regex.error, IndexError) as error:
         raise FeelError(f"invalid replacement: {error}") from None
     return checked_text(result)
