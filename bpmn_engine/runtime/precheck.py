@@ -61,6 +61,14 @@ def unrunnable_loop(node: Activity) -> str | None:
         return f"{marker} markers are not supported yet"
     if spec.refused:
         return f"{marker}: {spec.refused} is not supported"
+    if isinstance(spec, MultiInstance) and spec.cardinality and spec.collection:
+        # engines disagree (Camunda 7 counts by the cardinality, SpiffWorkflow refuses), so
+        # running either reading would be a guess
+        return (
+            f"multi-instance with both a loopCardinality ({spec.cardinality.text!r}) and an "
+            f"input collection ({spec.collection.text!r}): the number of instances is "
+            "ambiguous; keep only one of them"
+        )
     if isinstance(spec, StandardLoop) and spec.condition is None and spec.maximum is None:
         return "standard loop with neither a loopCondition nor a loopMaximum would loop forever"
     return None

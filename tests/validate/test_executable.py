@@ -81,8 +81,15 @@ def test_an_unsupported_element_is_a_warning_with_its_id_and_line(
             "</bpmn:multiInstanceLoopCharacteristics>",
             'behavior="None"',
         ),
+        (
+            "<bpmn:multiInstanceLoopCharacteristics>"
+            "<bpmn:loopCardinality>2</bpmn:loopCardinality>"
+            "<bpmn:loopDataInputRef>items</bpmn:loopDataInputRef>"
+            "</bpmn:multiInstanceLoopCharacteristics>",
+            "both a loopCardinality ('2') and an input collection ('items')",
+        ),
     ],
-    ids=["no-count", "endless", "behavior"],
+    ids=["no-count", "endless", "behavior", "cardinality-and-collection"],
 )
 def test_a_loop_the_engine_cannot_run_is_an_error(tmp_path: Path, loop: str, message: str) -> None:
     body = f'<bpmn:userTask id="X">{loop}</bpmn:userTask>'
