@@ -260,9 +260,15 @@ def _listeners(process: FlowScope) -> Iterator[Issue]:
 
 
 def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:
-    problem = _compiles(lambda: compile_expression(expression.text, expression.language))
-    if problem:
+    text, language = expression.text, expression.language
+    problem = _compiles(lambda: compile_expression(text, language))
+    if not problem:
+        return
+    if _compiles(lambda: compile_expression(text, language, trusted=True)):
         yield Issue(f"{what} does not compile: {problem}", element, expression.line or line)
+    else:  # full Python, as `bpmn run --trust-scripts` evaluates it
+        message = f"{what} runs only with `bpmn run --trust-scripts`: {problem}"
+        yield Issue(message, element, expression.line or line, severity=Severity.WARNING)
 
 
 def _script(node: Task) -> Iterator[Issue]:

@@ -161,6 +161,20 @@ def test_a_script_the_sandbox_refuses_needs_trust_scripts(tmp_path: Path) -> Non
     assert "--trust-scripts" in finding.message
 
 
+def test_a_condition_the_sandbox_refuses_needs_trust_scripts(tmp_path: Path) -> None:
+    # given: a condition only full Python compiles (`bpmn run --trust-scripts` runs it)
+    body = (
+        '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow id="F" sourceRef="A" '
+        "targetRef=\"B\"><bpmn:conditionExpression>'x' in vars()</bpmn:conditionExpression>"
+        "</bpmn:sequenceFlow>"
+    )
+    # when
+    [finding] = executable_findings(write(tmp_path, body))
+    # then: a warning, as for such a script, not an error
+    assert (finding.element, finding.severity) == ("F", Severity.WARNING)
+    assert finding.message.startswith("condition runs only with `bpmn run --trust-scripts`: ")
+
+
 @pytest.mark.parametrize(
     ("kind", "value"),
     [
