@@ -131,9 +131,36 @@ def test_error_end_and_error_boundary_events_are_supported(tmp_path: Path) -> No
     assert [f for f in executable_findings(write(tmp_path, body)) if f.element in "BE"] == []
 
 
-def test_a_process_marked_not_executable_is_not_checked(tmp_path: Path) -> None:
-    body = '<bpmn:complexGateway id="X"/>' + timer("timeDuration", "five minutes")
-    assert executable_findings(write(tmp_path, body, executable="false")) == []
+def test_a_process_marked_not_executable_is_checked_as_bpmn_run_runs_it(tmp_path: Path) -> None:
+    # given: a process marked not executable (`bpmn run` runs it anyway, with a warning)
+    body = '<bpmn:startEvent id="S"/>' + timer("timeDuration", "five minutes")
+    # when
+    findings = executable_findings(write(tmp_path, body, executable="false"))
+    # then: a warning saying so at the process, and the checks of any process
+    by_element = {f.element: f for f in findings}
+    assert set(by_element) == {"P_diagram", "Wait"}
+    marked = by_element["P_diagram"]
+    assert marked.severity == Severity.WARNING and marked.line == 2
+    assert 'is marked isExecutable="false", but `bpmn run` still runs it' in marked.message
+    assert by_element["Wait"].severity == Severity.ERROR
+    assert "timeDuration 'five minutes' is not an ISO 8601 duration" in by_element["Wait"].message
+
+
+def test_a_call_activity_without_called_element_in_a_non_executable_process(
+    tmp_path: Path,
+) -> None:
+    # given: what issue 24 found unreported: `bpmn run` would run this process
+    body = '<bpmn:startEvent id="S"/><bpmn:callActivity id="C"/>'
+    # when
+    findings = executable_findings(write(tmp_path, body, executable="false"))
+    # then
+    [error] = [f for f in findings if f.severity == Severity.ERROR]
+    assert error.element == "C"
+    assert "call activity names no process to call (calledElement)" in error.message
+
+
+def test_a_process_without_flow_nodes_is_no_finding(tmp_path: Path) -> None:
+    assert executable_findings(write(tmp_path, "", executable="false")) == []
 
 
 def test_a_condition_that_does_not_compile_is_an_error(tmp_path: Path) -> None:
