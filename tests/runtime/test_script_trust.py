@@ -72,6 +72,30 @@ def test_a_trusted_loop_condition_is_full_python_too(bpmn: Bpmn, make_engine: Ma
     assert outcome.variables["n"] == 3
 
 
+def test_a_trusted_mapping_is_full_python_too(bpmn: Bpmn, make_engine: MakeEngine) -> None:
+    # given: a data association whose transformation falls back when `limit` is undefined
+    engine = make_engine(trust_scripts=True)
+    task = (
+        '<scriptTask id="Count" scriptFormat="python"><property id="items"/>'
+        '<dataInputAssociation id="R"><sourceRef>Cart</sourceRef><targetRef>items</targetRef>'
+        "<transformation>cart[:limit] if 'limit' in vars() else cart</transformation>"
+        "</dataInputAssociation><script>n = len(items)</script></scriptTask>"
+    )
+    body = (
+        '<dataObject id="cart"/><dataObjectReference id="Cart" dataObjectRef="cart"/>'
+        '<startEvent id="S"/>'
+        + task
+        + '<endEvent id="E"/>'
+        + flow("S", "Count")
+        + flow("Count", "E")
+    )
+    # when
+    outcome = engine.start(bpmn(body), variables={"cart": ["a", "b", "c"]}).run()
+    # then
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables["n"] == 3
+
+
 @pytest.mark.parametrize("trusted", [False, True], ids=["sandboxed", "trusted"])
 def test_a_script_has_datetime_and_timedelta_without_an_import(
     bpmn: Bpmn, make_engine: MakeEngine, trusted: bool
