@@ -140,8 +140,10 @@ class TrustedExpression:
         namespace = {**PRELUDE, **_copy_variables(variables, list(variables))}
         try:
             return eval(self.code, namespace)  # the user trusts this diagram: full Python
-        except (Exception, SystemExit) as error:
-            raise ExpressionError(f"{type(error).__name__}: {error}") from None
+        except Exception as error:  # said as the sandbox says it: "unknown variable 'x'"
+            raise explain(error) from None
+        except SystemExit as error:
+            raise ExpressionError(f"SystemExit: {error}") from None
 
 
 def compile_trusted_expression(text: str) -> TrustedExpression:
