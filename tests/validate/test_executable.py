@@ -284,9 +284,11 @@ def test_a_call_to_a_non_executable_process_is_a_warning(tmp_path: Path) -> None
     assert any("not executable (isExecutable=false)" in m for m in messages)
 
 
-def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("executable", ["true", "false"])
+def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path, executable: str) -> None:
+    # `bpmn run` cannot run a process of it, whatever it is marked
     body = '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow id="f" sourceRef="A"/>'
-    [finding] = executable_findings(write(tmp_path, body))
+    [finding] = executable_findings(write(tmp_path, body, executable=executable))
     message = "bpmn-engine cannot load this file: sequence flow needs both sourceRef and targetRef"
     assert finding.message == message
     assert finding.severity == Severity.ERROR
