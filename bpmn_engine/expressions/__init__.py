@@ -28,12 +28,17 @@ from bpmn_engine.expressions.javascript import (
     compile_javascript_script,
     is_javascript,
 )
-from bpmn_engine.expressions.scripts import CompiledScript, compile_python_script
+from bpmn_engine.expressions.scripts import (
+    CompiledScript,
+    TrustedExpression,
+    compile_python_script,
+    compile_trusted_expression,
+)
 
 if TYPE_CHECKING:
     from bpmn_engine.expressions.feel import FeelExpression
 
-    Expression = CompiledExpression | FeelExpression | JavaScriptExpression
+    Expression = CompiledExpression | FeelExpression | JavaScriptExpression | TrustedExpression
     Script = CompiledScript | JavaScriptScript
 
 __all__ = [
@@ -42,6 +47,7 @@ __all__ = [
     "FeelExpression",
     "JavaScriptExpression",
     "JavaScriptScript",
+    "TrustedExpression",
     "compile_expression",
     "compile_script",
     "script_is_expression",
@@ -93,17 +99,17 @@ def _language(text: str, language: str | None) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _compile_expression(text: str, language: str | None) -> Expression:
+def _compile_expression(text: str, language: str | None, trusted: bool) -> Expression:
     chosen = _language(text, language)
     if len(text) > MAX_SOURCE_LENGTH:
         raise ExpressionError(f"the expression is longer than {MAX_SOURCE_LENGTH:,} characters")
     try:
-        return _translate(text, chosen)
+        return _translate(text, chosen, trusted)
     except RecursionError:
         raise ExpressionError("the expression is too deeply nested") from None
 
 
-def _translate(text: str, chosen: str) -> Expression:
+def _translate(text: str, chosen: str, trusted: bool) -> Expression:
     if chosen == "javascript":
         return compile_javascript_expression(text)
     if chosen == "juel":
@@ -114,16 +120,21 @@ def _translate(text: str, chosen: str) -> Expression:
         return CompiledExpression(text, "juel", program, tuple(sorted(defaults.items())), scope)
     if chosen == "feel":
         return deferred.feel.compile_feel(text)
+    if trusted:
+        return compile_trusted_expression(text)
     return CompiledExpression(
         text, "python", compile_tree(parse_python(text, "expression"), "expression")
     )
 
 
-def compile_expression(text: str, language: str | None = None) -> Expression:
-    """Compile a condition or mapping expression; cached, since the runtime asks repeatedly."""
+def compile_expression(
+    text: str, language: str | None = None, *, trusted: bool = False
+) -> Expression:
+    """Compile a condition or mapping expression; cached, since the runtime asks repeatedly.
+    Python is sandboxed unless `trusted` (`--trust-scripts`: full Python, as trusted scripts)."""
     if not isinstance(text, str):
         raise ExpressionError(f"an expression must be text, not {type(text).__name__}")
-    compiled = _compile_expression(text, language)
+    compiled = _compile_expression(text, language, bool(trusted))
     if isinstance(compiled, JavaScriptExpression):
         deferred.v8.require()  # the cache outlives the engine's installation (tests uninstall it)
     return compiled

@@ -9,6 +9,7 @@ to scripts only, so a condition cannot change the variables it reads.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
@@ -33,14 +34,23 @@ from bpmn_engine.expressions.guards import (
     weigh,
 )
 
+_TEMPORAL_FIELDS = {
+    dt.datetime: frozenset({"year", "month", "day", "hour", "minute", "second", "microsecond"}),
+    dt.date: frozenset({"year", "month", "day"}),
+    dt.timedelta: frozenset({"days", "seconds", "microseconds"}),
+}
+
 
 def guard_attr(value: Any, name: str) -> Any:
-    """`a.b` reads key "b" of a dict (dotted paths over JSON); nothing else has attributes."""
+    """`a.b` reads key "b" of a dict (dotted paths over JSON); of a `datetime`, `date` or
+    `timedelta`, a field (`due.year`, `gap.days`); nothing else has attributes."""
     if isinstance(value, dict):
         try:
             return value[name]
         except KeyError:
             raise ExpressionError(f"unknown key {name!r}") from None
+    if name in _TEMPORAL_FIELDS.get(type(value), ()):
+        return getattr(value, name)
     raise ExpressionError(f"{type(value).__name__!r} object has no attribute {name!r}")
 
 
@@ -144,6 +154,9 @@ SAFE_BUILTINS: dict[str, Any] = {
     "true": True,
     "false": False,
     "null": None,
+    # as SpiffArena's script engine: constructed, added, compared; stored as ISO 8601 text
+    "datetime": dt.datetime,
+    "timedelta": dt.timedelta,
 }
 _CALLABLE = {id(f): f for f in SAFE_BUILTINS.values() if callable(f)}
 _LAZY_CALLS = frozenset({id(_sandbox_zip), id(enumerate), id(range)})
@@ -175,6 +188,9 @@ _READ = {
     ),
 }
 _READ[frozenset] = _READ[set]
+_READ[dt.datetime] = _names("isoformat weekday isoweekday date")
+_READ[dt.date] = _names("isoformat weekday isoweekday")
+_READ[dt.timedelta] = _names("total_seconds")
 _WRITE = {
     **_READ,
     list: _READ[list] | _names("append extend insert pop remove sort reverse clear"),

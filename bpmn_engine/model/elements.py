@@ -158,7 +158,7 @@ class MultiInstance:
     `collection` yields the items (BPMN `loopDataInputRef`, Camunda 7 `camunda:collection`,
     Zeebe `inputCollection`), `element_variable` names each inner instance's item;
     `output_collection` gathers `output_element` of each inner instance, in input order.
-    `dialect` ("bpmn", "camunda" or "zeebe") decides the names and base of the counters.
+    `dialect` ("bpmn", "camunda" or "zeebe") decides where `loopCounter` starts.
     `refused` says what the engine cannot run (checked before the first step).
     """
 

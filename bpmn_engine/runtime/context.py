@@ -161,7 +161,9 @@ class StepContext:
         self, expression: Expression, extra: Mapping[str, Any] | None = None, what: str = ""
     ) -> Any:
         try:
-            compiled = compile_expression(expression.text, expression.language)
+            compiled = compile_expression(
+                expression.text, expression.language, trusted=self.engine.trust_scripts
+            )
             return compiled.evaluate(self.variables(extra), self.warn)
         except ExpressionError as error:
             where = f" in {what}" if what else ""
@@ -218,7 +220,9 @@ class StepContext:
         if condition is None:
             return True
         try:  # as `evaluate`, compiled (a cache hit) once: a loop's gateway asks on every turn
-            compiled = compile_expression(condition.text, condition.language)
+            compiled = compile_expression(
+                condition.text, condition.language, trusted=self.engine.trust_scripts
+            )
             value = compiled.evaluate(self.variables(extra), self.warn)
         except ExpressionError as error:
             raise Incident(

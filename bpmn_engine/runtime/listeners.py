@@ -51,10 +51,11 @@ def compile_listener(listener: Listener, trusted: bool) -> None:
         if listener.script is not None:
             compile_script(listener.script.text, listener.script.language, trusted=trusted)
         if listener.expression is not None:
-            compile_expression(listener.expression.text, listener.expression.language)
+            expression = listener.expression
+            compile_expression(expression.text, expression.language, trusted=trusted)
         for _, value in listener.fields:
             if not isinstance(value, str):
-                compile_expression(value.text, value.language)
+                compile_expression(value.text, value.language, trusted=trusted)
     except ExpressionError as error:
         raise ExpressionError(f"{listener.label}: {error}") from None
 
@@ -158,7 +159,9 @@ def _run_one(
     elif listener.expression is not None:
         expression = listener.expression
         try:
-            compiled_expression = compile_expression(expression.text, expression.language)
+            compiled_expression = compile_expression(
+                expression.text, expression.language, trusted=ctx.engine.trust_scripts
+            )
             with collected_writes() as writes:
                 compiled_expression.evaluate(ctx.variables(extra), ctx.warn)
         except ExpressionError as error:

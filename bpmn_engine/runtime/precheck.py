@@ -61,6 +61,14 @@ def unrunnable_loop(node: Activity) -> str | None:
         return f"{marker} markers are not supported yet"
     if spec.refused:
         return f"{marker}: {spec.refused} is not supported"
+    if isinstance(spec, MultiInstance) and spec.cardinality and spec.collection:
+        # engines disagree (Camunda 7 counts by the cardinality, SpiffWorkflow refuses), so
+        # running either reading would be a guess
+        return (
+            f"multi-instance with both a loopCardinality ({spec.cardinality.text!r}) and an "
+            f"input collection ({spec.collection.text!r}): the number of instances is "
+            "ambiguous; keep only one of them"
+        )
     if isinstance(spec, StandardLoop) and spec.condition is None and spec.maximum is None:
         return "standard loop with neither a loopCondition nor a loopMaximum would loop forever"
     return None
@@ -125,16 +133,20 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
         yield element_id, listener.line, lambda li=listener: compile_listener(li, trusted)
     for flow in scope.flows.values():
         if flow.condition is not None:
-            yield flow.id, flow.condition.line or flow.line, _expression(flow.condition)
+            yield flow.id, flow.condition.line or flow.line, _expression(flow.condition, trusted)
     for inner, node in scope.walk():
         if inner is not scope:
             for flow in inner.flows.values():
                 if flow.condition is not None:
-                    yield flow.id, flow.condition.line or flow.line, _expression(flow.condition)
+                    yield (
+                        flow.id,
+                        flow.condition.line or flow.line,
+                        _expression(flow.condition, trusted),
+                    )
         if isinstance(node, Task) and node.script:
             if script_is_expression(node.script_format, node.result_variable):
                 expression = Expression(node.script, node.script_format, node.line)
-                yield node.id, node.line, _expression(expression)
+                yield node.id, node.line, _expression(expression, trusted)
             else:
                 text, script_format = node.script, node.script_format
                 yield (
@@ -150,20 +162,20 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
             ):
                 kind, text = definition.timer
                 line = definition.line or node.line
-                yield node.id, line, _timer(kind, text.strip(), definition.timer_language)
+                yield node.id, line, _timer(kind, text.strip(), definition.timer_language, trusted)
         if isinstance(node, Activity) and node.io is not None:
             for parameter in (*node.io.inputs, *node.io.outputs):
                 if parameter.expression is not None:
                     line = parameter.expression.line or node.line
-                    yield node.id, line, _expression(parameter.expression)
+                    yield node.id, line, _expression(parameter.expression, trusted)
         if isinstance(node, Activity):
             for _, expression in loop_expressions(node):
-                yield node.id, expression.line or node.line, _expression(expression)
+                yield node.id, expression.line or node.line, _expression(expression, trusted)
         if isinstance(node, Activity) and node.data is not None:
             for expression in data_expressions(node):
-                yield node.id, expression.line or node.line, _expression(expression)
+                yield node.id, expression.line or node.line, _expression(expression, trusted)
         for _, expression in control_expressions(node):
-            yield node.id, expression.line or node.line, _expression(expression)
+            yield node.id, expression.line or node.line, _expression(expression, trusted)
 
 
 def control_expressions(node: FlowNode) -> list[tuple[str, Expression]]:
@@ -190,8 +202,8 @@ def data_expressions(node: Activity) -> list[Expression]:
     return found
 
 
-def _expression(expression: Expression):
-    return lambda: compile_expression(expression.text, expression.language)
+def _expression(expression: Expression, trusted: bool):
+    return lambda: compile_expression(expression.text, expression.language, trusted=trusted)
 
 
 _NOUNS = {
@@ -201,10 +213,10 @@ _NOUNS = {
 }
 
 
-def _timer(kind: str, text: str, language: str | None):
+def _timer(kind: str, text: str, language: str | None, trusted: bool):
     def compile_() -> None:
         try:
-            compile_expression(text, language)
+            compile_expression(text, language, trusted=trusted)
         except ExpressionError as error:
             raise ExpressionError(
                 f"{kind} {text!r} is not an ISO 8601 {_NOUNS.get(kind, 'value')}, "

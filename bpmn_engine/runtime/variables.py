@@ -14,6 +14,7 @@ from typing import Any
 
 # the one integer bound: sandboxed code may not build more, and the store cannot write more
 from bpmn_engine.expressions.guards import MAX_INT_BITS
+from bpmn_engine.expressions.temporal import stored_text
 
 # values JSON gives back as themselves (a float only when finite): no round trip needed
 _SCALARS = frozenset({str, bool, type(None)})
@@ -39,7 +40,8 @@ def storable(name: str, value: Any) -> Any:
             )
         return value
     try:
-        return json.loads(json.dumps(value, allow_nan=False))
+        # a date or duration (a script's `datetime`) as its ISO 8601 text, as FEEL's
+        return json.loads(json.dumps(value, allow_nan=False, default=stored_text))
     except (TypeError, ValueError, RecursionError) as error:
         kind = type(value).__name__
         why = "it is nested too deep" if isinstance(error, RecursionError) else str(error)

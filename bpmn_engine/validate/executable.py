@@ -1,7 +1,8 @@
 """Rule `executable`: what bpmn-engine cannot run, found before a run rather than during one.
 
-Only processes with `isExecutable` other than "false" are checked: a descriptive model is not
-a program. Unsupported elements are warnings (the engine raises an incident only if a token
+Every process `bpmn run` could start is checked: one marked `isExecutable="false"` too (run
+starts it all the same when asked, with a warning), which gets a warning saying so. Unsupported
+elements are warnings (the engine raises an incident only if a token
 reaches one); conditions and scripts that do not compile, malformed timer values, calls to
 processes that do not exist and what `bpmn run` refuses before its first step (`Process.refused`:
 data stores, listener events with no moment here, quantities other than 1... see
@@ -86,17 +87,32 @@ class ExecutableRule:
             yield from _load_error(document)
             return
         for process in document.definitions.processes.values():
+            if not process.nodes:
+                continue  # nothing `bpmn run` could start
             if process.is_executable:
-                for refusal in process.refused:
-                    yield Issue(refusal.message, refusal.element, refusal.line)
-                for warned in process.warned:
-                    yield Issue(
-                        warned.message, warned.element, warned.line, severity=Severity.WARNING
-                    )
-                yield from _scope(document, process)
-                yield from _called_compensation(document, process)
-                yield from _deployed_starts(process)
-                yield from _listeners(process)
+                yield from _deployed_starts(process)  # `bpmn deploy` skips the others
+            else:
+                yield _not_executable(process)
+            for refusal in process.refused:
+                yield Issue(refusal.message, refusal.element, refusal.line)
+            for warned in process.warned:
+                yield Issue(warned.message, warned.element, warned.line, severity=Severity.WARNING)
+            yield from _scope(document, process)
+            yield from _called_compensation(document, process)
+            yield from _listeners(process)
+
+
+def _not_executable(process: Process) -> Issue:
+    """`bpmn run` runs a process marked not executable all the same (with a warning): when
+    `--process` names it, a call activity calls it, or the file has no executable process.
+    So it is checked as any other, and this says why."""
+    name = " ".join((process.name or "").split())
+    message = (
+        f'process{f" {name!r}" if name else ""} is marked isExecutable="false", but `bpmn run` '
+        "still runs it (named with --process, called, or the file's only process), so it is "
+        "checked like any other; for a mere description, turn the `executable` rule off"
+    )
+    return Issue(message, process.id, process.line, severity=Severity.WARNING)
 
 
 def _called_compensation(document: Document, process: Process) -> Iterator[Issue]:
@@ -124,8 +140,8 @@ def _load_error(document: Document) -> Iterator[Issue]:
     if error is None or not document.is_bpmn or references.problems(document):
         return
     assert document.root is not None
-    processes = document.root.iterchildren(f"{{{BPMN}}}process")
-    if any(p.get("isExecutable", "true").strip().lower() != "false" for p in processes):
+    if next(document.root.iterchildren(f"{{{BPMN}}}process"), None) is not None:
+        # executable or not: `bpmn run` cannot run any process of it
         message = f"bpmn-engine cannot load this file: {error.message}"
         yield Issue(message, element=error.element_id, line=error.line)
 
@@ -262,9 +278,15 @@ def _listeners(process: FlowScope) -> Iterator[Issue]:
 
 
 def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:
-    problem = _compiles(lambda: compile_expression(expression.text, expression.language))
-    if problem:
+    text, language = expression.text, expression.language
+    problem = _compiles(lambda: compile_expression(text, language))
+    if not problem:
+        return
+    if _compiles(lambda: compile_expression(text, language, trusted=True)):
         yield Issue(f"{what} does not compile: {problem}", element, expression.line or line)
+    else:  # full Python, as `bpmn run --trust-scripts` evaluates it
+        message = f"{what} runs only with `bpmn run --trust-scripts`: {problem}"
+        yield Issue(message, element, expression.line or line, severity=Severity.WARNING)
 
 
 def _script(node: Task) -> Iterator[Issue]:

@@ -106,3 +106,28 @@ def test_validate_and_run_refuse_an_unrunnable_marker_with_file_line_and_element
     assert "Traceback" not in ran.stderr
     assert checked.returncode != 0
     assert "complexBehaviorDefinition" in checked.stdout + checked.stderr
+
+
+def test_validate_and_run_refuse_a_cardinality_beside_an_input_collection(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    # given: a loopCardinality beside the input collection (the run used to ignore it)
+    path = tmp_path / "both.bpmn"
+    path.write_text(
+        REVIEWS.replace(
+            "<loopDataInputRef>", "<loopCardinality>2</loopCardinality><loopDataInputRef>"
+        ),
+        encoding="utf-8",
+    )
+    # when
+    ran = bpmn("run", str(path), *REVIEWERS)
+    checked = bpmn("validate", str(path))
+    # then: refused before the first step, and validate says the same at the same place
+    assert ran.returncode == 2
+    assert f"{path}:6: Review: " in ran.stderr
+    assert "both a loopCardinality ('2') and an input collection" in ran.stderr
+    assert "keep only one of them" in ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert checked.returncode == 1
+    assert f"{path}:5:5 error executable" in checked.stdout  # at the activity's own tag
+    assert "both a loopCardinality ('2') and an input collection" in checked.stdout

@@ -200,3 +200,39 @@ def test_run_creates_an_instance_waiting_at_its_message_and_signal_starts(
     assert [(e["end_event"], e["variables"]) for e in ended] == [("goEnd", {"who": "ops"})]
     shown = bpmn("show", waiting["instance"], "--json").stdout
     assert '"bySignal"' in shown and "element.terminated" in shown
+
+
+DESCRIBED = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="Described" isExecutable="false">
+    <startEvent id="S"/>
+    <callActivity id="Call"/>
+    <endEvent id="E"/>
+    <sequenceFlow id="f1" sourceRef="S" targetRef="Call"/>
+    <sequenceFlow id="f2" sourceRef="Call" targetRef="E"/>
+  </process>
+</definitions>
+"""
+
+
+def test_validate_checks_the_non_executable_process_that_run_runs(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    # given: the file's only process, marked isExecutable="false", calling nothing
+    path = tmp_path / "described.bpmn"
+    path.write_text(DESCRIBED, encoding="utf-8")
+    # when
+    ran = bpmn("run", str(path))
+    checked = bpmn("validate", str(path))
+    # then: run runs it (and fails at the call); validate says both things beforehand
+    assert ran.returncode == 1
+    assert 'marked isExecutable="false"; running it anyway' in ran.stdout
+    assert "Call: the call activity names no process to call" in ran.stdout
+    assert checked.returncode == 1
+    assert f'{path}:3:3 warning executable process is marked isExecutable="false"' in (
+        checked.stdout
+    )
+    assert (
+        f"{path}:5:5 error executable call activity names no process to call (calledElement)"
+        in checked.stdout
+    )

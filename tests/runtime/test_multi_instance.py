@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bpmn_engine import BpmnError, Engine
+from bpmn_engine import BpmnError, Engine, LoadError
 from bpmn_engine.runtime.clock import VirtualClock
 from tests.runtime.conftest import Bpmn, MakeEngine, activations, events_named, flow
 
@@ -226,6 +226,66 @@ def test_zeebe_loop_characteristics_with_feel_and_numberof_counters(bpmn: Bpmn, 
     assert outcome.variables["results"] == [5, 7, 9]
     assert "result" not in outcome.variables
     assert "numberOfInstances" not in outcome.variables
+
+
+def test_a_camunda_7_body_also_has_zeebe_counter_names(bpmn: Bpmn, engine: Engine):
+    # given: a Camunda 7 body whose script and completion condition use Zeebe's names
+    loop = (
+        '<multiInstanceLoopCharacteristics camunda:collection="${items}"'
+        ' camunda:elementVariable="item" isSequential="true">'
+        "<completionCondition>${numberOfCompletedInstances == 2}</completionCondition>"
+        "</multiInstanceLoopCharacteristics>"
+    )
+    code = (
+        "log = log + [[loopCounter, numberOfInstances, numberOfActiveInstances, "
+        "numberOfCompletedInstances, nrOfCompletedInstances]]"
+    )
+    path = bpmn(around(mi_script(code, loop)))
+    # when
+    outcome = engine.start(path, variables={"items": ["a", "b", "c"], "log": []}).run()
+    # then: the condition held after the second instance
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables["log"] == [[0, 3, 1, 0, 0], [1, 3, 1, 1, 1]]
+    assert "numberOfInstances" not in outcome.variables
+
+
+def test_a_zeebe_body_also_has_camunda_7_counter_names(bpmn: Bpmn, engine: Engine):
+    # given: a Zeebe body whose output element and completion condition use Camunda 7's names
+    task = (
+        '<scriptTask id="A"><extensionElements>'
+        '<zeebe:script expression="=item" resultVariable="result"/></extensionElements>'
+        '<multiInstanceLoopCharacteristics isSequential="true"><extensionElements>'
+        '<zeebe:loopCharacteristics inputCollection="=items" inputElement="item"'
+        ' outputCollection="results"'
+        ' outputElement="=[result, loopCounter, nrOfInstances, nrOfCompletedInstances]"/>'
+        "</extensionElements>"
+        "<completionCondition>=nrOfCompletedInstances &gt;= 2</completionCondition>"
+        "</multiInstanceLoopCharacteristics></scriptTask>"
+    )
+    path = bpmn(around(task))
+    # when
+    outcome = engine.start(path, variables={"items": ["a", "b", "c"]}).run()
+    # then: each output saw the counters before its own completion was counted
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables["results"] == [["a", 1, 3, 0], ["b", 2, 3, 1], None]
+    assert "nrOfInstances" not in outcome.variables
+
+
+def test_a_cardinality_and_an_input_collection_are_refused_before_the_first_step(
+    bpmn: Bpmn, engine: Engine
+):
+    # given: both ways of counting on one activity (Camunda 7 would use the cardinality)
+    loop = mi("<loopCardinality>2</loopCardinality>" + BPMN_COLLECTION)
+    path = bpmn(around(mi_script("result = item", loop)))
+    # when
+    with pytest.raises(LoadError) as refused:
+        engine.start(path, variables={"items": [1, 2, 3]})
+    # then: the file, the marker's line and the activity, why, and the way on
+    assert refused.value.file == str(path) and refused.value.line
+    assert refused.value.element_id == "A"
+    assert "both a loopCardinality ('2') and an input collection ('items')" in str(refused.value)
+    assert "keep only one of them" in str(refused.value)
+    assert engine.instances() == []
 
 
 def test_an_input_collection_that_is_not_a_list_is_an_incident(bpmn: Bpmn, engine: Engine):

@@ -81,8 +81,15 @@ def test_an_unsupported_element_is_a_warning_with_its_id_and_line(
             "</bpmn:multiInstanceLoopCharacteristics>",
             'behavior="None"',
         ),
+        (
+            "<bpmn:multiInstanceLoopCharacteristics>"
+            "<bpmn:loopCardinality>2</bpmn:loopCardinality>"
+            "<bpmn:loopDataInputRef>items</bpmn:loopDataInputRef>"
+            "</bpmn:multiInstanceLoopCharacteristics>",
+            "both a loopCardinality ('2') and an input collection ('items')",
+        ),
     ],
-    ids=["no-count", "endless", "behavior"],
+    ids=["no-count", "endless", "behavior", "cardinality-and-collection"],
 )
 def test_a_loop_the_engine_cannot_run_is_an_error(tmp_path: Path, loop: str, message: str) -> None:
     body = f'<bpmn:userTask id="X">{loop}</bpmn:userTask>'
@@ -124,9 +131,36 @@ def test_error_end_and_error_boundary_events_are_supported(tmp_path: Path) -> No
     assert [f for f in executable_findings(write(tmp_path, body)) if f.element in "BE"] == []
 
 
-def test_a_process_marked_not_executable_is_not_checked(tmp_path: Path) -> None:
-    body = '<bpmn:complexGateway id="X"/>' + timer("timeDuration", "five minutes")
-    assert executable_findings(write(tmp_path, body, executable="false")) == []
+def test_a_process_marked_not_executable_is_checked_as_bpmn_run_runs_it(tmp_path: Path) -> None:
+    # given: a process marked not executable (`bpmn run` runs it anyway, with a warning)
+    body = '<bpmn:startEvent id="S"/>' + timer("timeDuration", "five minutes")
+    # when
+    findings = executable_findings(write(tmp_path, body, executable="false"))
+    # then: a warning saying so at the process, and the checks of any process
+    by_element = {f.element: f for f in findings}
+    assert set(by_element) == {"P_diagram", "Wait"}
+    marked = by_element["P_diagram"]
+    assert marked.severity == Severity.WARNING and marked.line == 2
+    assert 'is marked isExecutable="false", but `bpmn run` still runs it' in marked.message
+    assert by_element["Wait"].severity == Severity.ERROR
+    assert "timeDuration 'five minutes' is not an ISO 8601 duration" in by_element["Wait"].message
+
+
+def test_a_call_activity_without_called_element_in_a_non_executable_process(
+    tmp_path: Path,
+) -> None:
+    # given: what issue 24 found unreported: `bpmn run` would run this process
+    body = '<bpmn:startEvent id="S"/><bpmn:callActivity id="C"/>'
+    # when
+    findings = executable_findings(write(tmp_path, body, executable="false"))
+    # then
+    [error] = [f for f in findings if f.severity == Severity.ERROR]
+    assert error.element == "C"
+    assert "call activity names no process to call (calledElement)" in error.message
+
+
+def test_a_process_without_flow_nodes_is_no_finding(tmp_path: Path) -> None:
+    assert executable_findings(write(tmp_path, "", executable="false")) == []
 
 
 def test_a_condition_that_does_not_compile_is_an_error(tmp_path: Path) -> None:
@@ -152,6 +186,20 @@ def test_a_script_the_sandbox_refuses_needs_trust_scripts(tmp_path: Path) -> Non
     [finding] = executable_findings(write(tmp_path, body))
     assert finding.severity == Severity.WARNING
     assert "--trust-scripts" in finding.message
+
+
+def test_a_condition_the_sandbox_refuses_needs_trust_scripts(tmp_path: Path) -> None:
+    # given: a condition only full Python compiles (`bpmn run --trust-scripts` runs it)
+    body = (
+        '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow id="F" sourceRef="A" '
+        "targetRef=\"B\"><bpmn:conditionExpression>'x' in vars()</bpmn:conditionExpression>"
+        "</bpmn:sequenceFlow>"
+    )
+    # when
+    [finding] = executable_findings(write(tmp_path, body))
+    # then: a warning, as for such a script, not an error
+    assert (finding.element, finding.severity) == ("F", Severity.WARNING)
+    assert finding.message.startswith("condition runs only with `bpmn run --trust-scripts`: ")
 
 
 @pytest.mark.parametrize(
@@ -236,9 +284,11 @@ def test_a_call_to_a_non_executable_process_is_a_warning(tmp_path: Path) -> None
     assert any("not executable (isExecutable=false)" in m for m in messages)
 
 
-def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("executable", ["true", "false"])
+def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path, executable: str) -> None:
+    # `bpmn run` cannot run a process of it, whatever it is marked
     body = '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow id="f" sourceRef="A"/>'
-    [finding] = executable_findings(write(tmp_path, body))
+    [finding] = executable_findings(write(tmp_path, body, executable=executable))
     message = "bpmn-engine cannot load this file: sequence flow needs both sourceRef and targetRef"
     assert finding.message == message
     assert finding.severity == Severity.ERROR

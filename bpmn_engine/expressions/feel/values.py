@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.temporal import duration_text as days_duration_text
 
 D128 = decimal.Context(
     prec=34, rounding=decimal.ROUND_HALF_EVEN, Emax=6144, Emin=-6143,
@@ -214,20 +215,7 @@ def duration_text(value: dt.timedelta | YearsMonths) -> str:
         years, months = divmod(abs(value.months), 12)
         parts = (f"{years}Y" if years else "") + (f"{months}M" if months or not years else "")
         return f"{sign}P{parts}"
-    total = value.days * 86400 + value.seconds
-    micro = value.microseconds
-    sign = ""
-    if total < 0:
-        sign = "-"
-        total, micro = (-total - 1, 1_000_000 - micro) if micro else (-total, 0)
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, seconds = divmod(rest, 60)
-    clock = (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
-    if seconds or micro:
-        clock += f"{seconds}.{micro:06d}".rstrip("0") + "S" if micro else f"{seconds}S"
-    text = (f"{days}D" if days else "") + (f"T{clock}" if clock else "")
-    return f"{sign}P{text or 'T0S'}"
+    return days_duration_text(value)
 
 
 def text(value: Any) -> str:

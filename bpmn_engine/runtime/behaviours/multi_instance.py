@@ -6,7 +6,8 @@ so does this engine, with rows it already has:
 - the track that reaches the activity is the body's: it waits there (`wait = "multi-instance"`
   or "loop") for the whole body, and holds the activity's boundary events, armed once;
 - the body's scope (element: the activity; parent: the track's scope; track: the body track)
-  holds the counters (`nrOfInstances`... or Zeebe's `numberOfInstances`...);
+  holds the counters, under Camunda 7's names (`nrOfInstances`...) and Zeebe's
+  (`numberOfInstances`...) alike;
 - each inner instance is a scope of its own under the body's scope (its `track` is the body
   track too, so the cancellation cascade from the body track reaches every inner instance)
   holding its locals (the element variable, `loopCounter`, the output element, and when it
@@ -37,25 +38,28 @@ class Leaves(Protocol):
     def outgoing(self, ctx: StepContext) -> list[SequenceFlow]: ...
 
 
-def counter_names(spec: MultiInstance) -> tuple[str, ...]:
-    """(instances, active, completed) in the diagram's dialect; plain BPMN gets both."""
-    camunda = ("nrOfInstances", "nrOfActiveInstances", "nrOfCompletedInstances")
-    zeebe = ("numberOfInstances", "numberOfActiveInstances", "numberOfCompletedInstances")
-    if spec.dialect == "camunda":
-        return camunda
-    if spec.dialect == "zeebe":
-        return zeebe
-    return camunda + zeebe
+COUNTERS = (
+    *("nrOfInstances", "nrOfActiveInstances", "nrOfCompletedInstances"),  # Camunda 7, Spiff
+    *("numberOfInstances", "numberOfActiveInstances", "numberOfCompletedInstances"),  # Zeebe
+)
+"""(instances, active, completed) under both spellings, in every dialect: diagrams move
+between engines, and a completion condition written for one must not fail on the other."""
+TOTAL, ACTIVE, COMPLETED = range(3)
+
+
+def _count(locals_: dict[str, Any], which: int) -> int:
+    """A counter of the body, under whichever spelling it has (a body started before both
+    were kept has only its dialect's)."""
+    name = COUNTERS[which]
+    return locals_[name if name in locals_ else COUNTERS[which + 3]]
 
 
 def loop_variables(node: Activity) -> frozenset[str]:
     """The variables the body keeps for itself (`loopCounter` and the counters): a called
     child's copy of them, stale by the time it completes, never comes back over them."""
-    spec = node.loop_characteristics
-    names = {"loopCounter"}
-    if isinstance(spec, MultiInstance):
-        names.update(counter_names(spec))
-    return frozenset(names)
+    if isinstance(node.loop_characteristics, MultiInstance):
+        return frozenset(("loopCounter", *COUNTERS))
+    return frozenset({"loopCounter"})
 
 
 def first_counter(spec: MultiInstance) -> int:
@@ -79,7 +83,7 @@ def start_body(ctx: StepContext, leaves: Leaves) -> None:
         return
     items = _items(ctx, spec)
     active = min(len(items), 1) if spec.sequential else len(items)
-    ctx.set_local(body.id, _counters(spec, len(items), active, 0))
+    ctx.set_local(body.id, _counters(len(items), active, 0))
     ctx.emit("multi-instance.started", instances=len(items), sequential=spec.sequential)
     if not items:
         _finish_body(ctx, body, leaves)
@@ -100,10 +104,8 @@ def start_body(ctx: StepContext, leaves: Leaves) -> None:
         _start_instance(ctx, scope)
 
 
-def _counters(spec: MultiInstance, total: int, active: int, completed: int) -> dict[str, int]:
-    names = counter_names(spec)
-    values = (total, active, completed) * (len(names) // 3)
-    return dict(zip(names, values, strict=True))
+def _counters(total: int, active: int, completed: int) -> dict[str, int]:
+    return dict(zip(COUNTERS, (total, active, completed) * 2, strict=True))
 
 
 def _items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
@@ -171,10 +173,9 @@ def instance_completed(ctx: StepContext, leaves: Leaves) -> None:
         return
     assert isinstance(spec, MultiInstance)
     locals_ = ctx.data.values.get(body.id, {})
-    total_name, active_name, completed_name = counter_names(spec)[:3]
-    total = locals_[total_name]
-    active = locals_[active_name] - 1
-    completed = locals_[completed_name] + 1
+    total = _count(locals_, TOTAL)
+    active = _count(locals_, ACTIVE) - 1
+    completed = _count(locals_, COMPLETED) + 1
     if spec.output_collection and spec.output_element is not None:
         # kept by the instance (one small write per completion, not the whole list each time)
         # and gathered in input order when the body completes
@@ -183,7 +184,7 @@ def instance_completed(ctx: StepContext, leaves: Leaves) -> None:
     following = inner.id + 1 if spec.sequential and inner.id - body.id < total else None
     if following is not None:
         active += 1
-    ctx.set_local(body.id, _counters(spec, total, active, completed))
+    ctx.set_local(body.id, _counters(total, active, completed))
     if spec.completion is not None and _completion_holds(ctx, spec, body, total):
         ctx.emit("multi-instance.condition_met", completed=completed)
         for index in range(1, total + 1):
@@ -206,7 +207,7 @@ def _finish_body(ctx: StepContext, body: Scope, leaves: Leaves) -> None:
     ctx.step.touch_scope(body).status = "completed"
     outer = ctx.for_track(ctx.data.tracks[body.track or 0])
     if isinstance(spec, MultiInstance) and spec.output_collection:
-        total = ctx.data.values.get(body.id, {}).get(counter_names(spec)[0], 0)
+        total = _count(ctx.data.values.get(body.id, {}), TOTAL)
         outer.set_variables({spec.output_collection: _collected(ctx, spec, body, total)})
     outer.emit(f"{BODY_WAIT[node.loop or 'multiInstance']}.completed")
     outer.completed()
