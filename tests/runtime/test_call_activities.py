@@ -589,3 +589,80 @@ def full_flow(instance: Instance, gateway: str, prefix: str) -> str:
     node = instance.definitions.node(gateway)
     assert node is not None
     return next(f for f in node.outgoing if f.startswith(prefix))
+
+
+# --- the called process's ioSpecification is its interface ----------------------------------
+
+CHILD_WITH_INTERFACE = """
+  <process id="child" isExecutable="true">
+    <ioSpecification>
+      <dataInput id="x" name="the amount"/>
+      <dataOutput id="y" name="the double"/>
+      <inputSet><dataInputRefs>x</dataInputRefs></inputSet>
+      <outputSet><dataOutputRefs>y</dataOutputRefs></outputSet>
+    </ioSpecification>
+    <startEvent id="cs"/>
+    <sequenceFlow id="c1" sourceRef="cs" targetRef="work"/>
+    <scriptTask id="work" scriptFormat="python"><script>y = x * 2
+keep = 'child'
+tmp = 1</script></scriptTask>
+    <sequenceFlow id="c2" sourceRef="work" targetRef="ce"/>
+    <endEvent id="ce"/>
+  </process>
+"""
+
+
+def test_the_called_processs_io_specification_decides_what_goes_in_and_comes_back(
+    tmp_path: Path,
+) -> None:
+    """Only the data inputs go in, only the data outputs come back: the child's local `keep`
+    replaced the caller's and its `tmp` appeared in the caller, without a word."""
+    path = diagram(
+        tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_WITH_INTERFACE
+    )
+    with Engine(scratch_db()) as engine:
+        instance = engine.start(path, "parent", {"x": 4, "keep": "parent", "secret": "s"})
+        outcome = instance.run()
+        assert outcome.state == "completed"
+        assert outcome.variables == {"x": 4, "keep": "parent", "secret": "s", "y": 8, "seen": 1}
+        [child] = children(engine, instance)
+        assert child.outcome().variables == {"x": 4, "y": 8, "keep": "child", "tmp": 1}
+
+
+def test_a_data_input_the_caller_lacks_is_an_incident_at_the_call_activity(
+    tmp_path: Path,
+) -> None:
+    path = diagram(
+        tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_WITH_INTERFACE
+    )
+    with Engine(scratch_db()) as engine:
+        outcome = engine.start(path, "parent", {"keep": "parent"}).run()
+    assert outcome.state == "failed"
+    assert "requires data input 'x'" in outcome.incident
+
+
+def test_a_data_output_the_child_did_not_set_is_an_incident_at_the_call_activity(
+    tmp_path: Path,
+) -> None:
+    child = CHILD_WITH_INTERFACE.replace("y = x * 2\n", "")
+    path = diagram(tmp_path, parent('<callActivity id="call" calledElement="child"/>') + child)
+    with Engine(scratch_db()) as engine:
+        instance = engine.start(path, "parent", {"x": 4})
+        outcome = instance.run()
+        assert outcome.state == "failed"
+        assert "ended without its data output 'y'" in outcome.incident
+        assert [t["element"] for t in instance.tokens()] == ["call"]
+
+
+def test_mappings_on_the_call_activity_come_before_the_io_specification(
+    tmp_path: Path,
+) -> None:
+    call = """<callActivity id="call" calledElement="child"><extensionElements>
+      <camunda:in source="x" target="x"/><camunda:in source="keep" target="keep"/>
+      <camunda:out source="tmp" target="tmp"/>
+    </extensionElements></callActivity>"""
+    path = diagram(tmp_path, parent(call) + CHILD_WITH_INTERFACE)
+    with Engine(scratch_db()) as engine:
+        outcome = engine.start(path, "parent", {"x": 4, "keep": "parent"}).run()
+    assert outcome.state == "completed"
+    assert outcome.variables == {"x": 4, "keep": "parent", "tmp": 1, "seen": 1}
