@@ -46,13 +46,22 @@ def load_handlers(path: str | Path) -> dict[str, Handler]:
         namespace = runpy.run_path(file, run_name="bpmn_handlers")
     except SyntaxError as error:
         raise LoadError(f"syntax error: {error.msg}", file=file, line=error.lineno) from None
-    except Exception as error:  # the user's module failed while loading
-        raise LoadError(f"loading failed: {type(error).__name__}: {error}", file=file) from None
+    except (Exception, SystemExit) as error:  # the user's module failed while loading
+        raise LoadError(f"loading failed: {failure(error)}", file=file) from None
     return {
         name: value
         for name, value in namespace.items()
         if inspect.isfunction(value) and not name.startswith("_")
     }
+
+
+def failure(error: BaseException) -> str:
+    """What a handler's failure says. `sys.exit()` in a handler is a failure of the handler,
+    never the end of the engine: it made `bpmn run` exit 0, "completed", with the instance
+    still active."""
+    if isinstance(error, SystemExit):
+        return f"called sys.exit({error.code!r}): a handler returns or raises, it does not exit"
+    return f"raised {type(error).__name__}: {error}"
 
 
 def find_handler(

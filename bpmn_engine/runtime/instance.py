@@ -35,7 +35,7 @@ from bpmn_engine.records.rows import (
     Track,
     UserTask,
 )
-from bpmn_engine.runtime import calls, collector
+from bpmn_engine.runtime import calls, collector, handlers
 from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
 from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
@@ -808,8 +808,8 @@ class Instance:
             track = self.data.tracks[track_id]
             self._step(track, lambda c: throw_error(c, code, message), on_event)
             return
-        except Exception as error:  # the user's handler failed: an incident, not a crash
-            message = f"handler raised {type(error).__name__}: {error}"
+        except (Exception, SystemExit) as error:  # the handler failed: an incident, not a crash
+            message = f"handler {handlers.failure(error)}"
             self._fail(track_id, ctx.node.id, message, on_event)
             return
         behaviour = behaviour_for(ctx.node)

@@ -35,6 +35,7 @@ from bpmn_engine.model import (
     SubProcess,
 )
 from bpmn_engine.records.rows import CONSUMED, DELIVERED
+from bpmn_engine.runtime import handlers
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.handlers import ServiceTaskContext
 
@@ -202,9 +203,9 @@ def _call_handler(
         result = handler(call)
     except BpmnError:
         raise  # thrown at the element by the step machinery, as a service task's is
-    except Exception as error:  # the user's handler failed: an incident, not a crash
+    except (Exception, SystemExit) as error:  # the handler failed: an incident, not a crash
         raise _incident(
-            ctx, where, f"{listener.label}: handler {name!r} raised {type(error).__name__}: {error}"
+            ctx, where, f"{listener.label}: handler {name!r} {handlers.failure(error)}"
         ) from None
     if result is not None and not isinstance(result, dict):
         raise _incident(

@@ -107,6 +107,25 @@ def test_a_failing_handler_fails_the_run_and_resume_retries(bpmn: Bpmn, tmp_path
     assert lines[-1]["event"] == "instance.completed"
 
 
+def test_a_handler_calling_sys_exit_fails_the_run_it_does_not_end_it(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    """`sys.exit(0)` in a handler made `bpmn run` exit 0, as if completed, with the instance
+    still active; loading a handlers file that exits is an error too."""
+    handlers = tmp_path / "handlers.py"
+    handlers.write_text("import sys\n\ndef check_stock(ctx):\n    sys.exit(0)\n")
+    code, lines = bpmn.json_lines("run", ORDER, "--handlers", str(handlers), *ORDER_VARS)
+    assert code == 1
+    assert lines[-1]["event"] == "instance.failed"
+    assert "called sys.exit(0)" in lines[-1]["incident"]
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\nsys.exit(3)\n")
+    done = bpmn("run", ORDER, "--handlers", str(exits), *ORDER_VARS)
+    assert done.returncode == 2
+    assert "loading failed: called sys.exit(3)" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_var_values_are_json_when_they_parse(bpmn: Bpmn) -> None:
     code, lines = bpmn.json_lines(
         "run",
