@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -34,7 +35,7 @@ from bpmn_engine import (
     parse_duration,
 )
 from bpmn_engine.cli.render import Trace, json_line, outcome_summary
-from bpmn_engine.dsn import redact
+from bpmn_engine.dsn import is_postgresql, redact
 from bpmn_engine.errors import LoadError
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.terminal import new_console, safe
@@ -78,7 +79,10 @@ class RunSettings:
     wait_timers: str
     checkpoint: str
 
-    def engine(self, db: str, as_json: bool) -> Engine:
+    def engine(self, db: str, as_json: bool, *, existing: bool = True) -> Engine:
+        """The engine on `db`; `existing`: the command acts on what a run left there."""
+        if existing:
+            existing_db(db)
         return open_engine(
             db,
             self.handlers,
@@ -284,6 +288,24 @@ def load_files(engine: Engine, files: tuple[str, ...]) -> list[Definitions]:
 
 OPENED: list[str] = []  # the databases this command opened, for an error that names one
 RUNNING: list[tuple[str, str]] = []  # (instance, database) a command runs, for Ctrl-C's hint
+
+
+def existing_db(db: str) -> None:
+    """A command that acts on instances a run left needs the database the run wrote: one
+    that is not there holds none (a mistyped `--db` made an empty one, and said nothing)."""
+    if is_postgresql(db):
+        return
+    if db == ":memory:":
+        raise LoadError(
+            "':memory:' keeps nothing between commands: give the --db the instance ran with",
+            file=db,
+        )
+    if not Path(db).is_file():
+        raise LoadError(
+            f"no such database: give the --db the instance ran with (by default {DEFAULT_DB} "
+            "in this folder)",
+            file=db,
+        )
 
 
 def new_engine(db: str, *, read_only: bool = False, clock: str = "real", **options: Any) -> Engine:

@@ -16,6 +16,7 @@ from bpmn_engine.cli.common import (
     console,
     db_option,
     event_listener,
+    existing_db,
     finish,
     json_option,
     load_files,
@@ -63,7 +64,7 @@ def run(
     Example: bpmn run models/loan-approval.bpmn --var income=4200 --var amount=15000
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = settings.engine(db, as_json)
+    engine = settings.engine(db, as_json, existing=False)
     loaded = load_files(engine, files)
     for definitions in loaded:  # where called processes are found
         engine.deploy(definitions)
@@ -238,6 +239,7 @@ def resume(
 @json_option
 def cancel(instance_id: str, db: str, as_json: bool) -> None:
     """Terminate an instance: every token is removed, every user task cancelled."""
+    existing_db(db)
     engine = open_engine(db, None, False, None, as_json)
     instance = engine.instance(instance_id)
     listener = event_listener(as_json, instance, engine)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -167,6 +168,22 @@ class _Transaction:
         self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
 
 
+def _refused_name(path: str) -> str | None:
+    """What is wrong with a database name SQLite would read as something else than meant:
+    an empty name is a throwaway database (its run could never be resumed), and a `file:` URI
+    or a `?mode=ro` query is a file of that literal name unless opened as a URI."""
+    if not path.strip():
+        return "an empty database name: give a file, or ':memory:' for a throwaway run"
+    if path.startswith("file:"):
+        return "a file: URI is not read as one: give the path of the database file"
+    if re.search(r"\?\w+=", path):
+        return (
+            "query parameters (?mode=...) are not read: give the plain path (commands that "
+            "only look, such as show and instances, open it read-only themselves)"
+        )
+    return None
+
+
 class SqliteConnection:
     """The connection, its transactions, and who this process is (for claims on jobs)."""
 
@@ -176,6 +193,9 @@ class SqliteConnection:
         """`read_only`: for commands that only look (show, instances): the file is opened
         with `mode=ro`, so a missing file is not created and a foreign one is not touched."""
         self.path = str(path)
+        refused = _refused_name(self.path)
+        if refused:
+            raise LoadError(refused, file=self.path if self.path.strip() else repr(self.path))
         read_only = read_only and self.path != ":memory:"
         if read_only and not Path(self.path).is_file():
             raise LoadError("no such database: run a process first (bpmn run FILE)", file=self.path)
