@@ -531,3 +531,19 @@ def test_a_stop_inside_a_multi_instance_never_steps_over_another_instances_stop(
     ]
     assert lines[-1]["state"] == "completed"
     assert lines[-1]["variables"]["results"] == ["one", "two"]
+
+
+def test_a_breakpoint_on_a_standard_loop_stops_before_each_iteration(tmp_path: Path) -> None:
+    body = (
+        '<startEvent id="S"/><sequenceFlow id="f1" sourceRef="S" targetRef="T"/>'
+        '<task id="T"><standardLoopCharacteristics loopMaximum="2"/></task>'
+        '<sequenceFlow id="f2" sourceRef="T" targetRef="E"/><endEvent id="E"/>'
+    )
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(engine, engine.start(inline(tmp_path, body)))
+    s.execute("break T")
+    stops = []
+    while (report := s.execute("continue")).message.startswith("breakpoint"):
+        stops.append(report.message)
+    assert stops == ["breakpoint before T (track #2)", "breakpoint before T (track #3)"]
+    assert s.instance.outcome().state == "completed"
