@@ -59,7 +59,7 @@ next [N|#TRACK|ELEMENT] (n)  advance one token one element (default: the engine'
 continue (c)                 run until a breakpoint, a wait or the end
 break ELEMENT / unbreak ELEMENT / breaks
 tokens / vars / history / graph
-set NAME=VALUE / unset NAME  change a process variable (VALUE is JSON when it parses)
+set NAME=VALUE / unset NAME  change a variable of the stopped token (else of the process)
 choose GATEWAY FLOW...       take these flows at the gateway's next decision
 complete TASK [NAME=VALUE...]
 activate ELEMENT             start an inner activity of a waiting ad-hoc subprocess
@@ -148,6 +148,9 @@ class Stepper:
         self.instance = instance
         engine.hold(instance)  # deliveries within the tree run nothing on: we step it
         self.breakpoints: set[str] = set()
+        # the token `continue` stopped at a breakpoint (instance, track, element): the one
+        # breakpoint the next `continue` steps over
+        self.stopped: tuple[str, int, str] | None = None
         # per command of this session, (instance, steps) in the order they first stepped,
         # or the reason it cannot be undone (it started a called instance)
         self.undo_counts: list[list[tuple[str, int]] | str] = []
@@ -268,6 +271,8 @@ class Stepper:
 
     def _do(self, report: Report, move: Move, variables: dict | None = None) -> None:
         self._checkpoint()
+        if self.stopped is not None and self.stopped[:2] == (move.instance.id, move.track):
+            self.stopped = None  # the stopped token moves on: its stop is over
         move.instance.step(move.action, variables, on_event=report.events.append)
 
     def _pick(self, args: list[str]) -> Move:
@@ -309,8 +314,12 @@ class Stepper:
             if not automatic:
                 break
             action = automatic[0]
-            if steps and action.kind is ActionKind.ENTER and action.element in self.breakpoints:
-                report.message = f"breakpoint before {action.element} (track #{action.track})"
+            if self._stops_at(action):
+                self.stopped = (action.instance.id, action.track, action.element)
+                where = "" if action.instance is self.instance else f" in {action.instance.id}"
+                report.message = (
+                    f"breakpoint before {action.element} (track #{action.track}){where}"
+                )
                 return
             wait = self.time_to(action)
             if wait is not None:  # a debugger's clock moves only with `advance`
@@ -322,6 +331,30 @@ class Stepper:
             self._do(report, action)
             steps += 1
         report.message = f"{steps} steps"
+
+    def _stops_at(self, action: Move) -> bool:
+        """A token about to enter a breakpoint's element stops there, unless it is the token
+        stopped there now (`continue` goes on from it) or it only opens a multi-instance or
+        loop body: the stops are before each inner instance, all of a parallel body's
+        already started."""
+        if action.kind is not ActionKind.ENTER or action.element not in self.breakpoints:
+            return False
+        if action.instance.opens_body(action.action):
+            return False
+        return self.stopped != (action.instance.id, action.track, action.element)
+
+    def stopped_token(self) -> tuple[Instance, int] | None:
+        """The instance and track of the token stopped at a breakpoint, while it is still
+        there (a `next` or `back` may have moved it)."""
+        if self.stopped is None:
+            return None
+        instance_id, track, element = self.stopped
+        for member in self.tree():
+            if member.id == instance_id and member.state is InstanceState.ACTIVE:
+                enters = [a for a in member.enabled() if a.kind is ActionKind.ENTER]
+                if any(a.track == track and a.element == element for a in enters):
+                    return member, track
+        return None
 
     def reload(self) -> None:
         """Read the tree again from its rows (after a command was cut short, or a rewind)."""
@@ -372,14 +405,29 @@ class Stepper:
         report.show = "breaks"
 
     def _set(self, args: list[str], report: Report) -> None:
-        self._checkpoint()
-        self.instance.set_variables(parse_assignments(args), on_event=report.events.append)
+        self._set_variables(parse_assignments(args), (), report)
 
     def _unset(self, args: list[str], report: Report) -> None:
         if not args:
             raise UsageError("unset NAME")
+        self._set_variables({}, tuple(args), report)
+
+    def _set_variables(
+        self, values: dict[str, Any], unset: tuple[str, ...], report: Report
+    ) -> None:
+        """At a breakpoint stop, as the stopped token would write them (its scope first: an
+        inner instance's output item stays that instance's and is collected); else into the
+        process scope."""
+        stopped = self.stopped_token()
         self._checkpoint()
-        self.instance.set_variables({}, tuple(args), on_event=report.events.append)
+        if stopped is None:
+            self.instance.set_variables(values, unset, on_event=report.events.append)
+            return
+        holder, track = stopped
+        holder.set_variables(values, unset, on_event=report.events.append, track=track)
+        names = ", ".join([*values, *unset])
+        where = "" if holder is self.instance else f" in {holder.id}"
+        report.message = f"{names} for the token at {self.stopped[2]} (track #{track}){where}"
 
     def _choose(self, args: list[str], report: Report) -> None:
         if len(args) < 2:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
-from bpmn_engine.model import Definitions
+from bpmn_engine.model import Activity, Definitions
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import (
@@ -420,25 +420,53 @@ class Instance:
         except Incident:
             return True  # let the step evaluate it again and fail with the incident
 
+    def opens_body(self, action: Action) -> bool:
+        """Whether `action` is a token entering a multi-instance or looping activity from
+        outside: it opens the body, whose inner instances then each enter the activity (a
+        debugger's breakpoint on the activity stops before those, not before the body)."""
+        if action.kind is not ActionKind.ENTER:
+            return False
+        track = self.data.tracks.get(action.track)
+        node = self.definitions.node(action.element)
+        return (
+            track is not None
+            and isinstance(node, Activity)
+            and node.loop is not None
+            and self.data.scopes[track.scope].element != node.id
+        )
+
     def set_variables(
         self,
         values: dict[str, Any],
         unset: tuple[str, ...] = (),
         on_event: Listener | None = None,
+        track: int | None = None,
     ) -> None:
-        """Change process variables from outside (a person stepping, an operator fixing)."""
-        root = self.data.root_scope
+        """Change variables from outside (a person stepping, an operator fixing): process
+        variables, or with `track` those a live token sees, written as the token itself would
+        (where its scope chain defines the name, else in the process scope), so a value set
+        for an inner instance of a multi-instance stays that instance's."""
+        scope = self.data.root_scope if track is None else self._live_track(track).scope
         values = checked_variables(values)
-        for name in unset:
-            if name not in self.data.values.get(root, {}):
-                raise UsageError(f"no variable {name!r} in the process scope")
+        owners = {name: self.data.variables.owner(scope, name) for name in unset}
+        for name, owner in owners.items():
+            if name not in self.data.values.get(owner, {}):
+                where = "the process scope" if track is None else f"the scope of track {track}"
+                raise UsageError(f"no variable {name!r} in {where}")
         step = Step(self.data)
         for name, value in values.items():
-            step.set_value(self.data.variables.owner(root, name), name, value)
-        for name in unset:
-            step.delete_value(root, name)
-        step.emit("variables.updated", self.process_id, variables=dict(values), unset=list(unset))
+            step.set_value(self.data.variables.owner(scope, name), name, value)
+        for name, owner in owners.items():
+            step.delete_value(owner, name)
+        element = self.process_id if track is None else self.data.tracks[track].element
+        step.emit("variables.updated", element, track, variables=dict(values), unset=list(unset))
         self._commit(step, on_event)
+
+    def _live_track(self, track_id: int) -> Track:
+        track = self.data.tracks.get(track_id)
+        if track is None or not track.live or track.listening:
+            raise UsageError(f"no live token with track {track_id}")
+        return track
 
     def throw_signal(
         self,

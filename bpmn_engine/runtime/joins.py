@@ -68,6 +68,34 @@ def parallel_arrival(ctx: StepContext) -> bool:
     return False
 
 
+def inclusive_arrival(ctx: StepContext) -> bool:
+    """Record the arriving token; fire in this same step when the OR-join rule holds with it
+    (as the last arrival at a parallel join does), else wait for the scheduler to fire it.
+
+    The rule only looks at tokens that can still move, so it holds as soon as it can: waiting
+    for the scheduler would only let the debugger see a join that has already decided.
+    """
+    node, track = ctx.node, ctx.track
+    chosen = first_per_flow(ctx.data, track.scope, node.id)
+    if track.via in chosen:  # an earlier token on this flow goes first: this one queues
+        ctx.wait("join", flow=track.via)
+        return False
+    chosen[track.via or ""] = track
+    on_its_way = any(  # a token at the gateway that has not arrived yet, on an empty flow
+        other is not track
+        and other.status is TrackState.READY
+        and other.element == node.id
+        and other.via not in chosen
+        for other in ctx.data.live_tracks(track.scope)
+    )
+    if on_its_way or may_still_arrive(ctx.data, ctx.scope_model, track.scope, node.id, set(chosen)):
+        ctx.wait("join", flow=track.via)
+        return False
+    others = sorted((t for t in chosen.values() if t is not track), key=lambda t: t.seq)
+    fire(ctx, [*others, track])
+    return True
+
+
 def inclusive_enabled(data: InstanceData, model: FlowScope, gateway: Track) -> list[Track] | None:
     """The spec's OR-join rule (BPMN 2.0.2, 13.3.4), over the tokens of the gateway's scope.
 

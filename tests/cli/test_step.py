@@ -401,3 +401,174 @@ def test_step_starts_an_instance_waiting_at_its_message_and_signal_starts(
     ]
     assert message["ok"] and [t["element"] for t in message["tokens"]] == ["paidEnd"]
     assert (go_on["state"], go_on["variables"]) == ("completed", {"amount": 5})
+
+
+# --- breakpoints on multi-instance activities, set at a stop, continue ------------------------
+
+
+def inline(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "inline.bpmn"
+    path.write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+        f'targetNamespace="t"><process id="p" isExecutable="true">{body}</process></definitions>'
+    )
+    return str(path)
+
+
+def each_item(sequential: bool) -> str:
+    """S -> T (a task per item of `items`; its `r` collected into `results`) -> E."""
+    return (
+        '<startEvent id="S"/><sequenceFlow id="f1" sourceRef="S" targetRef="T"/>'
+        f'<task id="T"><multiInstanceLoopCharacteristics isSequential="{str(sequential).lower()}">'
+        "<loopDataInputRef>items</loopDataInputRef><loopDataOutputRef>results</loopDataOutputRef>"
+        '<inputDataItem id="item"/><outputDataItem id="r"/></multiInstanceLoopCharacteristics>'
+        '</task><sequenceFlow id="f2" sourceRef="T" targetRef="E"/><endEvent id="E"/>'
+    )
+
+
+def at(s: Stepper, element: str) -> list[int]:
+    """The tracks of the tokens ready to enter `element`."""
+    return [a.track for a in s.actions() if a.kind == "enter" and a.element == element]
+
+
+def test_a_breakpoint_on_a_parallel_multi_instance_stops_before_each_inner_instance(
+    tmp_path: Path,
+) -> None:
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(
+        engine, engine.start(inline(tmp_path, each_item(False)), variables={"items": [1, 2, 3]})
+    )
+    s.execute("break T")
+    stops = []
+    while (report := s.execute("continue")).message.startswith("breakpoint"):
+        stops.append((report.message, at(s, "T")))
+    first, second, third = stops  # one stop per inner instance, none before the body
+    assert first == ("breakpoint before T (track #2)", [2, 3, 4])  # all three exist already
+    assert second == ("breakpoint before T (track #3)", [3, 4])
+    assert third == ("breakpoint before T (track #4)", [4])
+    assert s.instance.outcome().state == "completed"
+
+
+def test_a_breakpoint_on_a_sequential_multi_instance_stops_before_each_inner_instance(
+    tmp_path: Path,
+) -> None:
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(
+        engine, engine.start(inline(tmp_path, each_item(True)), variables={"items": [1, 2]})
+    )
+    s.execute("break T")
+    stops = []
+    while (report := s.execute("continue")).message.startswith("breakpoint"):
+        stops.append((report.message, at(s, "T")))
+    assert stops == [
+        ("breakpoint before T (track #2)", [2]),
+        ("breakpoint before T (track #3)", [3]),
+    ]
+
+
+def test_set_at_a_stop_writes_into_the_inner_instance_and_is_collected(tmp_path: Path) -> None:
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(
+        engine, engine.start(inline(tmp_path, each_item(False)), variables={"items": [1, 2, 3]})
+    )
+    s.execute("break T")
+    s.execute("continue")
+    assert s.execute('set r="first"').ok
+    s.execute("continue")
+    report = s.execute('set r="second"')
+    assert report.ok and report.message == "r for the token at T (track #3)"
+    assert "r" not in s.instance.variables  # not a process variable
+    s.execute("continue")
+    s.execute("continue")
+    assert s.instance.outcome().state == "completed"
+    assert s.instance.variables == {"items": [1, 2, 3], "results": ["first", "second", None]}
+
+
+def test_set_with_no_stopped_token_writes_into_the_process_scope(tmp_path: Path) -> None:
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(engine, engine.start(inline(tmp_path, each_item(True)), variables={"items": [1]}))
+    s.execute("break T")
+    s.execute("continue")
+    assert s.execute("next").ok  # the stopped token moves on: no stop any more
+    assert s.execute("set r=5").ok
+    s.execute("continue")
+    assert s.instance.variables == {"items": [1], "r": 5, "results": [None]}
+
+
+def test_unset_at_a_stop_removes_the_stopped_tokens_variable(tmp_path: Path) -> None:
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(engine, engine.start(inline(tmp_path, each_item(False)), variables={"items": [1]}))
+    s.execute("break T")
+    s.execute("continue")
+    assert not s.execute("unset nowhere").ok
+    assert s.execute("unset item").ok  # the inner instance's element variable
+    assert s.execute("set r=item").ok  # a string: `item` is no JSON
+    s.execute("continue")
+    assert s.instance.variables == {"items": [1], "results": ["item"]}
+
+
+BRANCHES_WITH_BREAKPOINTS = (
+    '<startEvent id="S"/><parallelGateway id="Fork"/><parallelGateway id="Join"/>'
+    '<task id="A"/><task id="B"/><endEvent id="E"/>'
+    '<sequenceFlow id="f1" sourceRef="S" targetRef="Fork"/>'
+    '<sequenceFlow id="f2" sourceRef="Fork" targetRef="A"/>'
+    '<sequenceFlow id="f3" sourceRef="Fork" targetRef="B"/>'
+    '<sequenceFlow id="f4" sourceRef="A" targetRef="Join"/>'
+    '<sequenceFlow id="f5" sourceRef="B" targetRef="Join"/>'
+    '<sequenceFlow id="f6" sourceRef="Join" targetRef="E"/>'
+)
+
+
+def test_continue_steps_over_only_the_breakpoint_it_is_stopped_at(tmp_path: Path) -> None:
+    """Two tokens stand before breakpoints without a stop at either (moved there by `next`):
+    `continue` stops at the first, then steps over that one only and stops at the other."""
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(engine, engine.start(inline(tmp_path, BRANCHES_WITH_BREAKPOINTS)))
+    s.execute("break A B")
+    s.execute("next")
+    s.execute("next")
+    assert sorted(a.element for a in s.actions()) == ["A", "B"]
+    assert s.execute("continue").message == "breakpoint before A (track #1)"
+    assert s.execute("continue").message == "breakpoint before B (track #2)"
+    assert s.execute("continue").message.endswith("steps")
+    assert s.instance.outcome().state == "completed"
+
+
+def test_a_stop_inside_a_multi_instance_never_steps_over_another_instances_stop(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    """The same, piped through `bpmn step --json`: each inner instance stops once."""
+    done = bpmn(
+        "step",
+        inline(tmp_path, each_item(False)),
+        "--var",
+        "items=[1, 2]",
+        "--json",
+        "--db",
+        ":memory:",
+        input='break T\ncontinue\nset r="one"\ncontinue\nset r="two"\ncontinue\n',
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["result"] for line in lines if line["command"] == "continue"][:2] == [
+        "breakpoint before T (track #2)",
+        "breakpoint before T (track #3)",
+    ]
+    assert lines[-1]["state"] == "completed"
+    assert lines[-1]["variables"]["results"] == ["one", "two"]
+
+
+def test_a_breakpoint_on_a_standard_loop_stops_before_each_iteration(tmp_path: Path) -> None:
+    body = (
+        '<startEvent id="S"/><sequenceFlow id="f1" sourceRef="S" targetRef="T"/>'
+        '<task id="T"><standardLoopCharacteristics loopMaximum="2"/></task>'
+        '<sequenceFlow id="f2" sourceRef="T" targetRef="E"/><endEvent id="E"/>'
+    )
+    engine = Engine(tmp_path / "t.db")
+    s = Stepper(engine, engine.start(inline(tmp_path, body)))
+    s.execute("break T")
+    stops = []
+    while (report := s.execute("continue")).message.startswith("breakpoint"):
+        stops.append(report.message)
+    assert stops == ["breakpoint before T (track #2)", "breakpoint before T (track #3)"]
+    assert s.instance.outcome().state == "completed"

@@ -492,3 +492,48 @@ def test_a_token_on_its_way_into_an_or_join_does_not_break_enabled(engine: Engin
     assert {a.element for a in instance.enabled()} == {"Gateway_ChecksDone"}
     outcome = instance.run()
     assert outcome.state == "completed" and outcome.end_event == "EndEvent_LoanApproved"
+
+
+def test_the_last_arrival_at_an_or_join_whose_rule_holds_fires_it_in_the_same_step(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    """As the last arrival at a parallel join does: no separate `join` step is left for the
+    scheduler (or the debugger) to take once the join has nothing left to wait for."""
+    instance = engine.start(bpmn(or_region("${true}", "${true}")))
+    steps: list[tuple[str, str, list[tuple[str, str | None]]]] = []
+    while instance.enabled():
+        events: list = []
+        action = instance.step(on_event=events.append)
+        assert action is not None
+        steps.append((action.kind, action.element, [(e.event, e.element) for e in events]))
+    assert instance.outcome().state == "completed"
+    assert "join" not in [kind for kind, _, _ in steps]
+    arrivals = [events for kind, element, events in steps if element == "Join"]
+    assert len(arrivals) == 2  # the first waits, the second fires
+    assert ("element.waiting", "Join") in arrivals[0]
+    assert ("element.activated", "Join") not in arrivals[0]
+    assert ("element.activated", "Join") in arrivals[1]
+    assert ("track.merged", "Join") in arrivals[1]
+    [(_, _, _, tracks)] = join_rows(engine, instance.id)
+    assert sorted(tracks) == [1, 2]
+
+
+def test_an_or_join_does_not_fire_while_another_token_stands_at_it_unarrived(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    """Two tokens reach the join one after the other in one step order where the second is
+    still ready at the gateway when the first arrives: the join fires once, with both."""
+    instance = engine.start(bpmn(or_region("${true}", "${true}")))
+    while True:  # move every token up to the join without letting one arrive there
+        ready = [a for a in instance.enabled() if a.kind == "enter" and a.element != "Join"]
+        if not ready:
+            break
+        instance.step(ready[0])
+    at_join = [a for a in instance.enabled() if a.element == "Join"]
+    assert len(at_join) == 2
+    instance.step(at_join[0])
+    assert activations(instance, "Join") == []
+    assert instance.run().state == "completed"
+    assert activations(instance, "Join") == ["Join"]
+    [(_, _, _, tracks)] = join_rows(engine, instance.id)
+    assert sorted(tracks) == [1, 2]

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bpmn_engine import BpmnError, Engine, LoadError
+from bpmn_engine import BpmnError, Engine, LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
 from tests.runtime.conftest import Bpmn, MakeEngine, activations, events_named, flow
 
@@ -543,3 +543,29 @@ def test_a_non_interrupting_boundary_timer_fires_for_the_body_not_per_instance(
     for task in sorted(instance.user_tasks(), key=lambda t: t.id):
         instance.complete_task(task.id, {})
     assert instance.run().state == "completed"
+
+
+def test_variables_set_for_an_inner_instances_token_stay_in_that_instance(
+    bpmn: Bpmn, engine: Engine
+):
+    """`set_variables(track=...)` writes as the token would (what `bpmn step`'s `set` does at
+    a breakpoint stop): the output element is that inner instance's, so it is collected."""
+    # given: a body whose inner instances have not entered the task yet
+    instance = engine.start(
+        bpmn(around(f'<task id="A">{mi(BPMN_COLLECTION)}</task>')), variables={"items": [1, 2]}
+    )
+    while not any(instance.opens_body(a) for a in instance.enabled()):
+        instance.step()
+    [body] = [a for a in instance.enabled() if instance.opens_body(a)]
+    instance.step(body)
+    inner = [a for a in instance.enabled() if a.element == "A"]
+    assert len(inner) == 2 and not any(instance.opens_body(a) for a in inner)
+    # when
+    instance.set_variables({"result": "set", "fresh": 1}, track=inner[1].track)
+    instance.set_variables({}, ("item",), track=inner[0].track)
+    outcome = instance.run()
+    # then: `fresh`, defined nowhere, lands in the process scope as a token's write would
+    assert outcome.state == "completed"
+    assert outcome.variables == {"items": [1, 2], "results": [None, "set"], "fresh": 1}
+    with pytest.raises(UsageError, match="no live token"):
+        instance.set_variables({"x": 1}, track=inner[0].track)

@@ -51,13 +51,15 @@ class ParallelGatewayBehaviour(FlowNodeBehaviour):
 class InclusiveGatewayBehaviour(FlowNodeBehaviour):
     """Forks on every true condition (default if none); joins by the spec's OR-join rule.
 
-    A token arriving at a joining inclusive gateway waits; the instance's scheduler fires
+    A token arriving at a joining inclusive gateway fires it in the same step when the OR-join
+    rule already holds (`joins.inclusive_arrival`), else waits; the instance's scheduler fires
     the join (`fire_join`) once `joins.inclusive_enabled` says no other token can arrive.
     """
 
     def arrive(self, ctx: StepContext) -> None:
         if len(ctx.node.incoming) > 1:
-            ctx.wait("join", flow=ctx.track.via)
+            if joins.inclusive_arrival(ctx):
+                self.execute(ctx)
             return
         super().arrive(ctx)
 
