@@ -109,6 +109,18 @@ def _arrive(ctx: StepContext) -> None:
     behaviour_for(ctx.node).arrive(ctx)
 
 
+MAX_INCIDENT = 10_000
+"""Characters of an incident's message that are kept: it is stored in the instance row, its
+history and the outcome (a JavaScript error of 30 MB was stored three times per failure)."""
+
+
+def incident_text(message: str) -> str:
+    """The message as stored: cut at MAX_INCIDENT characters, saying how much was left out."""
+    if len(message) <= MAX_INCIDENT:
+        return message
+    return f"{message[:MAX_INCIDENT]}... ({len(message) - MAX_INCIDENT:,} more characters)"
+
+
 class Instance:
     """One running (or finished) process instance, backed by its rows in the store."""
 
@@ -798,6 +810,7 @@ class Instance:
             self._run_job(ctx, on_event)
 
     def _fail(self, track_id: int, element: str, message: str, on_event: Listener | None) -> None:
+        message = incident_text(message)
         step = Step(self.data)
         track = step.touch_track(self.data.tracks[track_id])
         track.move(TrackState.FAILED)

@@ -13,7 +13,7 @@ from copy import deepcopy
 from typing import Any
 
 # the one integer bound: sandboxed code may not build more, and the store cannot write more
-from bpmn_engine.expressions.guards import MAX_INT_BITS
+from bpmn_engine.expressions.guards import MAX_INT_BITS, MAX_SIZE
 from bpmn_engine.expressions.temporal import stored_text
 
 # values JSON gives back as themselves (a float only when finite): no round trip needed
@@ -30,6 +30,8 @@ def storable(name: str, value: Any) -> Any:
     if not isinstance(name, str) or not name:
         raise ValueError(f"variable name {name!r} must be a non-empty string")
     kind = type(value)
+    if kind is str and len(value) > MAX_SIZE:
+        raise ValueError(_too_long(name, "a string", len(value)))
     if kind in _SCALARS or (kind is float and math.isfinite(value)):
         return value  # most writes: a counter, a flag, a name
     if kind is int:
@@ -41,11 +43,23 @@ def storable(name: str, value: Any) -> Any:
         return value
     try:
         # a date or duration (a script's `datetime`) as its ISO 8601 text, as FEEL's
-        return json.loads(json.dumps(value, allow_nan=False, default=stored_text))
+        text = json.dumps(value, allow_nan=False, default=stored_text)
     except (TypeError, ValueError, RecursionError) as error:
         kind = type(value).__name__
         why = "it is nested too deep" if isinstance(error, RecursionError) else str(error)
         raise ValueError(f"variable {name!r} ({kind}) cannot be stored as JSON: {why}") from None
+    if len(text) > MAX_SIZE:
+        raise ValueError(_too_long(name, f"a {kind.__name__} whose JSON is", len(text)))
+    return json.loads(text)
+
+
+def _too_long(name: str, what: str, length: int) -> str:
+    """Values from handlers and callers meet the bound sandboxed code meets when it builds
+    a string (a handler's 300 MB answer was stored as it came)."""
+    return (
+        f"variable {name!r} is {what} {length:,} characters long: a variable holds at most "
+        f"{MAX_SIZE:,} characters"
+    )
 
 
 def storable_all(values: Mapping[str, Any]) -> dict[str, Any]:

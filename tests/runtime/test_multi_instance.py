@@ -569,3 +569,22 @@ def test_variables_set_for_an_inner_instances_token_stay_in_that_instance(
     assert outcome.variables == {"items": [1, 2], "results": [None, "set"], "fresh": 1}
     with pytest.raises(UsageError, match="no live token"):
         instance.set_variables({"x": 1}, track=inner[0].track)
+
+
+@pytest.mark.parametrize(
+    ("loop", "variables", "says"),
+    [
+        (mi("<loopCardinality>n</loopCardinality>"), {"n": 10_000_000}, "loopCardinality 'n' is"),
+        (mi(BPMN_COLLECTION), {"items": list(range(100_001))}, "the input collection 'items'"),
+    ],
+    ids=["cardinality", "collection"],
+)
+def test_a_multi_instance_past_its_bound_is_an_incident_not_out_of_memory(
+    bpmn: Bpmn, engine: Engine, loop: str, variables: dict, says: str
+) -> None:
+    """`loopCardinality` 10,000,000 ran out of memory in three chained tracebacks, again on
+    every resume: the instances are bounded, the limit named."""
+    outcome = engine.start(bpmn(around(mi_script("x = 1", loop))), variables=variables).run()
+    assert outcome.state == "failed"
+    assert says in outcome.incident
+    assert "runs at most 100,000 instances" in outcome.incident

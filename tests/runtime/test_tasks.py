@@ -773,3 +773,30 @@ def test_a_script_the_sandbox_forbids_is_refused_at_start(bpmn: Bpmn, engine: En
     with pytest.raises(LoadError, match="Evil"):
         engine.start(path)
     assert engine.instances() == []
+
+
+def test_a_handler_value_past_the_size_of_a_variable_is_an_incident(
+    bpmn: Bpmn, make_engine: MakeEngine
+):
+    """A handler's answer meets the bound a sandboxed script meets (300 MB were stored)."""
+    engine = make_engine(handlers={"charge": lambda context: {"receipt": "x" * 10_000_001}})
+    outcome = engine.start(bpmn(service('camunda:topic="charge"'))).run()
+    assert outcome.state == "failed"
+    assert "a variable holds at most 10,000,000 characters" in outcome.incident
+
+
+def test_an_incident_message_is_kept_to_ten_thousand_characters(
+    bpmn: Bpmn, make_engine: MakeEngine
+):
+    """A 30 MB error text was stored in the row, the history and the outcome."""
+
+    def charge(context: ServiceTaskContext):
+        raise ValueError("e" * 1_000_000)
+
+    engine = make_engine(handlers={"charge": charge})
+    instance = engine.start(bpmn(service('camunda:topic="charge"')))
+    outcome = instance.run()
+    assert outcome.incident is not None and len(outcome.incident) < 10_100
+    assert outcome.incident.endswith("more characters)")
+    [incident] = events_named(instance, "incident.created")
+    assert len(incident.data["message"]) < 10_100

@@ -38,6 +38,7 @@ class Leaves(Protocol):
     def outgoing(self, ctx: StepContext) -> list[SequenceFlow]: ...
 
 
+MAX_INSTANCES = 100_000  # inner instances of one multi-instance activity (docs/sandbox.md)
 COUNTERS = (
     *("nrOfInstances", "nrOfActiveInstances", "nrOfCompletedInstances"),  # Camunda 7, Spiff
     *("numberOfInstances", "numberOfActiveInstances", "numberOfCompletedInstances"),  # Zeebe
@@ -109,7 +110,9 @@ def _counters(total: int, active: int, completed: int) -> dict[str, int]:
 
 
 def _items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
-    """The input collection's items, or `loopCardinality` times None."""
+    """The input collection's items, or `loopCardinality` times None; at most MAX_INSTANCES
+    (each inner instance is a scope and a token in one step: `loopCardinality` 10,000,000
+    ran out of memory in three chained tracebacks, again on every resume)."""
     if spec.collection is not None:
         value = ctx.evaluate(spec.collection, what="the multi-instance input collection")
         if isinstance(value, dict) or not isinstance(value, list | tuple):
@@ -118,6 +121,7 @@ def _items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
                 f"{_kind(value)}, not a list",
                 ctx.node.id,
             )
+        _bounded(ctx, len(value), f"the input collection {spec.collection.text!r} has")
         return list(value)
     assert spec.cardinality is not None
     value = ctx.evaluate(spec.cardinality, what="loopCardinality")
@@ -129,7 +133,17 @@ def _items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
             "expected a whole number of 0 or more",
             ctx.node.id,
         )
+    _bounded(ctx, value, f"loopCardinality {spec.cardinality.text!r} is")
     return [None] * value
+
+
+def _bounded(ctx: StepContext, count: int, what: str) -> None:
+    if count > MAX_INSTANCES:
+        raise Incident(
+            f"{what} {count:,} items: a multi-instance activity runs at most "
+            f"{MAX_INSTANCES:,} instances (split the work, or loop over batches)",
+            ctx.node.id,
+        )
 
 
 def _kind(value: Any) -> str:
