@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import importlib
 import io
+import signal
 import sqlite3
 import sys
 
@@ -157,6 +158,9 @@ def main() -> None:
     if gc.isenabled():
         gc.disable()
         _PAUSED.append(True)
+    # started in the background by a shell without job control, the process inherits SIGINT
+    # ignored: `kill -INT` (and a test runner's Ctrl-C) could not stop it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = cli.main(standalone_mode=False)
     except (Exception, KeyboardInterrupt) as error:

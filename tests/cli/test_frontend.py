@@ -79,7 +79,15 @@ def test_resume_sets_the_missing_variable_in_the_step_that_retries(bpmn: Bpmn) -
     assert done.returncode == 2 and "NAME=VALUE" in done.stderr
 
 
-def test_ctrl_c_says_how_to_go_on(bpmn: Bpmn, tmp_path: Path) -> None:
+def ignoring_sigint() -> None:
+    """As a shell without job control starts `bpmn run ... &`: SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("started_as", ["foreground", "background"])
+def test_ctrl_c_says_how_to_go_on(bpmn: Bpmn, tmp_path: Path, started_as: str) -> None:
+    """Also for a run started in the background, which inherits SIGINT ignored: `kill -INT`
+    could not stop it (and the suite's Ctrl-C tests failed when run that way)."""
     diagram = tmp_path / "slow.bpmn"
     diagram.write_text(
         '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
@@ -98,7 +106,11 @@ def test_ctrl_c_says_how_to_go_on(bpmn: Bpmn, tmp_path: Path) -> None:
     db = str(tmp_path / "slow.db")
     command = [sys.executable, "-m", "cli", "run", str(diagram), "--handlers", str(handlers)]
     child = subprocess.Popen(
-        [*command, "--db", db], cwd=bpmn.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [*command, "--db", db],
+        cwd=bpmn.cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=ignoring_sigint if started_as == "background" else None,
     )
     for _ in range(600):  # until the handler runs; the step before it is committed
         if started.exists() or child.poll() is not None:
