@@ -138,7 +138,6 @@ class Process(FlowScope):
     name: str | None = None
     is_executable: bool = True
     inputs: tuple[tuple[str, int], ...] = ()  # ioSpecification data inputs (name, line)
-    outputs: tuple[str, ...] | None = None  # its data outputs, when it declares some
     refused: tuple[Refusal, ...] = ()  # what it holds that the engine cannot run
     warned: tuple[Refusal, ...] = ()  # what it runs differently from a server, said at start
     listeners: tuple[Listener, ...] = ()  # run when an instance starts and completes

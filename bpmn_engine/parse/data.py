@@ -91,17 +91,6 @@ def process_inputs(process: ElementIndex) -> tuple[tuple[str, int], ...]:
     )
 
 
-def process_outputs(process: ElementIndex) -> tuple[str, ...] | None:
-    """A process's data outputs, None when it declares none: what a caller gets back."""
-    found = tuple(
-        item.get("id", "")
-        for spec in process.bpmn_children("ioSpecification")
-        for item in _bpmn_children(spec, "dataOutput")
-        if item.get("id")
-    )
-    return found or None
-
-
 def activity_data(
     index: ElementIndex, items: DataItems, expression: ReadExpression, refuse: Refuse
 ) -> ActivityData | None:

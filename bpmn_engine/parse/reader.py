@@ -261,7 +261,6 @@ class _Compiler:
             is_executable=element.get("isExecutable", "true").strip().lower() != "false",
             variables=data.declared(index, process=True),
             inputs=data.process_inputs(index),
-            outputs=data.process_outputs(index),
             refused=tuple(self.refusals),
             warned=tuple(self.warnings),
             listeners=process_listeners,

@@ -60,7 +60,6 @@ class CallRow(NamedTuple):
     definition: str | None = None  # call: the definitions version holding the process
     depth: int = 0  # call: the child's depth in the call tree
     message: str = ""  # error: its message
-    outputs: tuple[str, ...] | None = None  # completion: the called process's data outputs
 
 
 def call(
@@ -90,24 +89,16 @@ def cancel(head: InstanceHead, track: Track) -> Sent:
 
 
 def upward(
-    head: InstanceHead,
-    kind: str,
-    name: str,
-    variables: dict[str, Any],
-    message: str = "",
-    outputs: tuple[str, ...] | None = None,
+    head: InstanceHead, kind: str, name: str, variables: dict[str, Any], message: str = ""
 ) -> Sent:
-    """A child's end, error or escalation, to its parent; a completion names the called
-    process's data outputs, if it declares some (its interface: the caller decides)."""
+    """A child's end, error or escalation, to its parent."""
     assert head.parent_instance is not None and head.parent_track is not None
-    payload: dict[str, Any] = {
+    payload = {
         "variables": variables,
         "track": head.parent_track,
         "child": head.id,
         "message": message,
     }
-    if outputs is not None:
-        payload["outputs"] = list(outputs)
     return Sent(kind, name, head.parent_instance, payload)
 
 
@@ -125,5 +116,4 @@ def read(row: dict[str, Any]) -> CallRow:
         definition=payload.get("definition"),
         depth=payload.get("depth", 0),
         message=payload.get("message", ""),
-        outputs=tuple(payload["outputs"]) if payload.get("outputs") is not None else None,
     )

@@ -343,10 +343,7 @@ class StepContext:
             "instance.completed", self.node.id, end_event=self.node.id, variables=variables
         )
         if head.parent_instance is not None:  # a called instance: its caller goes on
-            outputs = self.definitions.processes[head.process].outputs
-            self.step.sent.append(
-                calls.upward(head, calls.COMPLETION, head.process, variables, outputs=outputs)
-            )
+            self.step.sent.append(calls.upward(head, calls.COMPLETION, head.process, variables))
 
     def end_instance(self, event: str, **data: Any) -> None:
         """Terminate the whole instance from inside a step (its error went to its caller).

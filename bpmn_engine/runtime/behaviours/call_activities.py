@@ -8,9 +8,6 @@ Variables (docs/call-activities.md): with Camunda 7 `camunda:in`/`camunda:out` o
 name goes in and comes back; without them every variable goes in (unless Zeebe's
 `propagateAllParentVariables="false"`) plus the input mappings, and every child variable comes
 back (unless `propagateAllChildVariables="false"`) or, with output mappings, only those.
-With no mapping of any kind on the call activity, a called process that declares an
-`ioSpecification` is its interface (BPMN 2.0.2, 10.3.4, as SpiffWorkflow): only its data
-inputs go in, each required, and only its data outputs come back, each required.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.errors import BpmnEngineError
-from bpmn_engine.model import CallActivity, Expression, Process
+from bpmn_engine.model import CallActivity, Expression
 from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.behaviours.multi_instance import loop_variables
@@ -47,11 +44,7 @@ class CallActivityBehaviour(ActivityBehaviour):
             raise Incident(str(error), node.id) from None
         ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
         locals_ = self.inputs(ctx)
-        called = definitions.processes.get(process_id)
-        if called is not None and called.inputs and not mapped(node):
-            variables = {**declared_inputs(ctx, process_id, called), **locals_}
-        else:
-            variables = self.child_variables(ctx, node, locals_)
+        variables = self.child_variables(ctx, node, locals_)
         sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables)
         ctx.step.sent.append(sent)
         ctx.wait(WAIT, process=process_id, child=sent.key)
@@ -114,24 +107,11 @@ class CallActivityBehaviour(ActivityBehaviour):
             returned.update(ctx.mapped(outputs, {**returned, **local}))
         return returned
 
-    def finish(
-        self, ctx: StepContext, child: dict[str, Any], outputs: tuple[str, ...] | None = None
-    ) -> None:
-        """The child completed: its variables come back and the track leaves. `outputs`:
-        the called process's data outputs, if it declares some."""
+    def finish(self, ctx: StepContext, child: dict[str, Any]) -> None:
+        """The child completed: its variables come back and the track leaves."""
         node = ctx.node
         assert isinstance(node, CallActivity)
-        if outputs is not None and not mapped(node):
-            missing = [name for name in outputs if name not in child]
-            if missing:
-                raise Incident(
-                    f"the called process ended without its data output {missing[0]!r}: "
-                    "it must set every data output of its ioSpecification",
-                    node.id,
-                )
-            returned = {name: child[name] for name in outputs}
-        else:
-            returned = self.returned_variables(ctx, node, child)
+        returned = self.returned_variables(ctx, node, child)
         if ctx.body_of(ctx.track) is not None:  # an inner instance of a loop: its counters
             kept = loop_variables(node)  # are the body's, not the child's copy
             returned = {k: v for k, v in returned.items() if k not in kept}
@@ -142,32 +122,3 @@ class CallActivityBehaviour(ActivityBehaviour):
         if ctx.track.wait == WAIT:
             ctx.step.sent.append(calls.cancel(ctx.data.head, ctx.track))
         super().terminate(ctx)
-
-
-def mapped(node: CallActivity) -> bool:
-    """Whether the call activity maps its variables itself (Camunda `in`/`out`, Zeebe or
-    Camunda input/output mappings, BPMN data associations): then the called process's
-    ioSpecification does not decide what goes in and comes back."""
-    data = node.data
-    return bool(
-        node.ins
-        or node.outs
-        or (node.io is not None and (node.io.inputs or node.io.outputs))
-        or (data is not None and (data.reads or data.writes or data.inputs))
-        or not node.propagate_parent
-        or not node.propagate_child
-    )
-
-
-def declared_inputs(ctx: StepContext, process_id: str, called: Process) -> dict[str, Any]:
-    """The called process's data inputs, from the caller's variables of those names."""
-    visible = ctx.variables()
-    for name, line in called.inputs:
-        if name not in visible:
-            raise Incident(
-                f"the called process {process_id!r} requires data input {name!r} (line "
-                f"{line} of its ioSpecification), which is not set here: set {name!r} "
-                "before the call activity",
-                ctx.node.id,
-            )
-    return {name: visible[name] for name, _ in called.inputs}
