@@ -60,6 +60,8 @@ class CallRow(NamedTuple):
     definition: str | None = None  # call: the definitions version holding the process
     depth: int = 0  # call: the child's depth in the call tree
     message: str = ""  # error: its message
+    # completion: the called process's data outputs (id, name) when it has an ioSpecification
+    outputs: tuple[tuple[str, str | None], ...] | None = None
 
 
 def call(
@@ -89,16 +91,24 @@ def cancel(head: InstanceHead, track: Track) -> Sent:
 
 
 def upward(
-    head: InstanceHead, kind: str, name: str, variables: dict[str, Any], message: str = ""
+    head: InstanceHead,
+    kind: str,
+    name: str,
+    variables: dict[str, Any],
+    message: str = "",
+    outputs: tuple[tuple[str, str | None], ...] | None = None,
 ) -> Sent:
-    """A child's end, error or escalation, to its parent."""
+    """A child's end, error or escalation, to its parent; a completion names the called
+    process's data outputs when it declares an interface (`ioSpecification`)."""
     assert head.parent_instance is not None and head.parent_track is not None
-    payload = {
+    payload: dict[str, Any] = {
         "variables": variables,
         "track": head.parent_track,
         "child": head.id,
         "message": message,
     }
+    if outputs is not None:
+        payload["outputs"] = [list(item) for item in outputs]
     return Sent(kind, name, head.parent_instance, payload)
 
 
@@ -116,4 +126,11 @@ def read(row: dict[str, Any]) -> CallRow:
         definition=payload.get("definition"),
         depth=payload.get("depth", 0),
         message=payload.get("message", ""),
+        outputs=_outputs(payload.get("outputs")),
     )
+
+
+def _outputs(stored: Any) -> tuple[tuple[str, str | None], ...] | None:
+    if stored is None:
+        return None
+    return tuple((str(item[0]), item[1]) for item in stored)
