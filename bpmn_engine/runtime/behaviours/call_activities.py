@@ -25,6 +25,7 @@ from bpmn_engine.runtime.behaviours.multi_instance import loop_variables
 from bpmn_engine.runtime.context import Incident, StepContext
 
 WAIT = "call activity"
+CHILD_FAILED = "called instance failed"  # a failed track's mark: its child has the incident
 
 
 class CallActivityBehaviour(ActivityBehaviour):
@@ -189,6 +190,6 @@ class CallActivityBehaviour(ActivityBehaviour):
         self.complete(ctx)
 
     def terminate(self, ctx: StepContext) -> None:
-        if ctx.track.wait == WAIT:
+        if ctx.track.wait in (WAIT, CHILD_FAILED):
             ctx.step.sent.append(calls.cancel(ctx.data.head, ctx.track))
         super().terminate(ctx)
