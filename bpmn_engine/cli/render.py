@@ -96,6 +96,9 @@ class Trace:
             line = f"  [yellow]⚠ {safe(str(data.get('message')))}[/] [dim]{safe(event.element)}[/]"
         elif kind == "incident.created":
             line = f"  [red]✗ {safe(event.element)}: {safe(str(data.get('message')))}[/]"
+        elif kind == "incident.resolved":
+            child = safe(str(data.get("child")))
+            line = f"  [green]↻[/] {self.name(event)} waits again: instance {child} was resumed"
         if line:
             self.console.print(line, highlight=False)
 
