@@ -90,6 +90,25 @@ def test_a_failing_handler_in_the_child_fails_the_caller(tmp_path: Path) -> None
     )
 
 
+def test_a_failing_expression_in_the_child_fails_the_caller(tmp_path: Path) -> None:
+    work = """<exclusiveGateway id="boom"/>
+    <sequenceFlow id="c3" sourceRef="boom" targetRef="ce">
+      <conditionExpression>${missing > 1}</conditionExpression>
+    </sequenceFlow>"""
+    body = caller("parent", "child") + child(work).replace(
+        '<sequenceFlow id="c2" sourceRef="boom" targetRef="ce"/>', ""
+    )
+    engine = Engine(tmp_path / "e.db")
+    root = engine.start(diagram(tmp_path, body), "parent")
+    outcome = root.run()
+    [_, called] = family(engine, root)
+    assert outcome.state == "failed" and outcome.incident is not None
+    assert outcome.incident.startswith(
+        f"parent_call: called instance {called.id} (process 'child') failed at boom: "
+        "expression '${missing > 1}'"
+    )
+
+
 def test_the_failure_reaches_the_root_through_every_caller(tmp_path: Path) -> None:
     body = caller("root", "mid") + caller("mid", "child") + DIVIDES
     engine = Engine(tmp_path / "e.db")
