@@ -96,6 +96,9 @@ class Trace:
             line = f"  [yellow]⚠ {safe(str(data.get('message')))}[/] [dim]{safe(event.element)}[/]"
         elif kind == "incident.created":
             line = f"  [red]✗ {safe(event.element)}: {safe(str(data.get('message')))}[/]"
+        elif kind == "incident.resolved":
+            child = safe(str(data.get("child")))
+            line = f"  [green]↻[/] {self.name(event)} waits again: instance {child} was resumed"
         if line:
             self.console.print(line, highlight=False)
 
@@ -138,7 +141,8 @@ def family_summary(console: Console, engine: Engine, root: str, db: str, options
         )
         if outcome.state == "failed":
             console.print(f"  [red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
-            console.print(f"  fix the cause, then: [bold]bpmn resume {safe(called.id)}{db_opt}[/]")
+            origin = safe(called.incident_origin)
+            console.print(f"  fix the cause, then: [bold]bpmn resume {origin}{db_opt}[/]")
         for wait in outcome.waiting_for:
             if "task" in wait:
                 element = safe(shlex.quote(wait["element"]))
@@ -152,8 +156,11 @@ def family_summary(console: Console, engine: Engine, root: str, db: str, options
         console.print(f"[dim]{ended} called instance(s) ended[/]", highlight=False)
 
 
-def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = "") -> None:
-    """The end of a run for people; `options` are repeated in every command it suggests."""
+def outcome_summary(
+    console: Console, outcome: Outcome, db: str, options: str = "", origin: str | None = None
+) -> None:
+    """The end of a run for people; `options` are repeated in every command it suggests;
+    `origin`: the instance whose incident failed this one (a called one), to resume."""
     style = STATE_STYLE.get(outcome.state, "bold")
     head = f"[{style}]{outcome.state}[/] instance [bold]{outcome.instance}[/]"
     if outcome.end_event:
@@ -164,7 +171,8 @@ def outcome_summary(console: Console, outcome: Outcome, db: str, options: str = 
     db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
     if outcome.state == "failed":
         console.print(f"[red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
-        console.print(f"fix the cause, then: [bold]bpmn resume {outcome.instance}{db_opt}[/]")
+        resume = safe(origin or outcome.instance)
+        console.print(f"fix the cause, then: [bold]bpmn resume {resume}{db_opt}[/]")
     for wait in outcome.waiting_for:
         if "task" in wait:
             name = f" ({wait['name']})" if wait.get("name") else ""

@@ -89,7 +89,8 @@ def finish_tree(
 ) -> None:
     """The root's outcome, then (for people) what the instances it called wait for."""
     if isinstance(listener, Trace):
-        outcome_summary(console, outcome, db, options)
+        origin = engine.instance(outcome.instance).incident_origin
+        outcome_summary(console, outcome, db, options, origin)
         family_summary(console, engine, outcome.instance, db, options)
         raise SystemExit(int(ExitCode.for_state(outcome.state)))
     finish(outcome, db, listener, options)
@@ -136,7 +137,8 @@ def run_pools(
             click.echo(json_line(not_started))
     else:
         for outcome in outcomes:
-            outcome_summary(console, outcome, db, settings.options)
+            origin = engine.instance(outcome.instance).incident_origin
+            outcome_summary(console, outcome, db, settings.options, origin)
             family_summary(console, engine, outcome.instance, db, settings.options)
         ran = ", ".join(safe(p) for p in processes)
         console.print(f"started {len(processes)} processes: {ran}", highlight=False)

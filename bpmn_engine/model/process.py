@@ -133,11 +133,21 @@ class FlowScope:
         return found
 
 
+@dataclass(frozen=True, slots=True)
+class ProcessInterface:
+    """A process's `ioSpecification`, as a caller sees it: what a call passes in and what
+    comes back (each item its id, the variable, and its name, also matched in the caller)."""
+
+    inputs: tuple[tuple[str, str | None], ...] = ()
+    outputs: tuple[tuple[str, str | None], ...] = ()
+
+
 @dataclass(frozen=True, eq=False)
 class Process(FlowScope):
     name: str | None = None
     is_executable: bool = True
     inputs: tuple[tuple[str, int], ...] = ()  # ioSpecification data inputs (name, line)
+    interface: ProcessInterface | None = None  # its ioSpecification, for call activities
     refused: tuple[Refusal, ...] = ()  # what it holds that the engine cannot run
     warned: tuple[Refusal, ...] = ()  # what it runs differently from a server, said at start
     listeners: tuple[Listener, ...] = ()  # run when an instance starts and completes

@@ -17,6 +17,7 @@ from lxml import etree
 
 from bpmn_engine.model.elements import ActivityData, DataAssociation, Expression
 from bpmn_engine.model.kinds import BPMN
+from bpmn_engine.model.process import ProcessInterface
 from bpmn_engine.parse.extensions import ElementIndex
 from bpmn_engine.parse.xml import local_name as _local
 
@@ -89,6 +90,23 @@ def process_inputs(process: ElementIndex) -> tuple[tuple[str, int], ...]:
         for item in _bpmn_children(spec, "dataInput")
         if item.get("id")
     )
+
+
+def process_interface(process: ElementIndex) -> ProcessInterface | None:
+    """A process's `ioSpecification` as the interface call activities see (None without one)."""
+    specs = process.bpmn_children("ioSpecification")
+    if not specs:
+        return None
+
+    def items(tag: str) -> tuple[tuple[str, str | None], ...]:
+        return tuple(
+            (item.get("id", ""), item.get("name"))
+            for spec in specs
+            for item in _bpmn_children(spec, tag)
+            if item.get("id")
+        )
+
+    return ProcessInterface(items("dataInput"), items("dataOutput"))
 
 
 def activity_data(

@@ -261,6 +261,7 @@ class _Compiler:
             is_executable=element.get("isExecutable", "true").strip().lower() != "false",
             variables=data.declared(index, process=True),
             inputs=data.process_inputs(index),
+            interface=data.process_interface(index),
             refused=tuple(self.refusals),
             warned=tuple(self.warnings),
             listeners=process_listeners,

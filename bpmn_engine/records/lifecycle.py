@@ -65,7 +65,9 @@ TRACK_TRANSITIONS: dict[TrackState, frozenset[TrackState]] = {
             TrackState.TERMINATED,
         }
     ),
-    TrackState.FAILED: frozenset({TrackState.READY, TrackState.TERMINATED}),
+    # READY: a retry re-enters the element; WAITING: a call activity whose called instance
+    # failed waits for it again once that instance is resumed
+    TrackState.FAILED: frozenset({TrackState.READY, TrackState.WAITING, TrackState.TERMINATED}),
     TrackState.COMPLETED: frozenset(),
     TrackState.MERGED: frozenset(),
     TrackState.TERMINATED: frozenset(),

@@ -5,8 +5,9 @@ A call activity never starts its child inside its own step: the parent's step se
 received, unique in the store). The child's id is derived from the parent's id, track and
 activation, so a call delivered twice after a crash finds the child already there. The
 child's end goes back the same way: `completion` (its variables), `error` or `escalation`
-(thrown at the call activity in the parent), and the parent's interruption goes down as
-`cancel`. Every row names the parent's track and the child, so a reply meant for an
+(thrown at the call activity in the parent), `incident` and `resolved` (the child failed, or
+was resumed: the call activity's token fails or waits again), and the parent's interruption
+goes down as `cancel`. Every row names the parent's track and the child, so a reply meant for an
 activation that ended meanwhile (the call activity was interrupted) changes nothing.
 
 The rows' `variables` column carries the payload: `{"variables": ..., "track": ...}`.
@@ -25,8 +26,10 @@ COMPLETION = "completion"  # child -> parent: the child completed, with its vari
 ERROR = "error"  # child -> parent: an error nobody in the child caught
 ESCALATION = "escalation"  # child -> parent: an escalation nobody in the child caught
 CANCEL = "cancel"  # parent -> child: the call activity was ended from outside
-KINDS = frozenset({CALL, COMPLETION, ERROR, ESCALATION, CANCEL})
-UPWARD = frozenset({COMPLETION, ERROR, ESCALATION})
+INCIDENT = "incident"  # child -> parent: the child failed (an incident, not a BPMN error)
+RESOLVED = "resolved"  # child -> parent: the failed child was resumed
+KINDS = frozenset({CALL, COMPLETION, ERROR, ESCALATION, CANCEL, INCIDENT, RESOLVED})
+UPWARD = frozenset({COMPLETION, ERROR, ESCALATION, INCIDENT, RESOLVED})
 
 MAX_DEPTH = 100  # a process calling itself must not start children without end
 
@@ -60,6 +63,10 @@ class CallRow(NamedTuple):
     definition: str | None = None  # call: the definitions version holding the process
     depth: int = 0  # call: the child's depth in the call tree
     message: str = ""  # error: its message
+    # completion: the called process's data outputs (id, name) when it has an ioSpecification
+    outputs: tuple[tuple[str, str | None], ...] | None = None
+    element: str = ""  # incident: the child's failing element
+    origin: str = ""  # incident: where it is, when deeper than the child (else "")
 
 
 def call(
@@ -89,17 +96,40 @@ def cancel(head: InstanceHead, track: Track) -> Sent:
 
 
 def upward(
-    head: InstanceHead, kind: str, name: str, variables: dict[str, Any], message: str = ""
+    head: InstanceHead,
+    kind: str,
+    name: str,
+    variables: dict[str, Any],
+    message: str = "",
+    outputs: tuple[tuple[str, str | None], ...] | None = None,
 ) -> Sent:
-    """A child's end, error or escalation, to its parent."""
+    """A child's end, error or escalation, to its parent; a completion names the called
+    process's data outputs when it declares an interface (`ioSpecification`)."""
     assert head.parent_instance is not None and head.parent_track is not None
-    payload = {
+    payload: dict[str, Any] = {
         "variables": variables,
         "track": head.parent_track,
         "child": head.id,
         "message": message,
     }
+    if outputs is not None:
+        payload["outputs"] = [list(item) for item in outputs]
     return Sent(kind, name, head.parent_instance, payload)
+
+
+def incident(head: InstanceHead, element: str, message: str, origin: str) -> Sent:
+    """A called instance failed at `element`: with `message` when the incident is its own,
+    else with `origin`, the instance deeper down whose incident it is, as text."""
+    assert head.parent_instance is not None and head.parent_track is not None
+    payload = {
+        "variables": {},
+        "track": head.parent_track,
+        "child": head.id,
+        "message": message,
+        "element": element,
+        "origin": origin,
+    }
+    return Sent(INCIDENT, head.process, head.parent_instance, payload)
 
 
 def read(row: dict[str, Any]) -> CallRow:
@@ -116,4 +146,13 @@ def read(row: dict[str, Any]) -> CallRow:
         definition=payload.get("definition"),
         depth=payload.get("depth", 0),
         message=payload.get("message", ""),
+        outputs=_outputs(payload.get("outputs")),
+        element=payload.get("element", ""),
+        origin=payload.get("origin", ""),
     )
+
+
+def _outputs(stored: Any) -> tuple[tuple[str, str | None], ...] | None:
+    if stored is None:
+        return None
+    return tuple((str(item[0]), item[1]) for item in stored)

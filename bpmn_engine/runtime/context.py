@@ -343,7 +343,11 @@ class StepContext:
             "instance.completed", self.node.id, end_event=self.node.id, variables=variables
         )
         if head.parent_instance is not None:  # a called instance: its caller goes on
-            self.step.sent.append(calls.upward(head, calls.COMPLETION, head.process, variables))
+            interface = self.definitions.processes[head.process].interface
+            outputs = interface.outputs if interface is not None else None
+            self.step.sent.append(
+                calls.upward(head, calls.COMPLETION, head.process, variables, outputs=outputs)
+            )
 
     def end_instance(self, event: str, **data: Any) -> None:
         """Terminate the whole instance from inside a step (its error went to its caller).

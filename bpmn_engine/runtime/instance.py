@@ -38,8 +38,8 @@ from bpmn_engine.records.rows import (
 from bpmn_engine.runtime import calls, collector, handlers
 from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
 from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
+from bpmn_engine.runtime.behaviours.call_activities import CHILD_FAILED, CallActivityBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
-from bpmn_engine.runtime.behaviours.call_activities import CallActivityBehaviour
 from bpmn_engine.runtime.behaviours.complex_gateway import RECORDS, ComplexGatewayBehaviour
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
@@ -234,6 +234,16 @@ class Instance:
         if action.kind is not ActionKind.TIMER or action.task is None:
             return None
         return datetime.fromisoformat(self.data.timers[action.task].due)
+
+    @property
+    def incident_origin(self) -> str:
+        """The instance to fix and resume for this one's incident: itself, or the called
+        instance (at any depth) whose incident failed this one's call activity."""
+        for track in self.data.tracks.values():
+            if track.status is TrackState.FAILED and track.wait == CHILD_FAILED:
+                child = self.engine.instance(calls.child_id(self.id, track))
+                return child.incident_origin
+        return self.id
 
     def outcome(self) -> Outcome:
         head = self.data.head
@@ -589,18 +599,28 @@ class Instance:
             if values:
                 self.set_variables(values, on_event=on_event)
             return 0
+        failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
+        waiting = [t for t in failed if t.wait == CHILD_FAILED]
+        if waiting:  # re-entering would call a second child next to the failed one
+            track = waiting[0]
+            child = calls.child_id(self.id, track)
+            raise UsageError(
+                f"instance {self.id} failed because instance {child}, called by its call "
+                f"activity {track.element!r}, failed: fix and resume {self.incident_origin}, "
+                "where the incident is (this instance goes on when it completes)"
+            )
         step = Step(self.data)
         if values:
             root = self.data.root_scope
             for name, value in values.items():
                 step.set_value(self.data.variables.owner(root, name), name, value)
             step.emit("variables.updated", self.process_id, variables=dict(values), unset=[])
-        failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
         step.set_state(InstanceState.ACTIVE)
         self.data.head.incident = None
         for track in sorted(failed, key=lambda t: t.id):
             step.requeue(track)
             step.emit("incident.retried", track.element, track.id)
+        self._resolved_upward(step)
         self._commit(step, on_event)
         return len(failed)
 
@@ -659,8 +679,13 @@ class Instance:
         """A called instance's completion, error or escalation: one step of this instance at
         the call activity still waiting for exactly that child; False if none waits (it was
         interrupted meanwhile: the reply changes nothing)."""
+        if row.kind == calls.RESOLVED:
+            return self._child_resumed(row, receipt, on_event)
         track = self._caller_track(row)
         if track is None:
+            return False
+        if row.kind == calls.INCIDENT:  # the token at the call activity fails with it
+            self._child_failed(track, row, receipt, on_event)
             return False
         node = self.definitions.node_scopes[track.element].nodes[track.element]
         behaviour = behaviour_for(node)
@@ -670,7 +695,7 @@ class Instance:
             ctx.step.receive(receipt)
             if row.kind == calls.COMPLETION:
                 ctx.emit("call.completed", child=row.child)
-                behaviour.finish(ctx, row.variables)
+                behaviour.finish(ctx, row.variables, row.outputs)
             elif row.kind == calls.ERROR:
                 ctx.emit("call.error", child=row.child, code=row.name)
                 message = row.message or f"thrown in called instance {row.child}"
@@ -688,13 +713,58 @@ class Instance:
         if track is not None:
             self._fail(track.id, track.element, message, on_event)
 
-    def _caller_track(self, row: CallRow) -> Track | None:
+    def _child_failed(
+        self, track: Track, row: CallRow, receipt: Receipt, on_event: Listener | None
+    ) -> None:
+        """The incident names the child and its failing element, and, when the incident is
+        deeper still, the instance that has it (the one to fix and resume)."""
+        child = f"instance {row.child} (process {row.name!r})"
+        if row.origin:
+            message = f"called {child} failed at {row.element}, because {row.origin}"
+            origin = row.origin
+        else:
+            message = f"called {child} failed at {row.element}: {row.message}"
+            origin = f"{child} failed at {row.element}: {row.message}"
+        self._fail(track.id, track.element, message, on_event, receipt, CHILD_FAILED, origin)
+
+    def _child_resumed(self, row: CallRow, receipt: Receipt, on_event: Listener | None) -> bool:
+        """The failed child was resumed: the call activity's token waits for it again, and
+        this instance, if nothing else of it failed, is active again (and tells its caller)."""
+        track = self._caller_track(row, TrackState.FAILED, CHILD_FAILED)
+        if track is None:
+            return False
+        step = Step(self.data)
+        step.receive(receipt)
+        waiting = step.touch_track(track)
+        waiting.move(TrackState.WAITING)
+        waiting.wait = CALL_WAIT
+        step.emit("incident.resolved", track.element, track.id, child=row.child)
+        others = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
+        if not others and self.data.head.state is InstanceState.FAILED:
+            step.set_state(InstanceState.ACTIVE)
+            self.data.head.incident = None
+            self._resolved_upward(step)
+        self._commit(step, on_event)
+        return True
+
+    def _resolved_upward(self, step: Step) -> None:
+        """A called instance active again: its caller's call activity waits for it again."""
+        head = self.data.head
+        if head.parent_instance is not None:
+            step.sent.append(calls.upward(head, calls.RESOLVED, head.process, {}))
+
+    def _caller_track(
+        self,
+        row: CallRow,
+        status: TrackState = TrackState.WAITING,
+        wait: str = CALL_WAIT,
+    ) -> Track | None:
         track = self.data.tracks.get(row.track)
         if (  # a failed parent takes it too: its resume goes on from there
             self.state not in (InstanceState.ACTIVE, InstanceState.FAILED)
             or track is None
-            or track.status is not TrackState.WAITING
-            or track.wait != CALL_WAIT
+            or track.status is not status
+            or track.wait != wait
             or calls.child_id(self.id, track) != row.child
         ):
             return None
@@ -809,17 +879,38 @@ class Instance:
         if ctx is not None and ctx.external is not None:
             self._run_job(ctx, on_event)
 
-    def _fail(self, track_id: int, element: str, message: str, on_event: Listener | None) -> None:
+    def _fail(
+        self,
+        track_id: int,
+        element: str,
+        message: str,
+        on_event: Listener | None,
+        receipt: Receipt | None = None,
+        wait: str | None = None,
+        origin: str | None = None,
+    ) -> None:
+        """An incident at a track; a called instance that fails tells its caller (outbox),
+        whose call activity's token fails with it, up to the root (`origin`: the instance
+        deeper down whose incident this is, as text, when it is not this one's own)."""
         message = incident_text(message)
         step = Step(self.data)
+        step.receive(receipt)
         track = step.touch_track(self.data.tracks[track_id])
         track.move(TrackState.FAILED)
+        if wait is not None:
+            track.wait = wait
         for task in self.data.tasks.values():  # a retry re-enters the element: a new task
             if task.track == track_id and task.status == "waiting":
                 step.touch_task(task).status = "cancelled"
-        self.data.head.incident = f"{element}: {message}"
-        if self.data.head.state is InstanceState.ACTIVE:
+        head = self.data.head
+        head.incident = f"{element}: {message}"
+        if head.state is InstanceState.ACTIVE:
             step.set_state(InstanceState.FAILED)
+            if head.parent_instance is not None:
+                if origin is None:
+                    step.sent.append(calls.incident(head, element, message, ""))
+                else:
+                    step.sent.append(calls.incident(head, element, "", origin))
         step.emit("incident.created", element, track_id, message=message)
         step.emit(
             "instance.failed",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .conftest import FIXTURES, Bpmn
 
 CALLS = FIXTURES / "calls"
@@ -105,3 +107,50 @@ def test_wait_timers_waits_for_a_timer_in_a_called_instance(bpmn: Bpmn) -> None:
     assert [e["element"] for e in fired] == ["pause"]
     waited = bpmn.json_lines("run", CALLER, str(child))[1][-1]
     assert waited["waiting_for"][0]["reason"] == "call activity"  # without it, the tree waits
+
+
+FAILING_CHILD = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="parent" isExecutable="true">
+    <startEvent id="ps"/>
+    <sequenceFlow id="p1" sourceRef="ps" targetRef="call"/>
+    <callActivity id="call" calledElement="child"/>
+    <sequenceFlow id="p2" sourceRef="call" targetRef="pe"/>
+    <endEvent id="pe"/>
+  </process>
+  <process id="child" isExecutable="true">
+    <startEvent id="cs"/>
+    <sequenceFlow id="c1" sourceRef="cs" targetRef="boom"/>
+    <scriptTask id="boom" scriptFormat="python"><script>y = 1 / x</script></scriptTask>
+    <sequenceFlow id="c2" sourceRef="boom" targetRef="ce"/>
+    <endEvent id="ce"/>
+  </process>
+</definitions>
+"""
+
+
+def test_an_incident_in_a_called_instance_fails_the_run(bpmn: Bpmn) -> None:
+    path = bpmn.cwd / "failing.bpmn"
+    path.write_text(FAILING_CHILD)
+    code, lines = bpmn.json_lines("run", str(path), "--var", "x=0")
+    assert code == 1  # it was 3, "waiting", while the child had failed
+    root = lines[-1]
+    [child] = {e["instance"] for e in lines} - {root["instance"]}
+    assert root["event"] == "instance.failed"
+    assert root["incident"] == (
+        f"call: called instance {child} (process 'child') failed at boom: "
+        "script failed: division by zero"
+    )
+    shown = bpmn("run", str(path), "--var", "x=0")  # for people: resume where the incident is
+    assert shown.returncode == 1
+    called = re.search(r"called instance (\w+) \(child\) failed", shown.stdout)
+    assert called is not None
+    hints = re.findall(r"fix the cause, then: bpmn resume (\w+)", shown.stdout)
+    assert hints == [called.group(1), called.group(1)]  # the root's hint and the child's
+    refused = bpmn("resume", root["instance"])
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert f"fix and resume {child}, where the incident is" in refused.stderr
+    resumed = bpmn("resume", child, "--var", "x=2")
+    assert resumed.returncode == 0, resumed.stderr
+    after = bpmn("show", root["instance"])
+    assert f"instance {root['instance']} of parent: completed" in after.stdout

@@ -360,12 +360,16 @@ def test_a_process_calling_itself_stops_at_the_depth_cap(tmp_path: Path) -> None
     path = diagram(tmp_path, body)
     engine = Engine(tmp_path / "e.db")
     root = engine.start(path, "loop")
-    assert root.run().state == "waiting"
+    outcome = root.run()
     tree = engine.family(root.id)
     assert len(tree) == 101
     deepest = engine.instance(tree[-1])
     assert deepest.state == "failed" and deepest.data.head.call_depth == 100
     assert deepest.data.head.incident is not None and "at most 100" in deepest.data.head.incident
+    # the failure travels up: every caller fails at its call activity, naming the deepest
+    assert outcome.state == "failed" and outcome.incident is not None
+    assert f"because instance {deepest.id} (process 'loop') failed at again" in outcome.incident
+    assert root.incident_origin == deepest.id
 
 
 def test_a_called_process_is_found_in_another_file_given_to_the_engine(tmp_path: Path) -> None:

@@ -8,6 +8,8 @@ Variables (docs/call-activities.md): with Camunda 7 `camunda:in`/`camunda:out` o
 name goes in and comes back; without them every variable goes in (unless Zeebe's
 `propagateAllParentVariables="false"`) plus the input mappings, and every child variable comes
 back (unless `propagateAllChildVariables="false"`) or, with output mappings, only those.
+A direction with no mapping of its own follows the called process's `ioSpecification`, when
+it has one: only its data inputs go in, only its data outputs come back.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from typing import Any
 
 from bpmn_engine.errors import BpmnEngineError
 from bpmn_engine.model import CallActivity, Expression
+from bpmn_engine.model.process import ProcessInterface
 from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.behaviours.multi_instance import loop_variables
 from bpmn_engine.runtime.context import Incident, StepContext
 
 WAIT = "call activity"
+CHILD_FAILED = "called instance failed"  # a failed track's mark: its child has the incident
 
 
 class CallActivityBehaviour(ActivityBehaviour):
@@ -44,7 +48,11 @@ class CallActivityBehaviour(ActivityBehaviour):
             raise Incident(str(error), node.id) from None
         ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
         locals_ = self.inputs(ctx)
-        variables = self.child_variables(ctx, node, locals_)
+        interface = definitions.processes[process_id].interface
+        if interface is not None and not (node.ins or node.outs or self.maps_inputs(node)):
+            variables = self.interface_inputs(ctx, node, process_id, interface)
+        else:
+            variables = self.child_variables(ctx, node, locals_)
         sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables)
         ctx.step.sent.append(sent)
         ctx.wait(WAIT, process=process_id, child=sent.key)
@@ -82,15 +90,55 @@ class CallActivityBehaviour(ActivityBehaviour):
                 passed[mapping.target or mapping.source] = source.get(mapping.source)
         return passed
 
-    def returned_variables(
-        self, ctx: StepContext, node: CallActivity, child: dict[str, Any]
+    @staticmethod
+    def maps_inputs(node: CallActivity) -> bool:
+        """Whether the call activity says itself what goes in (besides Camunda's `in`s)."""
+        data = node.data
+        return (
+            bool(node.io is not None and node.io.inputs)
+            or bool(data is not None and (data.reads or data.inputs))
+            or not node.propagate_parent
+        )
+
+    def interface_inputs(
+        self, ctx: StepContext, node: CallActivity, process_id: str, interface: ProcessInterface
     ) -> dict[str, Any]:
-        """What the parent gets back from the child's variables."""
+        """The called process's data inputs, from the caller's variables of their id (or
+        name); a missing one is an incident here, before any child starts (as SpiffWorkflow
+        raises at the call activity)."""
+        visible = ctx.variables()
+        passed: dict[str, Any] = {}
+        for item, name in interface.inputs:
+            found = next((k for k in (item, name) if k is not None and k in visible), None)
+            if found is None:
+                also = f" (or {name!r})" if name and name != item else ""
+                raise Incident(
+                    f"process {process_id!r} requires data input {item!r}, and no variable "
+                    f"{item!r}{also} is visible at the call activity: set it before the call, "
+                    "or map it with a data input association",
+                    node.id,
+                )
+            passed[item] = visible[found]
+        return passed
+
+    def returned_variables(
+        self,
+        ctx: StepContext,
+        node: CallActivity,
+        child: dict[str, Any],
+        interface: tuple[tuple[str, str | None], ...] | None = None,
+    ) -> dict[str, Any]:
+        """What the parent gets back from the child's variables (`interface`: the called
+        process's data outputs, when it declares an ioSpecification)."""
         outputs = node.io.outputs if node.io is not None else ()
         if not (node.ins or node.outs):
             if outputs:
                 return ctx.mapped(outputs, child)
-            return dict(child) if node.propagate_child else {}
+            if not node.propagate_child:
+                return {}
+            if interface is not None:
+                return self.interface_outputs(node, child, interface)
+            return dict(child)
         returned: dict[str, Any] = {}
         local: dict[str, Any] = {}
         for mapping in node.outs:
@@ -107,11 +155,34 @@ class CallActivityBehaviour(ActivityBehaviour):
             returned.update(ctx.mapped(outputs, {**returned, **local}))
         return returned
 
-    def finish(self, ctx: StepContext, child: dict[str, Any]) -> None:
+    @staticmethod
+    def interface_outputs(
+        node: CallActivity, child: dict[str, Any], outputs: tuple[tuple[str, str | None], ...]
+    ) -> dict[str, Any]:
+        """Only the called process's data outputs come back, each under its id (read from
+        the child's variable of that id, or of its name); one the child never set is an
+        incident, as a task's missing data output is."""
+        returned: dict[str, Any] = {}
+        for item, name in outputs:
+            found = next((k for k in (item, name) if k is not None and k in child), None)
+            if found is None:
+                raise Incident(
+                    f"the called process's data output {item!r} was not set by the called instance",
+                    node.id,
+                )
+            returned[item] = child[found]
+        return returned
+
+    def finish(
+        self,
+        ctx: StepContext,
+        child: dict[str, Any],
+        interface: tuple[tuple[str, str | None], ...] | None = None,
+    ) -> None:
         """The child completed: its variables come back and the track leaves."""
         node = ctx.node
         assert isinstance(node, CallActivity)
-        returned = self.returned_variables(ctx, node, child)
+        returned = self.returned_variables(ctx, node, child, interface)
         if ctx.body_of(ctx.track) is not None:  # an inner instance of a loop: its counters
             kept = loop_variables(node)  # are the body's, not the child's copy
             returned = {k: v for k, v in returned.items() if k not in kept}
@@ -119,6 +190,6 @@ class CallActivityBehaviour(ActivityBehaviour):
         self.complete(ctx)
 
     def terminate(self, ctx: StepContext) -> None:
-        if ctx.track.wait == WAIT:
+        if ctx.track.wait in (WAIT, CHILD_FAILED):
             ctx.step.sent.append(calls.cancel(ctx.data.head, ctx.track))
         super().terminate(ctx)
