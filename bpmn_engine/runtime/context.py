@@ -344,7 +344,7 @@ class StepContext:
         )
         if head.parent_instance is not None:  # a called instance: its caller goes on
             interface = self.definitions.processes[head.process].interface
-            outputs = interface.outputs if interface is not None else None
+            outputs = interface.outputs if interface is not None and interface.outputs else None
             self.step.sent.append(
                 calls.upward(head, calls.COMPLETION, head.process, variables, outputs=outputs)
             )

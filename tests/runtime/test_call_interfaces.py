@@ -77,10 +77,17 @@ def test_a_data_input_is_matched_by_its_name_too(tmp_path: Path) -> None:
     assert instance.variables == {"in_1": 5, "out_1": 6}
 
 
-def test_an_interface_without_data_outputs_gives_nothing_back(tmp_path: Path) -> None:
+def test_a_direction_the_interface_declares_nothing_for_passes_everything(
+    tmp_path: Path,
+) -> None:
+    """As SpiffWorkflow runs it: no data outputs, every variable comes back; no data inputs,
+    every variable goes in."""
     path = diagram(tmp_path, parent() + child('<dataInput id="x"/>', "y = x"))
     outcome = Engine(tmp_path / "e.db").start(path, "parent", {"x": 1}).run()
-    assert outcome.state == "completed" and outcome.variables == {"x": 1}
+    assert outcome.state == "completed" and outcome.variables == {"x": 1, "y": 1}
+    path = diagram(tmp_path, parent() + child('<dataOutput id="y"/>', "y = x\nz = 2"))
+    outcome = Engine(tmp_path / "f.db").start(path, "parent", {"x": 3, "w": 0}).run()
+    assert outcome.state == "completed" and outcome.variables == {"x": 3, "w": 0, "y": 3}
 
 
 def test_a_missing_data_input_is_an_incident_at_the_call_activity(tmp_path: Path) -> None:

@@ -49,7 +49,11 @@ class CallActivityBehaviour(ActivityBehaviour):
         ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
         locals_ = self.inputs(ctx)
         interface = definitions.processes[process_id].interface
-        if interface is not None and not (node.ins or node.outs or self.maps_inputs(node)):
+        if (
+            interface is not None
+            and interface.inputs
+            and not (node.ins or node.outs or self.maps_inputs(node))
+        ):
             variables = self.interface_inputs(ctx, node, process_id, interface)
         else:
             variables = self.child_variables(ctx, node, locals_)

@@ -112,9 +112,7 @@ def throw_error(
     _catch(ctx, caught, "error", carried, code=code, message=message)
 
 
-def throw_escalation(
-    ctx: StepContext, code: str, carried: dict[str, Any] | None = None
-) -> None:
+def throw_escalation(ctx: StepContext, code: str, carried: dict[str, Any] | None = None) -> None:
     """Escalate to the enclosing activities; unlike an error, nobody catching is no failure.
 
     An interrupting escalation boundary event ends its activity (the thrower included); a
