@@ -10,6 +10,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # the instance failed with an incident
     BAD_INPUT = 2  # a file, XML, expression or argument could not be used
     WAITING = 3  # the instance waits (user task, ...): go on with `bpmn complete` / `resume`
+    UNCLAIMED = 4  # a message or signal reached nobody (a message buffered with --ttl did not)
 
     @classmethod
     def for_state(cls, state: str) -> ExitCode:

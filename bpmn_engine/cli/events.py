@@ -68,8 +68,8 @@ def message(
     """Publish a message and run the instance it wakes until it completes, fails or waits.
 
     Exit 0 when the message was delivered and the instance runs on elsewhere (another worker
-    took it), when no one waits (buffered with --ttl, else dropped) and when --id names a
-    message published before (nothing happens again).
+    took it), when no one waits but --ttl buffered it, and when --id names a message
+    published before (nothing happens again); exit 4 when it reached nobody (dropped).
 
     Example: bpmn message payment-received --key A-1 --var amount=12 --ttl PT1H
     """
@@ -89,8 +89,9 @@ def message(
             name, key, variables, message_id=message_id, ttl=span, on_event=listener
         )
         if not woken:
-            report_status(engine, as_json, name, key, message_id, already=False)
-            raise SystemExit(int(ExitCode.OK))
+            status = report_status(engine, as_json, name, key, message_id, already=False)
+            reached = status in ("correlated", "buffered")
+            raise SystemExit(int(ExitCode.OK if reached else ExitCode.UNCLAIMED))
         [instance] = woken
         delivered(as_json, name, key, message_id, instance.id, already=False)
         finish_many(woken, db, listener, settings)
@@ -98,16 +99,16 @@ def message(
 
 def report_status(
     engine: Engine, as_json: bool, name: str, key: str | None, message_id: str, *, already: bool
-) -> None:
+) -> str:
     """What became of a message no instance was handed back for: delivered all the same (the
     receiver's run went on in another process, or a publish with the same id won), buffered,
-    or nobody waited."""
+    or nobody waited. Returns that status."""
     status, receiver = engine.message_status(message_id) or ("expired", None)
     if status == "correlated" and receiver is not None:
         delivered(as_json, name, key, message_id, receiver, already=already)
         if not already:
             elsewhere(as_json, receiver)
-        return
+        return status
     if already:
         payload = {"event": "message.already_published", "name": name, "key": key}
         payload |= {"message_id": message_id, "status": status}
@@ -115,12 +116,13 @@ def report_status(
             click.echo(json_line(payload))
         else:
             console.print(f"already published: message {safe(message_id)} {status}")
-        return
+        return status
     unclaimed(
         as_json,
         {"event": "message.unclaimed", "name": name, "key": key}
         | {"buffered": status == "buffered"},
     )
+    return status
 
 
 def delivered(
@@ -176,5 +178,5 @@ def signal(
         woken = engine.broadcast_signal(name, variables, on_event=listener)
         if not woken:
             unclaimed(as_json, {"event": "signal.unclaimed", "name": name})
-            raise SystemExit(int(ExitCode.OK))
+            raise SystemExit(int(ExitCode.UNCLAIMED))
         finish_many(woken, db, listener, settings)

@@ -180,7 +180,13 @@ def test_message_wakes_the_waiting_instance_and_runs_it(bpmn: Bpmn, tmp_path: Pa
     assert code == 0 and lines == [
         {"event": "message.unclaimed", "name": "paid", "key": "nobody", "buffered": True}
     ]
-    assert bpmn("signal", "nothing").returncode == 0
+    # reaching nobody is not success: a script chaining commands must see it
+    nothing = bpmn("signal", "nothing")
+    assert nothing.returncode == 4 and "no instance waits for signal 'nothing'" in nothing.stdout
+    code, lines = bpmn.json_lines("message", "paid", "--key", "nobody")
+    assert code == 4 and lines == [
+        {"event": "message.unclaimed", "name": "paid", "key": "nobody", "buffered": False}
+    ]
 
 
 STARTS = (
