@@ -113,7 +113,7 @@ class TokenParser:
 
     def unexpected(self, hint: str = "") -> None:
         kind, value, position = self.peek()
-        what = "the end" if kind == "end" else repr(value)
+        what = "end of the expression" if kind == "end" else repr(value)
         suffix = f" ({hint})" if hint else ""
         raise ExpressionError(
             f"{self.dialect}: unexpected {what} at position {position + 1}{suffix}"

@@ -113,6 +113,8 @@ def test_outside_the_subset_fails_at_compile_time(text: str) -> None:
 def test_compile_error_says_what_was_not_understood() -> None:
     with pytest.raises(ExpressionError, match="JUEL: unexpected 'x' at position 3"):
         compile_expression("${a x}")
+    with pytest.raises(ExpressionError, match="JUEL: unexpected end of the expression at"):
+        compile_expression("${a +}")  # it said "unexpected the end"
     with pytest.raises(ExpressionError, match=r"execution.setVariable\(\) with 3 argument"):
         compile_expression("${execution.setVariable('x', 1, 2)}")
 

@@ -78,7 +78,7 @@ def parse(text: str, start: str = "start") -> Tree:
     except UnexpectedEOF:
         raise ExpressionError("FEEL syntax error: the expression ends too early") from None
     except UnexpectedToken as error:
-        found = "the end" if error.token.type == "$END" else repr(str(error.token))
+        found = "end of the expression" if error.token.type == "$END" else repr(str(error.token))
         raise ExpressionError(
             f"FEEL syntax error at line {error.line}, column {error.column}: unexpected {found}"
         ) from None
