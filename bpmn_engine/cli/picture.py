@@ -94,7 +94,11 @@ def render(
         click.echo(json.dumps(figures))
     else:
         console.print(safe(summary[0]), highlight=False)
-    if output is None and as_json:
+    if output is None:  # the figures, never SVG after them on the terminal (or in a pipe)
+        if not as_json:
+            for line in summary[1:]:
+                console.print(safe(line), highlight=False)
+            console.print("draw it: add -o coverage.svg (or .html)", highlight=False)
         return
     if html:
         _write(output, page(f"coverage of {Path(file).name}", svg, summary=summary, legend=False))

@@ -111,6 +111,13 @@ def test_coverage_over_a_database_is_a_heat_map_with_figures(bpmn: Bpmn, tmp_pat
     assert "fill: #" in shapes["Task_CreditCheck"].find(f"{SVG}rect").get("style")
     text = bpmn("render", loan, "--coverage", "--db", "c.db", "-o", "c.html")
     assert "coverage: 65.2% over 2 instance(s)" in text.stdout
+    # without -o: the figures and what was not reached, never SVG dumped after them
+    shown = bpmn("render", loan, "--coverage", "--db", "c.db")
+    assert shown.returncode == 0
+    assert "<svg" not in shown.stdout
+    assert shown.stdout.splitlines()[0].startswith("coverage: 65.2% over 2 instance(s)")
+    assert "not reached: " in shown.stdout and "Task_ManualReview" in shown.stdout
+    assert "add -o coverage.svg" in shown.stdout
 
 
 def test_step_view_keeps_a_page_current(bpmn: Bpmn, tmp_path: Path) -> None:
