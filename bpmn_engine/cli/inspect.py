@@ -38,21 +38,28 @@ def show_command(instance_id: str, db: str, as_json: bool) -> None:
         )
 
 
+STATES = ("active", "completed", "failed", "terminated")
+
+
 @click.command()
 @click.option(
     "--stuck",
     is_flag=True,
     help="Only active instances nothing can move on: no track can run, nothing awaited exists.",
 )
+@click.option("--state", type=click.Choice(STATES), help="Only the instances in this state.")
+@click.option("--process", "process_id", metavar="ID", help="Only the instances of this process.")
 @db_option
 @json_option
-def instances(stuck: bool, db: str, as_json: bool) -> None:
+def instances(
+    stuck: bool, state: str | None, process_id: str | None, db: str, as_json: bool
+) -> None:
     """List the instances in the database."""
     engine = new_engine(db, read_only=True)
-    rows = engine.instances(stuck=stuck)
+    rows = engine.instances(stuck=stuck, state=state, process=process_id)
     if as_json:
-        for row in rows:
-            click.echo(json_line(row))
+        for row in rows:  # `instance` too: the key every other command's JSON uses for it
+            click.echo(json_line({"instance": row["id"], **row}))
         return
     table = Table("instance", "process", "state", "waiting tasks", "updated", "called by", box=None)
     for row in rows:

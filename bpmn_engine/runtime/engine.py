@@ -532,10 +532,18 @@ class Engine:
         number of outbox rows delivered."""
         return self.postman.flush(None, on_event)
 
-    def instances(self, *, stuck: bool = False) -> list[dict[str, Any]]:
+    def instances(
+        self, *, stuck: bool = False, state: str | None = None, process: str | None = None
+    ) -> list[dict[str, Any]]:
         """Every instance, or (`stuck`) only the active ones nothing can move on any more:
-        no track can run and nothing they wait for exists (see `Store.stuck_instances`)."""
+        no track can run and nothing they wait for exists (see `Store.stuck_instances`);
+        `state` and `process` keep those in that state (active, completed, failed,
+        terminated) or of that process."""
         rows = self.store.list_instances()
+        if state is not None:
+            rows = [r for r in rows if r["state"] == state]
+        if process is not None:
+            rows = [r for r in rows if r["process"] == process]
         if not stuck:
             return rows
         wanted = set(self.store.stuck_instances())

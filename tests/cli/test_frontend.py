@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import MODELS, Bpmn
+from tests.cli.conftest import FIXTURES, MODELS, Bpmn
 
 LOAN = str(MODELS / "loan-approval.bpmn")
 
@@ -32,6 +32,25 @@ def test_output_in_a_pipe_is_never_wrapped_or_cut(bpmn: Bpmn, tmp_path: Path) ->
     listed = bpmn("instances", "--db", db).stdout.splitlines()
     row = [line for line in listed if instance in line]
     assert row and process in row[0] and "failed" in row[0], listed
+
+
+def test_instances_filters_by_state_and_process(bpmn: Bpmn, tmp_path: Path) -> None:
+    db = str(tmp_path / "f.db")
+    assert bpmn("run", LOAN, "--db", db).returncode == 1  # no income: failed
+    loop = str(FIXTURES / "counter-loop.bpmn")
+    ok = bpmn("run", loop, "--db", db, "--var", "n=0", "--var", "total=0", "--var", "limit=2")
+    assert ok.returncode == 0, ok.stderr
+    rows = [json.loads(x) for x in bpmn("instances", "--db", db, "--json").stdout.splitlines()]
+    assert len(rows) == 2 and all(row["instance"] == row["id"] for row in rows)
+    failed = bpmn("instances", "--db", db, "--state", "failed", "--json").stdout.splitlines()
+    assert [json.loads(x)["state"] for x in failed] == ["failed"]
+    process = rows[1]["process"]
+    mine = bpmn("instances", "--db", db, "--process", process, "--json").stdout.splitlines()
+    assert [json.loads(x)["id"] for x in mine] == [rows[1]["id"]]
+    other = bpmn("instances", "--db", db, "--process", "nope", "--json")
+    assert other.returncode == 0 and other.stdout == ""
+    bad = bpmn("instances", "--db", db, "--state", "sleeping")
+    assert bad.returncode == 2 and "'sleeping' is not one of" in bad.stderr
 
 
 def test_deploy_shows_a_cron_timer_start(bpmn: Bpmn, tmp_path: Path) -> None:
