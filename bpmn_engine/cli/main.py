@@ -116,12 +116,18 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the summaries, without importing a single command."""
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [
-            (name, click.utils.make_default_short_help(summary, limit))
-            for name, (_, _, summary) in COMMANDS.items()
-        ]
+        rows = [(name, _short(summary, limit)) for name, (_, _, summary) in COMMANDS.items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def _short(summary: str, limit: int) -> str:
+    """A summary cut to `limit` characters at a word, as `--help` lists commands (ours: click
+    deprecates its helper for this)."""
+    if len(summary) <= limit:
+        return summary
+    cut = summary[: max(limit - 3, 1)].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "..."
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -129,7 +135,8 @@ class LazyGroup(click.Group):
 def cli() -> None:
     """Run BPMN 2.0 diagrams locally, checkpointing every step in SQLite.
 
-    Exit codes: 0 completed (or terminated), 1 failed, 2 bad input, 3 waiting.
+    Exit codes: 0 completed (or terminated), 1 failed, 2 bad input, 3 waiting, 4 a message
+    or signal reached nobody.
     """
 
 
