@@ -176,7 +176,17 @@ class _Compiler:
             errors=self._named(root, "error", "errorCode"),
             escalations=self._named(root, "escalation", "escalationCode"),
             correlation_keys=self._correlation_keys(root),
+            collaborations=self._collaborations(root),
         )
+
+    def _collaborations(self, root: etree._Element) -> dict[str, tuple[str, ...]]:
+        """Collaboration id -> the processes of its pools (participants with a processRef,
+        in document order): what `bpmn run --process COLLABORATION` runs together."""
+        found: dict[str, tuple[str, ...]] = {}
+        for collaboration in _children(root, "collaboration"):
+            refs = (_ref(p.get("processRef")) for p in _children(collaboration, "participant"))
+            found[collaboration.get("id", "")] = tuple(dict.fromkeys(r for r in refs if r))
+        return found
 
     def _correlation_keys(self, root: etree._Element) -> dict[str, str]:
         """Message id -> the expression whose value correlates it: Zeebe keeps it on the

@@ -22,7 +22,7 @@ from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
-from bpmn_engine.runtime import compiled, listeners
+from bpmn_engine.runtime import collaborations, compiled, listeners
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
@@ -110,6 +110,8 @@ class Engine:
         self._deployed: dict[str, None] = {}
         self.postman = Postman(self)
         self._held: dict[str, Instance] = {}  # instances `bpmn step` moves itself (`hold`)
+        # start events registered for this engine's session (`start_collaboration`)
+        self.session = collaborations.Session()
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
         self._outward: dict[tuple[str, str], tuple[list[CallActivity], list[Task]]] = {}
         self.decisions = DecisionRegistry(self.store)
@@ -238,6 +240,28 @@ class Engine:
         self.check_decisions(definitions, process)
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
         return self._open(definitions, process, data, step, scope, on_event)
+
+    def start_collaboration(
+        self,
+        definitions: Definitions | str | Path,
+        collaboration_id: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> collaborations.Collaboration:
+        """Start a collaboration's pools together (None: every process of the file): each
+        pool with a none start event starts; the message and signal start events of the
+        others are registered for this engine's session, so that each message or signal
+        thrown for one starts an instance of its pool. `run()` runs them all."""
+        if not isinstance(definitions, Definitions):
+            definitions = load_file(definitions)
+        self.deploy(definitions)
+        return collaborations.start(self, definitions, collaboration_id, variables, on_event)
+
+    def check_process(self, definitions: Definitions, process: Process) -> None:
+        """What a start checks before creating anything (expressions, calls, decisions)."""
+        self._checked_process(definitions, process)
+        self._check_calls(definitions, process)
+        self.check_decisions(definitions, process)
 
     def _open(
         self,
@@ -598,8 +622,12 @@ class Engine:
         *,
         receipt: Receipt | None = None,
     ) -> Instance | None:
-        """Start the deployed process whose message start event waits for `name`, if any
-        (`receipt`: the message it was, so the start commits once)."""
+        """Start the process whose message start event waits for `name`, if any: one this
+        session registered (`start_collaboration`), else a deployed one (`receipt`: the
+        message it was, so the start commits once)."""
+        trigger = ("message.received", {"name": name, "key": None})
+        for start in self.session.find("message", name)[:1]:
+            return self.session_start(start, variables, on_event, trigger, receipt)
         found = self.store.message_start(name)
         if found is None:
             return None
@@ -610,6 +638,36 @@ class Engine:
             element,
             variables,
             on_event,
-            trigger=("message.received", {"name": name, "key": None}),
+            trigger=trigger,
             receipt=receipt,
         )
+
+    def has_message_start(self, name: str) -> bool:
+        """Whether a message `name` nobody waits for starts an instance (else it is kept)."""
+        return (
+            bool(self.session.find("message", name)) or self.store.message_start(name) is not None
+        )
+
+    def session_start(
+        self,
+        start: collaborations.SessionStart,
+        variables: Mapping[str, Any] | None,
+        on_event: Listener | None,
+        trigger: starts.Trigger,
+        receipt: Receipt | None,
+    ) -> Instance:
+        """An instance of a pool this session registered, started at `start` (held when the
+        session is stepped, so that `bpmn step` moves it)."""
+        instance = self.start_at(
+            start.definitions,
+            start.process,
+            start.element,
+            variables,
+            on_event,
+            trigger=trigger,
+            receipt=receipt,
+        )
+        self.session.started.append(instance.id)
+        if self.session.held:
+            self.hold(instance)
+        return instance

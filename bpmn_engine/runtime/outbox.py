@@ -128,7 +128,7 @@ class Postman:
         """
         store, known = self.engine.store, dict(known or {})
         receipt = Receipt(message=(message_id, name, key, variables))
-        has_start = store.message_start(name) is not None
+        has_start = self.engine.has_message_start(name)
         for _ in range(ATTEMPTS):
             if store.message_seen(message_id):
                 return None
@@ -205,6 +205,18 @@ class Postman:
                 on_event,
                 trigger=("signal.received", {"name": name, "key": None}),
                 receipt=Receipt(delivery=(outbox_id, receiver)) if outbox_id is not None else None,
+            )
+            woken[started.id] = started
+        for start in self.engine.session.find("signal", name):
+            receiver = f"session/{start.process}/{start.element}"
+            if receiver in done:
+                continue
+            started = self.engine.session_start(
+                start,
+                variables,
+                on_event,
+                ("signal.received", {"name": name, "key": None}),
+                Receipt(delivery=(outbox_id, receiver)) if outbox_id is not None else None,
             )
             woken[started.id] = started
         return list(woken.values())
