@@ -128,18 +128,15 @@ def run_pools(
             outcome_summary(console, outcome, db, settings.options)
             family_summary(console, engine, outcome.instance, db, settings.options)
         ran = ", ".join(safe(p) for p in pools)
-        console.print(f"started {len(pools)} processes: {ran}", highlight=False)
+        started = f"{len(pools)} process" + ("es" if len(pools) > 1 else "")
+        console.print(f"started {started}: {ran}", highlight=False)
         later = outcomes[len(pools) :]
         if later:
             by = ", ".join(safe(engine.instance(o.instance).process_id) for o in later)
             console.print(f"started by a message or signal: {by}", highlight=False)
         for process, why in not_started:
             console.print(f"not started: [bold]{safe(process)}[/]: {safe(why)}", highlight=False)
-    worst = max(
-        (ExitCode.for_state(o.state) for o in outcomes),
-        key=lambda c: {ExitCode.FAILED: 3, ExitCode.WAITING: 2}.get(c, 1),
-    )
-    raise SystemExit(int(worst))
+    raise SystemExit(int(ExitCode.for_state(collaboration.state())))
 
 
 @click.command()

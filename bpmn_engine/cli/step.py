@@ -28,6 +28,7 @@ from bpmn_engine import (
     Action,
     ActionKind,
     BpmnEngineError,
+    Collaboration,
     Engine,
     Event,
     Instance,
@@ -350,7 +351,7 @@ class Stepper:
     def outcome_state(self) -> str:
         """The most serious state of the roots: what the session's exit code says."""
         states = [self.engine.instance(root).outcome().state for root in self.roots()]
-        return max(states, key=lambda s: {"failed": 3, "active": 2, "waiting": 2}.get(s, 1))
+        return Collaboration.overall(states)
 
     def time_to(self, action: Move | None) -> str | None:
         """For a timer action that is not due yet: how long until it is (ISO 8601)."""

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from bpmn_engine.runtime.instance import Instance, Listener, Outcome
 
 
+# how serious an instance's state is for the run as a whole: a failure anywhere is the
+# run's failure, else anything still waiting (or stopped part way) makes it wait
+_SERIOUSNESS = {"completed": 0, "terminated": 1, "waiting": 2, "active": 2, "failed": 3}
+
+
 @dataclass(frozen=True)
 class SessionStart:
     """A start event the session starts an instance at when its message or signal comes."""
@@ -113,6 +118,17 @@ class Collaboration:
         for instance_id in self.instance_ids:  # reloaded: a delivery may have moved it
             engine.instance(instance_id).run(on_event, wait_timers)
         return [engine.instance(i).outcome() for i in self.instance_ids]
+
+    def state(self) -> str:
+        """The collaboration's state now, over every instance (`overall`): completed only
+        when each one completed."""
+        return self.overall([instance.outcome().state for instance in self.instances()])
+
+    @staticmethod
+    def overall(states: list[str]) -> str:
+        """The state of instances run together: failed if any failed, else waiting if any
+        waits (or is still active), else terminated if any was, else completed."""
+        return max(states, key=_SERIOUSNESS.__getitem__, default="completed")
 
 
 def start(

@@ -148,3 +148,57 @@ def test_a_collaboration_where_no_pool_starts_by_itself_is_refused(tmp_path: Pat
     with pytest.raises(UsageError, match="no pool of collaboration 'shop_floor' starts by itself"):
         engine.start_collaboration(written, "shop_floor")
     assert engine.instances() == []
+
+
+RELAY = """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <message id="M_Job" name="job"/>
+  <collaboration id="relay">
+    <participant id="P_Boss" processRef="boss"/>
+    <participant id="P_Worker" processRef="worker"/>
+  </collaboration>
+  <process id="boss" isExecutable="true">
+    <startEvent id="s"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="hand_out"/>
+    <intermediateThrowEvent id="hand_out"><messageEventDefinition messageRef="M_Job"/>
+    </intermediateThrowEvent>
+    <sequenceFlow id="f2" sourceRef="hand_out" targetRef="done"/>
+    <endEvent id="done"/>
+  </process>
+  <process id="worker" isExecutable="true">
+    <startEvent id="got"><messageEventDefinition messageRef="M_Job"/></startEvent>
+    <sequenceFlow id="w1" sourceRef="got" targetRef="work"/>
+    WORK
+    <sequenceFlow id="w2" sourceRef="work" targetRef="worked"/>
+    <endEvent id="worked"/>
+  </process>
+</definitions>
+"""
+
+
+@pytest.mark.parametrize(
+    ("work", "state"),
+    [
+        (
+            '<scriptTask id="work" scriptFormat="python"><script>x = 1</script></scriptTask>',
+            "completed",
+        ),
+        ('<userTask id="work"/>', "waiting"),
+        (
+            '<scriptTask id="work" scriptFormat="python"><script>x = 1 / 0</script></scriptTask>',
+            "failed",
+        ),
+    ],
+)
+def test_the_collaboration_s_state_covers_the_instances_messages_started(
+    tmp_path: Path, work: str, state: str
+) -> None:
+    """The boss completes whatever the worker it started does: the collaboration's state is
+    completed only when both are, waiting when the worker waits, failed when it fails."""
+    written = tmp_path / "relay.bpmn"
+    written.write_text(RELAY.replace("WORK", work))
+    engine = Engine(scratch_db())
+    collaboration = engine.start_collaboration(written, "relay")
+    outcomes = collaboration.run()
+    assert [o.state for o in outcomes] == ["completed", state]
+    assert collaboration.state() == state
