@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bpmn_engine import Engine, UsageError
+from bpmn_engine import Engine, LoadError, UsageError
 from tests.postgresql_server import scratch_db
 
 SHOP_FLOOR = """<?xml version="1.0"?>
@@ -202,3 +202,15 @@ def test_the_collaboration_s_state_covers_the_instances_messages_started(
     outcomes = collaboration.run()
     assert [o.state for o in outcomes] == ["completed", state]
     assert collaboration.state() == state
+
+
+def test_a_pool_started_on_demand_is_checked_before_any_pool_starts(tmp_path: Path) -> None:
+    """The worker's script does not compile: refused before the boss (which would throw the
+    message that starts the worker) is created, not as an incident halfway through."""
+    broken = '<scriptTask id="work" scriptFormat="python"><script>x = (</script></scriptTask>'
+    written = tmp_path / "relay.bpmn"
+    written.write_text(RELAY.replace("WORK", broken))
+    engine = Engine(scratch_db())
+    with pytest.raises(LoadError, match="work"):
+        engine.start_collaboration(written, "relay")
+    assert engine.instances() == []
