@@ -283,9 +283,13 @@ class Engine:
                 tracks = waiting_starts.wait_at_starts(self, definitions, data, step, scope.id)
             # timer, message and signal event subprocesses of the process start listening
             listen(StepContext(self, definitions, data, step, tracks[0]), scope.id, process)
-        except Incident as incident:
+        except Incident as incident:  # e.g. a start event that names no message
+            node = definitions.node(incident.element or "")
             raise LoadError(
-                incident.message, file=definitions.path, element_id=incident.element
+                incident.message,
+                file=definitions.path,
+                line=node.line if node is not None else None,
+                element_id=incident.element,
             ) from None
         instance = Instance(self, data, definitions)
         instance._commit(step, on_event, new=True)
