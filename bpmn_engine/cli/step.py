@@ -306,6 +306,9 @@ class Stepper:
         return found[0]
 
     def _next(self, args: list[str], report: Report) -> None:
+        automatic = [a for a in self.actions() if a.kind != "complete-task"]
+        if not args and not automatic and self._start_kept_messages(report):
+            return
         action = self._pick(args)
         if action is not None and action.kind is ActionKind.COMPLETE_TASK:
             raise UsageError(f"{action.element} waits for a person: complete {action.element} ...")
@@ -320,6 +323,8 @@ class Stepper:
         steps = 0
         while steps < CONTINUE_LIMIT:  # every instance stepped: the root may have ended
             automatic = [a for a in self.actions() if a.kind != "complete-task"]
+            if not automatic and self._start_kept_messages(report):
+                continue
             if not automatic:
                 break
             action = automatic[0]
@@ -336,6 +341,16 @@ class Stepper:
             self._do(report, action)
             steps += 1
         report.message = f"{steps} steps"
+
+    def _start_kept_messages(self, report: Report) -> bool:
+        """Nothing moves on its own: start a pool of the collaboration for each message kept
+        for it (as `bpmn run` does once every instance waits); whether any started."""
+        self._checkpoint()
+        started = self.engine.start_kept_messages(report.events.append)
+        if started:
+            named = ", ".join(f"{i.id} of {i.process_id}" for i in started)
+            report.message = f"started instance {named} on a message nobody waited for"
+        return bool(started)
 
     def reload(self) -> None:
         """Read the trees again from their rows (after a command was cut short, or a rewind)."""

@@ -7,9 +7,14 @@ them (or `publish_message`, `broadcast_signal` through this engine) starts one i
 its pool at that start event, with the message's variables. A later command, in another
 process, does not see them: `bpmn deploy` is what makes a start event last.
 
-Every pool reaches its first wait before any message goes between them: the message a pool
-sends at once is taken by a pool waiting for it, not by a pool that starts on the same name
+A message an instance sends that nobody waits for is kept (buffered, as any message), not
+started on at once: only when every instance waits does each kept message start an instance
+of the pool registered for it (`start_kept_messages`). So a pool that is about to wait for a
+message at a catch event takes it first, whatever the order the pools move in (`bpmn run`
+and `bpmn step` agree), and a pool that starts on the same name starts only on what is left
 (the message flows of the diagram are not consulted: messages go by name, as everywhere).
+A message published from outside (`publish_message`) starts its pool at once, as a
+deployment's would.
 """
 
 from __future__ import annotations
@@ -108,16 +113,15 @@ class Collaboration:
     def run(self, on_event: Listener | None = None, wait_timers: float = 0.0) -> list[Outcome]:
         """Run every instance until each completes, fails or waits; their outcomes.
 
-        The pools run to their first wait before anything they sent is delivered; then the
-        deliveries run whom they wake (and start), round after round."""
+        Every instance runs until it waits (what it sends is delivered after each commit,
+        and whom that wakes runs on); then each message kept for a registered pool starts an
+        instance of it, and the round starts again, until no message is left for a pool."""
         engine = self.engine
-        with engine.postman.deferred():
-            for instance_id in self.pools:
+        while True:
+            for instance_id in self.instance_ids:  # reloaded: a delivery may have moved it
                 engine.instance(instance_id).run(on_event, wait_timers)
-        engine.deliver_outbox(on_event)
-        for instance_id in self.instance_ids:  # reloaded: a delivery may have moved it
-            engine.instance(instance_id).run(on_event, wait_timers)
-        return [engine.instance(i).outcome() for i in self.instance_ids]
+            if not engine.start_kept_messages(on_event):
+                return [engine.instance(i).outcome() for i in self.instance_ids]
 
     def state(self) -> str:
         """The collaboration's state now, over every instance (`overall`): completed only
@@ -169,3 +173,23 @@ def start(
     pools = [engine.start(definitions, p.id, variables, on_event=on_event).id for p in started]
     waits = {p: why for p, why in waiting}
     return Collaboration(engine, definitions, collaboration, pools, registered, skipped, waits)
+
+
+def start_kept_messages(engine: Engine, on_event: Listener | None) -> list[Instance]:
+    """An instance of a registered pool for each message kept for its message start event
+    (sent by an instance, taken by nobody), each claiming its message in its first commit;
+    for a name two pools start on, the first registered takes them (as `publish_message`)."""
+    started: list[Instance] = []
+    first: dict[str, SessionStart] = {}
+    for registered in engine.session.starts:
+        if registered.kind == "message":
+            first.setdefault(registered.name, registered)
+    for name, start in first.items():
+        trigger = ("message.received", {"name": name, "key": None})
+        now = engine.clock.now().isoformat()
+        while (kept := engine.store.buffered_message(name, None, now)) is not None:
+            message_id, variables = kept
+            started.append(
+                engine.session_start(start, variables, on_event, trigger, None, message_id)
+            )
+    return started

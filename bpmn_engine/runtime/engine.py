@@ -251,7 +251,8 @@ class Engine:
         """Start a collaboration's pools together (None: every process of the file): each
         pool with a none start event starts; the message and signal start events of the
         others are registered for this engine's session, so that each message or signal
-        thrown for one starts an instance of its pool. `run()` runs them all."""
+        for one starts an instance of its pool (a message an instance sent, once every
+        instance waits: `start_kept_messages`). `run()` runs them all."""
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
         self.deploy(definitions)
@@ -598,11 +599,13 @@ class Engine:
         instance_id: str | None = None,
         trigger: starts.Trigger | None = None,
         receipt: Receipt | None = None,
+        claimed: str | None = None,
     ) -> Instance:
         """Create an instance whose start event `start_event_id` (timer, message...) fired.
 
         The start event completes in the first step and the token waits on its outgoing
-        flows; `run()` moves it. `trigger` is an event for the history (`timer.fired`...).
+        flows; `run()` moves it. `trigger` is an event for the history (`timer.fired`...);
+        `claimed` a buffered message the start consumes.
         """
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
@@ -616,6 +619,7 @@ class Engine:
             instance_id=instance_id or self._new_id(),
             trigger=trigger,
             receipt=receipt,
+            claimed=claimed,
         )
 
     def start_by_message(
@@ -625,12 +629,13 @@ class Engine:
         on_event: Listener | None = None,
         *,
         receipt: Receipt | None = None,
+        session: bool = False,
     ) -> Instance | None:
         """Start the process whose message start event waits for `name`, if any: one this
-        session registered (`start_collaboration`), else a deployed one (`receipt`: the
-        message it was, so the start commits once)."""
+        session registered (`session`, `start_collaboration`), else a deployed one
+        (`receipt`: the message it was, so the start commits once)."""
         trigger = ("message.received", {"name": name, "key": None})
-        for start in self.session.find("message", name)[:1]:
+        for start in self.session.find("message", name)[:1] if session else []:
             return self.session_start(start, variables, on_event, trigger, receipt)
         found = self.store.message_start(name)
         if found is None:
@@ -646,19 +651,14 @@ class Engine:
             receipt=receipt,
         )
 
-    def has_message_start(self, name: str) -> bool:
-        """Whether a message `name` nobody waits for starts an instance (else it is kept)."""
-        return (
-            bool(self.session.find("message", name)) or self.store.message_start(name) is not None
-        )
-
     def session_start(
         self,
         start: collaborations.SessionStart,
         variables: Mapping[str, Any] | None,
         on_event: Listener | None,
         trigger: starts.Trigger,
-        receipt: Receipt | None,
+        receipt: Receipt | None = None,
+        claimed: str | None = None,
     ) -> Instance:
         """An instance of a pool this session registered, started at `start` (held when the
         session is stepped, so that `bpmn step` moves it)."""
@@ -670,8 +670,16 @@ class Engine:
             on_event,
             trigger=trigger,
             receipt=receipt,
+            claimed=claimed,
         )
         self.session.started.append(instance.id)
         if self.session.held:
             self.hold(instance)
         return instance
+
+    def start_kept_messages(self, on_event: Listener | None = None) -> list[Instance]:
+        """Start one instance of a pool this session registered for each message an instance
+        sent it that nobody took (kept in the buffer): what a collaboration does once every
+        instance waits, so that a pool about to wait for a message takes it first. The
+        instances are not run."""
+        return collaborations.start_kept_messages(self, on_event)

@@ -128,7 +128,10 @@ class Postman:
         """
         store, known = self.engine.store, dict(known or {})
         receipt = Receipt(message=(message_id, name, key, variables))
-        has_start = self.engine.has_message_start(name)
+        # a session's pool (a collaboration) starts at once on a message from outside; one an
+        # instance sent is kept for whoever waits for it first (`start_kept_messages`)
+        session = ttl <= 0 and bool(self.engine.session.find("message", name))
+        has_start = session or store.message_start(name) is not None
         for _ in range(ATTEMPTS):
             if store.message_seen(message_id):
                 return None
@@ -156,7 +159,9 @@ class Postman:
                 f"message {name!r} ({message_id}): its receivers kept moving; not delivered"
             )
         if has_start and not store.message_seen(message_id):
-            started = self.engine.start_by_message(name, variables, on_event, receipt=receipt)
+            started = self.engine.start_by_message(
+                name, variables, on_event, receipt=receipt, session=session
+            )
             if started is not None:
                 return started
         if ttl <= 0:

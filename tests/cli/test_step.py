@@ -447,3 +447,16 @@ def test_step_of_a_collaboration_shows_the_tokens_of_every_instance(bpmn: Bpmn) 
     assert lines[3]["state"] == "waiting"  # the worker is done, the boss still waits to sign
     assert [(t["process"], t["element"]) for t in lines[3]["tokens"]] == [("boss", "sign")]
     assert (lines[5]["state"], lines[5]["tokens"]) == ("completed", [])
+
+
+def test_step_gives_a_message_to_the_pool_about_to_wait_for_it_as_run_does(bpmn: Bpmn) -> None:
+    """player_a pings before player_b has moved; on_demand starts on ping too. Stepping
+    player_a first, the ping is kept until nothing moves, and player_b takes it on the way:
+    the session completes as `bpmn run` does (it used to start on_demand and deadlock)."""
+    ping_pong = str(FIXTURES / "calls" / "ping-pong.bpmn")
+    done = bpmn("step", ping_pong, "--json", "--db", ":memory:", input="continue\n")
+    assert done.returncode == 0, done.stdout
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert (last["state"], last["tokens"]) == ("completed", [])
+    started = [e["process"] for e in last["events"] if e["event"] == "instance.started"]
+    assert "on_demand" not in started
