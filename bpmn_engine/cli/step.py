@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,7 +145,7 @@ class Stepper:
     """Drives one instance and the instances it calls, a command at a time; or the pools of
     a collaboration (`others`, and every instance a message or signal starts meanwhile)."""
 
-    def __init__(self, engine: Engine, instance: Instance, others: list[Instance] = ()) -> None:
+    def __init__(self, engine: Engine, instance: Instance, others: Sequence[Instance] = ()) -> None:
         engine.undo = True  # every step keeps its before-images: `back` rewinds from them
         self.engine = engine
         self.instance = instance  # the first pool: `state`, `vars` and `set` are its

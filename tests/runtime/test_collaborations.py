@@ -214,3 +214,15 @@ def test_a_pool_started_on_demand_is_checked_before_any_pool_starts(tmp_path: Pa
     with pytest.raises(LoadError, match="work"):
         engine.start_collaboration(written, "relay")
     assert engine.instances() == []
+
+
+def test_a_kept_message_starts_its_pool_with_its_variables_once_asked(path: Path) -> None:
+    """A message nobody waits for that is kept (a time to live, as a thrown message has) is
+    not started on at once: `start_kept_messages` starts its pool, with its variables, once."""
+    engine = Engine(scratch_db())
+    engine.start_collaboration(path, "shop_floor")
+    assert engine.publish_message("order", variables={"sku": "B-2"}, ttl=60) == []
+    [started] = engine.start_kept_messages()
+    assert (started.process_id, started.variables) == ("warehouse", {"sku": "B-2"})
+    assert ("message.received", "ordered") in [(e.event, e.element) for e in started.history()]
+    assert engine.start_kept_messages() == []  # the message was taken
