@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from bpmn_engine.records.lifecycle import InstanceState
     from bpmn_engine.records.rows import Event, Subscription, UserTask
     from bpmn_engine.runtime.clock import Clock, RealClock, VirtualClock
+    from bpmn_engine.runtime.collaborations import Collaboration
     from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
     from bpmn_engine.runtime.handlers import ServiceTaskContext, load_handlers
     from bpmn_engine.runtime.instance import Instance, Outcome
@@ -50,6 +51,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Clock": ("bpmn_engine.runtime.clock", "Clock"),
     "RealClock": ("bpmn_engine.runtime.clock", "RealClock"),
     "VirtualClock": ("bpmn_engine.runtime.clock", "VirtualClock"),
+    "Collaboration": ("bpmn_engine.runtime.collaborations", "Collaboration"),
     "TimerValueError": ("bpmn_engine.runtime.events.timers", "TimerValueError"),
     "parse_duration": ("bpmn_engine.runtime.events.timers", "parse_duration"),
     "ServiceTaskContext": ("bpmn_engine.runtime.handlers", "ServiceTaskContext"),
@@ -84,6 +86,7 @@ __all__ = [
     "BpmnEngineError",
     "BpmnError",
     "Clock",
+    "Collaboration",
     "ConcurrentModification",
     "DecisionResult",
     "Decisions",

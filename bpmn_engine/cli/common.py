@@ -269,6 +269,30 @@ def is_dmn(path: str) -> bool:
     return path.lower().endswith(".dmn")
 
 
+def chosen_processes(
+    loaded: list[Definitions], process_id: str | None
+) -> tuple[Definitions, str | None, bool]:
+    """(the file, the process or collaboration to start, whether several processes run
+    together: a collaboration named, or a first file where more than one process starts by
+    itself, or one does and another starts on a message or signal)."""
+    if process_id is not None:
+        holder = next(
+            (d for d in loaded if process_id in d.processes or process_id in d.collaborations),
+            loaded[0],
+        )
+        if process_id in holder.collaborations and process_id not in holder.processes:
+            return holder, process_id, True
+        return holder, holder.process(process_id).id, False
+    main = loaded[0]
+    started, waiting, _ = main.startable()
+    on_demand = [p for p, _ in waiting if main.start_triggers(main.processes[p])]
+    if len(started) > 1 or (started and on_demand):
+        return main, None, True
+    # one process (or none that starts by itself: the first waits at its start events, or
+    # is refused saying why)
+    return main, (started[0] if started else main.process(None)).id, False
+
+
 def load_files(engine: Engine, files: tuple[str, ...]) -> list[Definitions]:
     """Every file read before anything is used: the BPMN files compiled, the DMN files given
     to the engine (business rule tasks find their decisions there first). The BPMN files, in

@@ -323,7 +323,7 @@ def step_json(stepper: Any, report: Any) -> dict[str, Any]:
         "changes": {
             k: {"before": b, "after": a} for k, (b, a) in report.variable_changes().items()
         },
-        "state": instance.outcome().state,
+        "state": stepper.outcome_state(),  # of every pool, in a collaboration
         "tokens": tree_tokens(stepper),
         "variables": instance.variables,
         "actions": step_actions(stepper),
@@ -425,7 +425,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
         if called:
             cells.append(safe(f"{token['instance']} ({token['process']})"))
         tokens.add_row(*cells)
-    state = instance.outcome().state
+    state = stepper.outcome_state()  # of every pool, in a collaboration
     console.print(f"[{STATE_STYLE.get(state, 'bold')}]{state}[/]")
     if every:
         console.print(tokens)

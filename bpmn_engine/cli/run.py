@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import click
 
-from bpmn_engine import Definitions, Engine, Event, Instance, Outcome, UsageError
+from bpmn_engine import (
+    Collaboration,
+    Engine,
+    Event,
+    Instance,
+    Outcome,
+    UsageError,
+)
 from bpmn_engine.cli import recording
 from bpmn_engine.cli.common import (
     RUNNING,
     JsonLines,
     RunSettings,
+    chosen_processes,
     console,
     db_option,
     event_listener,
@@ -36,8 +43,8 @@ from bpmn_engine.terminal import safe
 @click.option(
     "--process",
     "process_id",
-    help="Id of the process to run, in any FILE (default: every process of the first FILE "
-    "that starts by itself: one, or each pool of a collaboration).",
+    help="Id of the process, or of the collaboration, to run, in any FILE (default: every "
+    "process of the first FILE that starts by itself: one, or each pool of a collaboration).",
 )
 @var_options
 @db_option
@@ -59,7 +66,8 @@ def run(
     The other FILEs hold the processes its call activities call, and the decisions its
     business rule tasks evaluate (*.dmn). Each process a call activity calls runs as a child
     instance; the run goes on until the whole tree waits or ends, and reports the first
-    file's instance.
+    file's instance. A collaboration runs every pool that starts by itself, and the others
+    start when a message or signal they start on is sent.
 
     Example: bpmn run models/loan-approval.bpmn --var income=4200 --var amount=15000
     """
@@ -68,14 +76,15 @@ def run(
     loaded = load_files(engine, files)
     for definitions in loaded:  # where called processes are found
         engine.deploy(definitions)
-    main, targets, skipped = chosen_processes(loaded, process_id)
+    main, target, together = chosen_processes(loaded, process_id)
     listener = event_listener(as_json, None, engine)
-    if len(targets) > 1:  # a collaboration: every pool that starts by itself
+    if together:  # a collaboration: every pool that starts by itself, the others on demand
         if record is not None:
             raise UsageError("--record records one process: choose it with --process")
-        run_pools(engine, main, targets, skipped, variables, listener, db, settings)
+        collaboration = engine.start_collaboration(main, target, variables, on_event=listener)
+        run_pools(engine, collaboration, listener, db, settings)
     recorder = recording.begin(record, engine, files, process_id, variables)
-    instance = engine.start(main, targets[0], variables, on_event=listener)
+    instance = engine.start(main, target, variables, on_event=listener)
     RUNNING.append((instance.id, db))
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
@@ -96,59 +105,41 @@ def finish_tree(
     finish(outcome, db, listener, options)
 
 
-def chosen_processes(
-    loaded: list[Definitions], process_id: str | None
-) -> tuple[Definitions, list[str], list[tuple[str, str]]]:
-    """(the file, the processes to start, (process, why not) for the others)."""
-    if process_id is not None:
-        holder = next((d for d in loaded if process_id in d.processes), loaded[0])
-        return holder, [holder.process(process_id).id], []
-    main = loaded[0]
-    started, skipped = main.startable()
-    if not started:  # say why the file's first process cannot start
-        return main, [main.process(None).id], []
-    return main, [p.id for p in started], skipped
-
-
 def run_pools(
     engine: Engine,
-    definitions: Definitions,
-    processes: list[str],
-    skipped: list[tuple[str, str]],
-    variables: dict[str, Any],
+    collaboration: Collaboration,
     listener: Callable[[Event], None],
     db: str,
     settings: RunSettings,
 ) -> None:
-    """Start every pool, then run each: message flows between them go through the outbox
-    (a message sent before its receiver waits is buffered for it)."""
-    ids = [engine.start(definitions, p, variables, on_event=listener).id for p in processes]
-    RUNNING.extend((i, db) for i in ids)
-    for instance_id in ids:  # reloaded: a delivery may have moved it meanwhile
-        engine.instance(instance_id).run(listener, settings.wait)
-    for instance_id in ids:  # each pool until nothing moves any more
-        engine.instance(instance_id).run(listener, settings.wait)
-    outcomes = [engine.instance(i).outcome() for i in ids]
+    """Run every pool (message flows between them go through the outbox), then report each
+    instance, the pools started and those not started; the exit code is the most serious."""
+    RUNNING.extend((i, db) for i in collaboration.pools)
+    outcomes = collaboration.run(listener, settings.wait)
+    RUNNING.extend((i, db) for i in collaboration.instance_ids[len(collaboration.pools) :])
+    pools = [engine.instance(i).process_id for i in collaboration.pools]
+    not_started = collaboration.not_started()
     if isinstance(listener, JsonLines):
         for outcome in outcomes:
             click.echo(json_line(outcome.to_json()))
-        for process, why in skipped:
-            not_started = {"event": "process.not_started", "process": process, "reason": why}
-            click.echo(json_line(not_started))
+        for process, why in not_started:
+            line = {"event": "process.not_started", "process": process, "reason": why}
+            click.echo(json_line(line))
     else:
         for outcome in outcomes:
             origin = engine.instance(outcome.instance).incident_origin
             outcome_summary(console, outcome, db, settings.options, origin)
             family_summary(console, engine, outcome.instance, db, settings.options)
-        ran = ", ".join(safe(p) for p in processes)
-        console.print(f"started {len(processes)} processes: {ran}", highlight=False)
-        for process, why in skipped:
+        ran = ", ".join(safe(p) for p in pools)
+        started = f"{len(pools)} process" + ("es" if len(pools) > 1 else "")
+        console.print(f"started {started}: {ran}", highlight=False)
+        later = outcomes[len(pools) :]
+        if later:
+            by = ", ".join(safe(engine.instance(o.instance).process_id) for o in later)
+            console.print(f"started by a message or signal: {by}", highlight=False)
+        for process, why in not_started:
             console.print(f"not started: [bold]{safe(process)}[/]: {safe(why)}", highlight=False)
-    worst = max(
-        (ExitCode.for_state(o.state) for o in outcomes),
-        key=lambda c: {ExitCode.FAILED: 3, ExitCode.WAITING: 2}.get(c, 1),
-    )
-    raise SystemExit(int(worst))
+    raise SystemExit(int(ExitCode.for_state(collaboration.state())))
 
 
 @click.command()

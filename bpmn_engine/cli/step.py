@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from bpmn_engine import (
     Action,
     ActionKind,
     BpmnEngineError,
+    Collaboration,
     Engine,
     Event,
     Instance,
@@ -38,6 +39,7 @@ from bpmn_engine import (
     parse_duration,
 )
 from bpmn_engine.cli.common import (
+    chosen_processes,
     console,
     db_option,
     json_option,
@@ -140,13 +142,18 @@ def iso_duration(seconds: float) -> str:
 
 
 class Stepper:
-    """Drives one instance and the instances it calls, a command at a time."""
+    """Drives one instance and the instances it calls, a command at a time; or the pools of
+    a collaboration (`others`, and every instance a message or signal starts meanwhile)."""
 
-    def __init__(self, engine: Engine, instance: Instance) -> None:
+    def __init__(self, engine: Engine, instance: Instance, others: Sequence[Instance] = ()) -> None:
         engine.undo = True  # every step keeps its before-images: `back` rewinds from them
         self.engine = engine
-        self.instance = instance
+        self.instance = instance  # the first pool: `state`, `vars` and `set` are its
+        self.others = [other.id for other in others]
         engine.hold(instance)  # deliveries within the tree run nothing on: we step it
+        for other in others:
+            engine.hold(other)
+        engine.session.held = True  # what a message or signal starts is stepped too
         self.breakpoints: set[str] = set()
         # the token `continue` stopped at a breakpoint (instance, track, element): the one
         # breakpoint the next `continue` steps over
@@ -194,15 +201,21 @@ class Stepper:
             ids.update(dict.fromkeys(member.definitions.node_ids))
         return list(ids)
 
+    def roots(self) -> list[str]:
+        """The root, the other pools, then the instances a message or signal started."""
+        return list(dict.fromkeys([self.instance.id, *self.others, *self.engine.session.started]))
+
     def tree(self) -> list[Instance]:
-        """The root, then every instance it called, directly or not (breadth first)."""
+        """Each root, then every instance it called, directly or not (breadth first)."""
         members = [self.instance]
-        for member_id in self.engine.family(self.instance.id)[1:]:
-            held = self.engine.held_instance(member_id)
-            if held is None:  # started before this session: held from now on
-                held = self.engine.instance(member_id)
-                self.engine.hold(held)
-            members.append(held)
+        for root in self.roots():
+            family = self.engine.family(root)
+            for member_id in family if root != self.instance.id else family[1:]:
+                held = self.engine.held_instance(member_id)
+                if held is None:  # started before this session: held from now on
+                    held = self.engine.instance(member_id)
+                    self.engine.hold(held)
+                members.append(held)
         return members
 
     def actions(self) -> list[Move]:
@@ -258,8 +271,9 @@ class Stepper:
         started = [i for i in after if i not in before]
         if started:
             self.undo_counts.append(
-                f"this command started called instance {', '.join(started)}: a called "
-                "instance cannot be un-started, so going back past it is refused"
+                f"this command started instance {', '.join(started)} (called, or started by "
+                "a message or signal): an instance cannot be un-started, so going back past "
+                "it is refused"
             )
             return
         made = {i: after[i] - before[i] for i in after if after[i] > before[i]}
@@ -297,6 +311,9 @@ class Stepper:
         return found[0]
 
     def _next(self, args: list[str], report: Report) -> None:
+        automatic = [a for a in self.actions() if a.kind != "complete-task"]
+        if not args and not automatic and self._start_kept_messages(report):
+            return
         action = self._pick(args)
         if action is not None and action.kind is ActionKind.COMPLETE_TASK:
             raise UsageError(f"{action.element} waits for a person: complete {action.element} ...")
@@ -309,8 +326,10 @@ class Stepper:
 
     def _continue(self, args: list[str], report: Report) -> None:
         steps = 0
-        while self.instance.state is InstanceState.ACTIVE and steps < CONTINUE_LIMIT:
+        while steps < CONTINUE_LIMIT:  # every instance stepped: the root may have ended
             automatic = [a for a in self.actions() if a.kind != "complete-task"]
+            if not automatic and self._start_kept_messages(report):
+                continue
             if not automatic:
                 break
             action = automatic[0]
@@ -356,13 +375,31 @@ class Stepper:
                     return member, track
         return None
 
+    def _start_kept_messages(self, report: Report) -> bool:
+        """Nothing moves on its own: start a pool of the collaboration for each message kept
+        for it (as `bpmn run` does once every instance waits); whether any started."""
+        self._checkpoint()
+        started = self.engine.start_kept_messages(report.events.append)
+        if started:
+            named = ", ".join(f"{i.id} of {i.process_id}" for i in started)
+            report.message = f"started instance {named} on a message nobody waited for"
+        return bool(started)
+
     def reload(self) -> None:
-        """Read the tree again from its rows (after a command was cut short, or a rewind)."""
-        family = self.engine.family(self.instance.id)
-        self.instance = self.engine.instance(family[0])
-        self.engine.hold(self.instance)
-        for member_id in family[1:]:
-            self.engine.hold(self.engine.instance(member_id))
+        """Read the trees again from their rows (after a command was cut short, or a rewind)."""
+        for root in self.roots():
+            family = self.engine.family(root)
+            loaded = self.engine.instance(family[0])
+            if root == self.instance.id:
+                self.instance = loaded
+            self.engine.hold(loaded)
+            for member_id in family[1:]:
+                self.engine.hold(self.engine.instance(member_id))
+
+    def outcome_state(self) -> str:
+        """The most serious state of the roots: what the session's exit code says."""
+        states = [self.engine.instance(root).outcome().state for root in self.roots()]
+        return Collaboration.overall(states)
 
     def time_to(self, action: Move | None) -> str | None:
         """For a timer action that is not due yet: how long until it is (ISO 8601)."""
@@ -521,7 +558,10 @@ class Stepper:
 @click.command()
 @click.argument("files", nargs=-1, metavar="[FILE...]")
 @click.option(
-    "--process", "process_id", help="Id of the process to run, in any FILE (default: the first)."
+    "--process",
+    "process_id",
+    help="Id of the process, or of the collaboration, to step, in any FILE (default: as for "
+    "`bpmn run`).",
 )
 @click.option("--instance", "instance_id", help="Step an existing instance instead.")
 @var_options
@@ -566,17 +606,21 @@ def step(
     if bool(files) == (instance_id is not None):
         raise click.UsageError("give a FILE to start, or --instance ID to go on with")
     engine = new_engine(db, clock=clock, handlers=handlers, trust_scripts=trust_scripts)
+    others: list[Instance] = []
     if instance_id is not None:
         instance = engine.instance(instance_id)
     else:
         loaded = load_files(engine, files)
         for definitions in loaded:  # the other files: where called processes are found
             engine.deploy(definitions)
-        main = loaded[0]
-        if process_id is not None:
-            main = next((d for d in loaded if process_id in d.processes), main)
-        instance = engine.start(main, process_id, parse_variables(var_pairs, vars_file))
-    stepper = Stepper(engine, instance)
+        main, target, together = chosen_processes(loaded, process_id)
+        variables = parse_variables(var_pairs, vars_file)
+        if together:  # a collaboration: its pools are stepped together
+            pools = engine.start_collaboration(main, target, variables).instances()
+        else:
+            pools = [engine.start(main, target, variables)]
+        instance, others = pools[0], pools[1:]
+    stepper = Stepper(engine, instance, others)
     interactive = sys.stdin.isatty() and not as_json
 
     def render(report: Report) -> None:
@@ -587,7 +631,9 @@ def step(
         if view is not None:
             write_view(view, stepper.instance)
 
-    render(Report("start", message=f"instance {instance.id} of {instance.process_id}"))
+    started = [instance, *others]
+    named = ", ".join(f"instance {i.id} of {i.process_id}" for i in started)
+    render(Report("start", message=named))
     if interactive:
         enable_completion(stepper)
     last = ""
@@ -609,7 +655,7 @@ def step(
         except KeyboardInterrupt:  # a long `continue`: what is committed stays
             stepper.reload()
             console.print("[red]✗ interrupted[/]: every committed step is kept")
-    raise SystemExit(int(ExitCode.for_state(stepper.instance.outcome().state)))
+    raise SystemExit(int(ExitCode.for_state(stepper.outcome_state())))
 
 
 def write_view(path: str, instance: Instance) -> None:

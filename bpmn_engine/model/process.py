@@ -169,13 +169,24 @@ class Definitions:
     # signal, error or escalation id -> what its throw carries, into which variable of the
     # catcher (SpiffWorkflow's `payloadExpression` and `variableName`)
     payloads: Mapping[str, tuple[Expression | None, str]] = field(default_factory=dict)
+    # collaboration id -> the processes of its pools (participants with a processRef)
+    collaborations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def process(self, process_id: str | None = None) -> Process:
         """The process to run: the one asked for, else the only (or first executable) one."""
         if process_id is not None:
             if process_id not in self.processes:
                 known = ", ".join(self.processes) or "none"
-                raise UsageError(f"{self.path}: no process {process_id!r} (processes: {known})")
+                if process_id in self.collaborations:
+                    raise UsageError(
+                        f"{self.path}: {process_id!r} is a collaboration, not a process (its "
+                        f"pools: {', '.join(self.collaborations[process_id]) or 'none'}): "
+                        "Engine.start_collaboration starts its pools together"
+                    )
+                collaborations = "".join(f", collaboration {c}" for c in self.collaborations)
+                raise UsageError(
+                    f"{self.path}: no process {process_id!r} (processes: {known}{collaborations})"
+                )
             return self.processes[process_id]
         executable = [p for p in self.processes.values() if p.is_executable and p.nodes]
         candidates = executable or [p for p in self.processes.values() if p.nodes]
@@ -183,12 +194,14 @@ class Definitions:
             raise UsageError(f"{self.path}: the file has no process with flow nodes")
         return candidates[0]
 
-    def startable(self) -> tuple[list[Process], list[tuple[str, str]]]:
-        """What `bpmn run` starts of a file: every executable process a token can start in
-        by itself (a collaboration's pools), and (id, why not) for each other process.
-
-        A process some call activity of the file calls runs as that call's child, and one
-        whose start events all wait for a trigger runs when the trigger comes.
+    def startable(
+        self, collaboration: str | None = None
+    ) -> tuple[list[Process], list[tuple[str, str]], list[tuple[str, str]]]:
+        """What `bpmn run` starts of a file (or of one collaboration's pools): every
+        executable process a token can start in by itself; (id, why not) for each one whose
+        start events all wait for a trigger (it runs when the trigger comes); and (id, why
+        not) for each other. A process some call activity of the file calls runs as that
+        call's child.
         """
         called = {
             node.called_element: node.id
@@ -197,8 +210,13 @@ class Definitions:
             if isinstance(node, CallActivity) and node.called_element
         }
         started: list[Process] = []
+        waiting: list[tuple[str, str]] = []
         skipped: list[tuple[str, str]] = []
-        for process in self.processes.values():
+        pools = list(self.processes.values())
+        if collaboration is not None:
+            named = self.collaborations[collaboration]
+            pools = [self.processes[p] for p in named if p in self.processes]
+        for process in pools:
             triggered = {
                 d.kind
                 for n in process.nodes.values()
@@ -213,10 +231,27 @@ class Definitions:
                 skipped.append((process.id, f"call activity {called[process.id]!r} calls it"))
             elif not process.start_nodes:
                 kinds = ", ".join(sorted(triggered))
-                skipped.append((process.id, f"its start events wait for a trigger ({kinds})"))
+                waiting.append((process.id, f"its start events wait for a trigger ({kinds})"))
             else:
                 started.append(process)
-        return started, skipped
+        return started, waiting, skipped
+
+    def start_triggers(self, process: Process) -> list[tuple[str, str, str]]:
+        """(start event, "message" or "signal", name) for each trigger of the process's
+        start events that starts an instance by itself (any one of a multiple start event's;
+        none of a parallel multiple one's, which needs them all)."""
+        found = []
+        for node in process.nodes.values():
+            if not isinstance(node, StartEvent):
+                continue
+            if node.parallel_multiple and len(node.definitions) > 1:
+                continue
+            for definition in node.definitions:
+                names = self.messages if definition.kind == "message" else self.signals
+                name = names.get(definition.ref or "", definition.ref)
+                if definition.kind in ("message", "signal") and name:
+                    found.append((node.id, definition.kind, name))
+        return found
 
     @cached_property
     def scopes(self) -> Mapping[str, FlowScope]:

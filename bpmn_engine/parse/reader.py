@@ -181,6 +181,7 @@ class _Compiler:
             escalations=self._named(root, "escalation", "escalationCode"),
             correlation_keys=self._correlation_keys(root),
             payloads=self._payloads(root),
+            collaborations=self._collaborations(root),
         )
 
     def _payloads(self, root: etree._Element) -> dict[str, tuple[Expression | None, str]]:
@@ -202,6 +203,15 @@ class _Compiler:
                 line = texts[0].sourceline if texts else element.sourceline
                 expression = Expression(text, "python", line) if text else None
                 found[element.get("id", "")] = (expression, variable)
+        return found
+
+    def _collaborations(self, root: etree._Element) -> dict[str, tuple[str, ...]]:
+        """Collaboration id -> the processes of its pools (participants with a processRef,
+        in document order): what `bpmn run --process COLLABORATION` runs together."""
+        found: dict[str, tuple[str, ...]] = {}
+        for collaboration in _children(root, "collaboration"):
+            refs = (_ref(p.get("processRef")) for p in _children(collaboration, "participant"))
+            found[collaboration.get("id", "")] = tuple(dict.fromkeys(r for r in refs if r))
         return found
 
     def _correlation_keys(self, root: etree._Element) -> dict[str, str]:

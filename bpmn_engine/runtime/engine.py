@@ -22,7 +22,7 @@ from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
-from bpmn_engine.runtime import compiled, listeners
+from bpmn_engine.runtime import collaborations, compiled, listeners
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
@@ -110,6 +110,8 @@ class Engine:
         self._deployed: dict[str, None] = {}
         self.postman = Postman(self)
         self._held: dict[str, Instance] = {}  # instances `bpmn step` moves itself (`hold`)
+        # start events registered for this engine's session (`start_collaboration`)
+        self.session = collaborations.Session()
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
         self._outward: dict[tuple[str, str], tuple[list[CallActivity], list[Task]]] = {}
         self.decisions = DecisionRegistry(self.store)
@@ -239,6 +241,29 @@ class Engine:
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
         return self._open(definitions, process, data, step, scope, on_event)
 
+    def start_collaboration(
+        self,
+        definitions: Definitions | str | Path,
+        collaboration_id: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        on_event: Listener | None = None,
+    ) -> collaborations.Collaboration:
+        """Start a collaboration's pools together (None: every process of the file): each
+        pool with a none start event starts; the message and signal start events of the
+        others are registered for this engine's session, so that each message or signal
+        for one starts an instance of its pool (a message an instance sent, once every
+        instance waits: `start_kept_messages`). `run()` runs them all."""
+        if not isinstance(definitions, Definitions):
+            definitions = load_file(definitions)
+        self.deploy(definitions)
+        return collaborations.start(self, definitions, collaboration_id, variables, on_event)
+
+    def check_process(self, definitions: Definitions, process: Process) -> None:
+        """What a start checks before creating anything (expressions, calls, decisions)."""
+        self._checked_process(definitions, process)
+        self._check_calls(definitions, process)
+        self.check_decisions(definitions, process)
+
     def _open(
         self,
         definitions: Definitions,
@@ -259,9 +284,13 @@ class Engine:
                 tracks = waiting_starts.wait_at_starts(self, definitions, data, step, scope.id)
             # timer, message and signal event subprocesses of the process start listening
             listen(StepContext(self, definitions, data, step, tracks[0]), scope.id, process)
-        except Incident as incident:
+        except Incident as incident:  # e.g. a start event that names no message
+            node = definitions.node(incident.element or "")
             raise LoadError(
-                incident.message, file=definitions.path, element_id=incident.element
+                incident.message,
+                file=definitions.path,
+                line=node.line if node is not None else None,
+                element_id=incident.element,
             ) from None
         instance = Instance(self, data, definitions)
         instance._commit(step, on_event, new=True)
@@ -578,11 +607,13 @@ class Engine:
         instance_id: str | None = None,
         trigger: starts.Trigger | None = None,
         receipt: Receipt | None = None,
+        claimed: str | None = None,
     ) -> Instance:
         """Create an instance whose start event `start_event_id` (timer, message...) fired.
 
         The start event completes in the first step and the token waits on its outgoing
-        flows; `run()` moves it. `trigger` is an event for the history (`timer.fired`...).
+        flows; `run()` moves it. `trigger` is an event for the history (`timer.fired`...);
+        `claimed` a buffered message the start consumes.
         """
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
@@ -596,6 +627,7 @@ class Engine:
             instance_id=instance_id or self._new_id(),
             trigger=trigger,
             receipt=receipt,
+            claimed=claimed,
         )
 
     def start_by_message(
@@ -605,9 +637,14 @@ class Engine:
         on_event: Listener | None = None,
         *,
         receipt: Receipt | None = None,
+        session: bool = False,
     ) -> Instance | None:
-        """Start the deployed process whose message start event waits for `name`, if any
+        """Start the process whose message start event waits for `name`, if any: one this
+        session registered (`session`, `start_collaboration`), else a deployed one
         (`receipt`: the message it was, so the start commits once)."""
+        trigger = ("message.received", {"name": name, "key": None})
+        for start in self.session.find("message", name)[:1] if session else []:
+            return self.session_start(start, variables, on_event, trigger, receipt)
         found = self.store.message_start(name)
         if found is None:
             return None
@@ -618,6 +655,39 @@ class Engine:
             element,
             variables,
             on_event,
-            trigger=("message.received", {"name": name, "key": None}),
+            trigger=trigger,
             receipt=receipt,
         )
+
+    def session_start(
+        self,
+        start: collaborations.SessionStart,
+        variables: Mapping[str, Any] | None,
+        on_event: Listener | None,
+        trigger: starts.Trigger,
+        receipt: Receipt | None = None,
+        claimed: str | None = None,
+    ) -> Instance:
+        """An instance of a pool this session registered, started at `start` (held when the
+        session is stepped, so that `bpmn step` moves it)."""
+        instance = self.start_at(
+            start.definitions,
+            start.process,
+            start.element,
+            variables,
+            on_event,
+            trigger=trigger,
+            receipt=receipt,
+            claimed=claimed,
+        )
+        self.session.started.append(instance.id)
+        if self.session.held:
+            self.hold(instance)
+        return instance
+
+    def start_kept_messages(self, on_event: Listener | None = None) -> list[Instance]:
+        """Start one instance of a pool this session registered for each message an instance
+        sent it that nobody took (kept in the buffer): what a collaboration does once every
+        instance waits, so that a pool about to wait for a message takes it first. The
+        instances are not run."""
+        return collaborations.start_kept_messages(self, on_event)

@@ -128,7 +128,10 @@ class Postman:
         """
         store, known = self.engine.store, dict(known or {})
         receipt = Receipt(message=(message_id, name, key, variables))
-        has_start = store.message_start(name) is not None
+        # a session's pool (a collaboration) starts at once on a message from outside; one an
+        # instance sent is kept for whoever waits for it first (`start_kept_messages`)
+        session = ttl <= 0 and bool(self.engine.session.find("message", name))
+        has_start = session or store.message_start(name) is not None
         for _ in range(ATTEMPTS):
             if store.message_seen(message_id):
                 return None
@@ -156,7 +159,9 @@ class Postman:
                 f"message {name!r} ({message_id}): its receivers kept moving; not delivered"
             )
         if has_start and not store.message_seen(message_id):
-            started = self.engine.start_by_message(name, variables, on_event, receipt=receipt)
+            started = self.engine.start_by_message(
+                name, variables, on_event, receipt=receipt, session=session
+            )
             if started is not None:
                 return started
         if ttl <= 0:
@@ -205,6 +210,18 @@ class Postman:
                 on_event,
                 trigger=("signal.received", {"name": name, "key": None}),
                 receipt=Receipt(delivery=(outbox_id, receiver)) if outbox_id is not None else None,
+            )
+            woken[started.id] = started
+        for start in self.engine.session.find("signal", name):
+            receiver = f"session/{start.process}/{start.element}"
+            if receiver in done:
+                continue
+            started = self.engine.session_start(
+                start,
+                variables,
+                on_event,
+                ("signal.received", {"name": name, "key": None}),
+                Receipt(delivery=(outbox_id, receiver)) if outbox_id is not None else None,
             )
             woken[started.id] = started
         return list(woken.values())

@@ -239,6 +239,31 @@ DESCRIBED = """<?xml version="1.0" encoding="UTF-8"?>
 </definitions>
 """
 
+RELAY = """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <message id="M_Job" name="job"/>
+  <collaboration id="relay">
+    <participant id="P_Boss" processRef="boss"/>
+    <participant id="P_Worker" processRef="worker"/>
+  </collaboration>
+  <process id="boss" isExecutable="true">
+    <startEvent id="s"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="hand_out"/>
+    <intermediateThrowEvent id="hand_out"><messageEventDefinition messageRef="M_Job"/>
+    </intermediateThrowEvent>
+    <sequenceFlow id="f2" sourceRef="hand_out" targetRef="done"/>
+    <endEvent id="done"/>
+  </process>
+  <process id="worker" isExecutable="true">
+    <startEvent id="got"><messageEventDefinition messageRef="M_Job"/></startEvent>
+    <sequenceFlow id="w1" sourceRef="got" targetRef="work"/>
+    <scriptTask id="work" scriptFormat="python"><script>x = 1 / 0</script></scriptTask>
+    <sequenceFlow id="w2" sourceRef="work" targetRef="worked"/>
+    <endEvent id="worked"/>
+  </process>
+</definitions>
+"""
+
 
 def test_validate_checks_the_non_executable_process_that_run_runs(
     bpmn: Bpmn, tmp_path: Path
@@ -261,3 +286,29 @@ def test_validate_checks_the_non_executable_process_that_run_runs(
         f"{path}:5:5 error executable call activity names no process to call (calledElement)"
         in checked.stdout
     )
+
+
+def test_run_of_a_collaboration_id_fails_when_an_instance_a_message_started_fails(
+    bpmn: Bpmn,
+) -> None:
+    """The boss's message starts the worker, whose script fails: the run fails (exit 1).
+    Before, `--process relay` was no process, and the run of the file started only the boss
+    and exited 0 with the job never done."""
+    (bpmn.cwd / "relay.bpmn").write_text(RELAY)
+    for chosen in (["--process", "relay"], []):
+        code, lines = bpmn.json_lines("run", "relay.bpmn", *chosen)
+        assert code == 1, lines
+        outcomes = [e for e in lines if e["event"].startswith("instance.") and "variables" in e]
+        assert [e["event"] for e in outcomes[-2:]] == ["instance.completed", "instance.failed"]
+        started = {e["instance"]: e["process"] for e in lines if e["event"] == "instance.started"}
+        assert sorted(started.values()) == ["boss", "worker"]
+    people = bpmn("run", "relay.bpmn", "--process", "relay")
+    assert "started 1 process: boss" in people.stdout
+    assert "started by a message or signal: worker" in people.stdout
+
+
+def test_run_names_a_collaboration_that_is_not_there(bpmn: Bpmn) -> None:
+    (bpmn.cwd / "relay.bpmn").write_text(RELAY)
+    done = bpmn("run", "relay.bpmn", "--process", "nowhere")
+    assert done.returncode == 2
+    assert "no process 'nowhere' (processes: boss, worker, collaboration relay)" in done.stderr

@@ -572,3 +572,62 @@ def test_a_breakpoint_on_a_standard_loop_stops_before_each_iteration(tmp_path: P
         stops.append(report.message)
     assert stops == ["breakpoint before T (track #2)", "breakpoint before T (track #3)"]
     assert s.instance.outcome().state == "completed"
+
+
+HANDOVER = """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <message id="M_Job" name="job"/>
+  <collaboration id="handover">
+    <participant id="P_Boss" processRef="boss"/>
+    <participant id="P_Worker" processRef="worker"/>
+  </collaboration>
+  <process id="boss" isExecutable="true">
+    <startEvent id="s"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="hand_out"/>
+    <intermediateThrowEvent id="hand_out"><messageEventDefinition messageRef="M_Job"/>
+    </intermediateThrowEvent>
+    <sequenceFlow id="f2" sourceRef="hand_out" targetRef="sign"/>
+    <userTask id="sign"/>
+    <sequenceFlow id="f3" sourceRef="sign" targetRef="done"/>
+    <endEvent id="done"/>
+  </process>
+  <process id="worker" isExecutable="true">
+    <startEvent id="got"><messageEventDefinition messageRef="M_Job"/></startEvent>
+    <sequenceFlow id="w1" sourceRef="got" targetRef="work"/>
+    <userTask id="work"/>
+    <sequenceFlow id="w2" sourceRef="work" targetRef="worked"/>
+    <endEvent id="worked"/>
+  </process>
+</definitions>
+"""
+
+
+def test_step_of_a_collaboration_shows_the_tokens_of_every_instance(bpmn: Bpmn) -> None:
+    """The boss's message starts the worker within the session: `continue` moves both, the
+    tokens of both show, and the session ends completed only once both are."""
+    (bpmn.cwd / "handover.bpmn").write_text(HANDOVER)
+    commands = "continue\ncomplete work\ncontinue\ncomplete sign\ncontinue\n"
+    done = bpmn("step", "handover.bpmn", "--process", "handover", "--json", input=commands)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["result"].endswith(" of boss")
+    tokens = {(t["process"], t["element"], t["state"]) for t in lines[1]["tokens"]}
+    assert tokens == {("boss", "sign", "waiting"), ("worker", "work", "waiting")}
+    assert lines[1]["state"] == "waiting"
+    assert {a["element"] for a in lines[1]["actions"]} == {"sign", "work"}
+    assert lines[3]["state"] == "waiting"  # the worker is done, the boss still waits to sign
+    assert [(t["process"], t["element"]) for t in lines[3]["tokens"]] == [("boss", "sign")]
+    assert (lines[5]["state"], lines[5]["tokens"]) == ("completed", [])
+
+
+def test_step_gives_a_message_to_the_pool_about_to_wait_for_it_as_run_does(bpmn: Bpmn) -> None:
+    """player_a pings before player_b has moved; on_demand starts on ping too. Stepping
+    player_a first, the ping is kept until nothing moves, and player_b takes it on the way:
+    the session completes as `bpmn run` does (it used to start on_demand and deadlock)."""
+    ping_pong = str(FIXTURES / "calls" / "ping-pong.bpmn")
+    done = bpmn("step", ping_pong, "--json", "--db", ":memory:", input="continue\n")
+    assert done.returncode == 0, done.stdout
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert (last["state"], last["tokens"]) == ("completed", [])
+    started = [e["process"] for e in last["events"] if e["event"] == "instance.started"]
+    assert "on_demand" not in started

@@ -126,7 +126,7 @@ def test_what_the_old_subset_refused_now_runs(text: str, expected: Any) -> None:
 def test_syntax_errors_say_where() -> None:
     with pytest.raises(ExpressionError, match="line 1, column 5"):
         compile_expression("=x > > 1")
-    with pytest.raises(ExpressionError, match="column 3: unexpected end of the expression$"):
+    with pytest.raises(ExpressionError, match=r"column 3: unexpected end of the expression$"):
         compile_expression("=a +")  # it said "unexpected the end"
 
 

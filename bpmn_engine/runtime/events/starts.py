@@ -317,8 +317,10 @@ def start_at(
     instance_id: str,
     trigger: Trigger | None = None,
     receipt: Receipt | None = None,
+    claimed: str | None = None,
 ) -> Instance:
-    """Create the instance `instance_id`, whose start event `start_event_id` has just fired.
+    """Create the instance `instance_id`, whose start event `start_event_id` has just fired
+    (`claimed`: the buffered message it consumes, taken in the same commit).
 
     An id that exists already fails the commit with `ConcurrentModification`: that is how a
     start timer's firing, whose id is fixed, starts one instance however many workers fire it.
@@ -352,6 +354,8 @@ def start_at(
     except Incident as incident:
         raise UsageError(f"{definitions.path}: {start_event_id}: {incident.message}") from None
     step.receive(receipt)  # the message or signal that started it, received once
+    if claimed is not None:
+        step.claimed_messages.append(claimed)
     instance = Instance(engine, data, definitions)
     instance._commit(step, on_event, new=True)
     return instance
