@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +28,7 @@ from bpmn_engine import (
     UserTask,
 )
 from bpmn_engine.testkit import toml_writer
+from bpmn_engine.tomlfiles import load_toml
 from bpmn_engine.userfiles import read_user_file, write_user_file
 
 Handler = Callable[[ServiceTaskContext], "dict[str, Any] | None"]
@@ -85,10 +85,7 @@ class Recording:
         found = INSTANCE.search(text)
         if found is None:
             raise LoadError("not a recording made by --record (no header line)", file=str(path))
-        try:
-            document = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise LoadError(f"not valid TOML: {error}", file=str(path)) from None
+        document = load_toml(text, str(path))
         recorded = found.group(1)
         if instance is not None and instance != recorded:
             raise UsageError(f"{path} records instance {recorded}, not {instance}")

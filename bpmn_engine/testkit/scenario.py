@@ -9,13 +9,13 @@ The format is documented in docs/testing.md.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any
 
 from bpmn_engine.errors import LoadError
+from bpmn_engine.tomlfiles import load_toml
 from bpmn_engine.userfiles import read_user_file
 
 SUFFIX = ".bpmntest.toml"
@@ -213,13 +213,7 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise LoadError(f"not UTF-8 text: {error.reason}", file=str(path)) from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        found = re.search(r"\(at line (\d+), column \d+\)", str(error))
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
-        line = int(found.group(1)) if found else None
-        raise LoadError(f"not valid TOML: {message}", file=str(path), line=line) from None
+    document = load_toml(text, str(path))
     reader = _Reader(path, text)
     reader.known(document, TOP_KEYS, "scenario file", None)
     diagrams = _diagrams(reader, document)

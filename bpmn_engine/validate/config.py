@@ -8,13 +8,13 @@ or a list of `bpmnlint:recommended|correctness|all`) and `rules` (id -> `off|war
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bpmn_engine.errors import LoadError, UsageError
+from bpmn_engine.tomlfiles import load_toml
 from bpmn_engine.userfiles import read_user_file
 from bpmn_engine.validate.findings import Rule
 from bpmn_engine.validate.presets import DEFAULT_PRESET, LEVELS, merge_levels, preset_name
@@ -62,10 +62,10 @@ def read_rc(path: Path) -> Config:
 
 def read_pyproject(path: Path) -> Config:
     try:
-        data = tomllib.loads(read_user_file(path).decode("utf-8"))
+        data = load_toml(read_user_file(path).decode("utf-8"), str(path))
     except LoadError as error:
         raise UsageError(f"{error}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+    except UnicodeDecodeError as error:
         raise UsageError(f"{path}: not a readable TOML file: {error}") from None
     section = data.get("tool", {}).get("bpmn", {}).get("validate")
     if section is None:

@@ -68,6 +68,24 @@ def test_toml_syntax_errors_keep_their_line(scenario_file) -> None:
     assert refusal(scenario_file, text).startswith(":5: not valid TOML")
 
 
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        (LOAN + "x = " + "[" * 500 + "]" * 500 + "\n", ":2: arrays and tables nested 500 deep"),
+        (LOAN + "a." * 50_000 + "b = 1\n", ":2: a key of 50001 dotted parts: at most 64"),
+        # dots in a string are no key: read, and refused for what it is
+        (LOAN + '[[scenario]]\nname = "' + "a." * 100 + '"\n[scenario.expect]\n', ":2: scenario"),
+    ],
+    ids=["nested", "dotted", "dots-in-a-string"],
+)
+def test_a_hostile_scenario_file_is_refused_before_it_is_read(
+    scenario_file, text: str, complaint: str
+) -> None:
+    """Arrays 500 deep raised RecursionError; 50,000 dotted parts in 100 KB took 4 GB."""
+    message = refusal(scenario_file, text)
+    assert message.startswith(complaint), message
+
+
 def test_a_scenario_that_expects_nothing_is_refused(scenario_file) -> None:
     message = refusal(scenario_file, LOAN + '[[scenario]]\nname = "x"\nvariables = { a = 1 }\n')
     assert message.startswith(":2: scenario 'x' expects nothing")
