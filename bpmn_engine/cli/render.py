@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -156,6 +157,9 @@ def family_summary(console: Console, engine: Engine, root: str, db: str, options
         console.print(f"[dim]{ended} called instance(s) ended[/]", highlight=False)
 
 
+UNKNOWN_VARIABLE = re.compile(r"unknown variable '([^'\n]{1,100})'")
+"""An incident that a variable given with `--var` fixes: the hint names it."""
+
 def outcome_summary(
     console: Console, outcome: Outcome, db: str, options: str = "", origin: str | None = None
 ) -> None:
@@ -169,10 +173,21 @@ def outcome_summary(
     if outcome.variables:
         console.print(variables_table(outcome.variables))
     db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
+    if db == ":memory:" and outcome.state in ("waiting", "failed"):
+        _ended_with_memory(console, outcome)
+        return
     if outcome.state == "failed":
         console.print(f"[red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
         resume = safe(origin or outcome.instance)
-        console.print(f"fix the cause, then: [bold]bpmn resume {resume}{db_opt}[/]")
+        missing = UNKNOWN_VARIABLE.search(str(outcome.incident))
+        if missing and missing.group(1).isidentifier():
+            given = shlex.quote(f"{missing.group(1)}=VALUE")
+            console.print(
+                f"give it and go on: [bold]bpmn resume {resume} --var {given}{db_opt}[/]",
+                highlight=False,
+            )
+        else:
+            console.print(f"fix the cause, then: [bold]bpmn resume {resume}{db_opt}[/]")
     for wait in outcome.waiting_for:
         if "task" in wait:
             name = f" ({wait['name']})" if wait.get("name") else ""
@@ -215,6 +230,21 @@ def outcome_summary(
         else:
             console.print(f"waiting at {safe(wait['element'])} ({safe(str(wait.get('reason')))})")
     console.print(f"[dim]database: {safe(redact(db))}[/]", highlight=False)
+
+
+def _ended_with_memory(console: Console, outcome: Outcome) -> None:
+    """A run in `--db :memory:` that did not finish: no command can go on with it, since the
+    database goes with the process (they were printed all the same, and could never work)."""
+    if outcome.state == "failed":
+        console.print(f"[red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
+    for wait in outcome.waiting_for:
+        what = wait.get("name") or wait.get("reason") or ""
+        console.print(f"waiting at {safe(wait['element'])} ({safe(str(what))})", highlight=False)
+    console.print(
+        "--db :memory: keeps nothing after this command: to go on from here, run it again "
+        "with --db FILE (or without --db)",
+        highlight=False,
+    )
 
 
 def show_json(instance: Instance) -> dict[str, Any]:

@@ -312,3 +312,25 @@ def test_run_names_a_collaboration_that_is_not_there(bpmn: Bpmn) -> None:
     done = bpmn("run", "relay.bpmn", "--process", "nowhere")
     assert done.returncode == 2
     assert "no process 'nowhere' (processes: boss, worker, collaboration relay)" in done.stderr
+
+
+def test_a_missing_variable_is_named_in_the_command_that_goes_on(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    loan = str(MODELS / "loan-approval.bpmn")
+    done = bpmn("run", loan, "--db", "l.db")
+    assert done.returncode == 1
+    assert "unknown variable 'amount'" in done.stdout
+    assert "give it and go on: bpmn resume " in done.stdout
+    assert "--var amount=VALUE --db l.db" in done.stdout
+
+
+def test_a_run_in_memory_that_stops_prints_no_command_that_cannot_work(bpmn: Bpmn) -> None:
+    """The database goes with the process: `bpmn resume ... --db :memory:` never works."""
+    failed = bpmn("run", str(MODELS / "loan-approval.bpmn"), "--db", ":memory:")
+    assert failed.returncode == 1 and "unknown variable 'amount'" in failed.stdout
+    assert "bpmn resume" not in failed.stdout
+    assert "--db :memory: keeps nothing after this command" in failed.stdout
+    waiting = bpmn("run", ORDER, "--db", ":memory:", "--handlers", ORDER_HANDLERS, *ORDER_VARS)
+    assert waiting.returncode == 3, waiting.stdout + waiting.stderr
+    assert "bpmn complete" not in waiting.stdout and "waiting at " in waiting.stdout
