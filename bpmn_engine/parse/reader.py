@@ -81,6 +81,12 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
+_RECEIVE_TASK = f"{_BPMN_PREFIX}receiveTask"
+# a message event or receive task must say which message: by messageRef, else by its name
+_NO_MESSAGE = (
+    "names no message: give it a messageRef, or a name (a message without a messageRef is "
+    "addressed by the event's name)"
+)
 _SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
 _ANY_BPMN = f"{_BPMN_PREFIX}*"
 
@@ -619,7 +625,13 @@ class _Compiler:
             target = self.root_definitions.get(_ref(_text(ref)) or "")
             if target is not None:
                 found.append(target)
-        return tuple(self.event_definition(d) for d in found)
+        definitions = tuple(self.event_definition(d) for d in found)
+        if (
+            any(d.kind == "message" and not d.ref for d in definitions)
+            and not (index.attrs.get("name") or "").strip()
+        ):
+            self.refuse(element, _NO_MESSAGE)
+        return definitions
 
     def event_definition(self, element: etree._Element) -> EventDefinition:
         kind = _local(element).removesuffix("EventDefinition")
@@ -652,6 +664,9 @@ class _Compiler:
 def _read_task(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> Task:
+    attrs = ext.attrs
+    if element.tag == _RECEIVE_TASK and not attrs.get("messageRef") and not attrs.get("name"):
+        c.refuse(element, _NO_MESSAGE)
     if ext.plain and element.tag != _BUSINESS_RULE_TASK:
         # nothing but an id and a name: every other field is its default (as below)
         base = c.base(element, ext, flows)

@@ -311,7 +311,7 @@ def test_a_loop_the_engine_cannot_run_is_refused_before_the_first_step(
     "definition",
     [
         "<timerEventDefinition><timeCycle>R/PT1H</timeCycle></timerEventDefinition>",
-        "<messageEventDefinition/>",
+        '<messageEventDefinition messageRef="M"/>',
     ],
     ids=["timer", "message"],
 )

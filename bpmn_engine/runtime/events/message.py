@@ -3,7 +3,7 @@ one through the outbox once its step is committed."""
 
 from __future__ import annotations
 
-from bpmn_engine.model import EventDefinition, Expression, FlowNode, Task
+from bpmn_engine.model import Definitions, EventDefinition, Expression, FlowNode, Task
 from bpmn_engine.records.rows import Sent, Subscription
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
@@ -18,6 +18,14 @@ def correlation_key(ctx: StepContext, ref: str | None, line: int) -> str | None:
     return None if value is None else str(value)
 
 
+def message_name(definitions: Definitions, ref: str | None, event: FlowNode) -> str | None:
+    """The name a message is addressed by: its `message`'s name, or without a `messageRef`
+    the event's own name (as SpiffWorkflow does); None with neither (refused at load)."""
+    if ref:
+        return definitions.messages.get(ref, ref)
+    return event.name or None
+
+
 def _ref(event: FlowNode, definition: EventDefinition | None) -> str | None:
     if definition is None:
         assert isinstance(event, Task)
@@ -30,7 +38,7 @@ class MessageKind(EventDefinitionKind):
 
     def awaited(self, ctx: StepContext, event: FlowNode, definition: EventDefinition | None) -> str:
         """The message's name (a receive task names its message itself: no definition)."""
-        name = ctx.definitions.messages.get(_ref(event, definition) or "", _ref(event, definition))
+        name = message_name(ctx.definitions, _ref(event, definition), event)
         if not name:
             raise Incident(
                 f"{event.kind} (line {event.line}) names no message to wait for", event.id
@@ -53,7 +61,7 @@ class MessageKind(EventDefinitionKind):
 
         The key is the message's correlation key evaluated over the sender's variables; a
         sender that lacks them sends without a key."""
-        name = ctx.definitions.messages.get(ref or "", ref)
+        name = message_name(ctx.definitions, ref, ctx.node)
         if not name:
             raise Incident(f"{ctx.node.kind} (line {ctx.node.line}) names no message", ctx.node.id)
         try:

@@ -28,6 +28,7 @@ from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.events.message import message_name
 from bpmn_engine.runtime.events.timers import (
     TimerValueError,
     is_cron,
@@ -206,7 +207,7 @@ def _triggers(
             interval = plan.interval.total_seconds() if plan.interval else None
             timers.append(StartTimer(node.id, plan.due.astimezone(UTC), plan.repeat, interval))
         elif definition.kind == "message":
-            name = definitions.messages.get(definition.ref or "", definition.ref)
+            name = message_name(definitions, definition.ref, node)
             if not name:
                 raise LoadError(
                     "message start event names no message",
