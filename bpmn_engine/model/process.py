@@ -154,7 +154,10 @@ class Definitions:
     signals: Mapping[str, str] = field(default_factory=dict)
     errors: Mapping[str, str] = field(default_factory=dict)  # id -> errorCode
     escalations: Mapping[str, str] = field(default_factory=dict)  # id -> escalationCode
-    correlation_keys: Mapping[str, str] = field(default_factory=dict)  # message id -> expression
+    correlation_keys: Mapping[str, str] = field(default_factory=dict)  # Zeebe: message id -> key
+    # BPMN: message id -> (correlation property id, its retrieval expression for that message)
+    correlation_properties: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    correlation_groups: tuple[tuple[str, ...], ...] = ()  # each correlationKey's property ids
 
     def process(self, process_id: str | None = None) -> Process:
         """The process to run: the one asked for, else the only (or first executable) one."""

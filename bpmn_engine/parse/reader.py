@@ -182,18 +182,35 @@ class _Compiler:
             errors=self._named(root, "error", "errorCode"),
             escalations=self._named(root, "escalation", "escalationCode"),
             correlation_keys=self._correlation_keys(root),
+            correlation_properties=self._correlation_properties(root),
+            correlation_groups=tuple(
+                tuple(_ref(_text(r)) or "" for r in _children(key, "correlationPropertyRef"))
+                for key in root.iter(f"{{{BPMN}}}correlationKey")
+            ),
         )
 
+    def _correlation_properties(
+        self, root: etree._Element
+    ) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Message id -> (property id, retrieval expression) for each correlation property
+        with a retrieval expression for that message (its `messagePath`, or the
+        `formalExpression` some modelers write), in document order."""
+        found: dict[str, list[tuple[str, str]]] = {}
+        for prop in root.iter(f"{{{BPMN}}}correlationProperty"):
+            for retrieval in _children(prop, "correlationPropertyRetrievalExpression"):
+                message = _ref(retrieval.get("messageRef"))
+                paths = _children(retrieval, "messagePath") or _children(
+                    retrieval, "formalExpression"
+                )
+                for path in paths:
+                    if message and _text(path):
+                        found.setdefault(message, []).append((prop.get("id", ""), _text(path)))
+        return {message: tuple(props) for message, props in found.items()}
+
     def _correlation_keys(self, root: etree._Element) -> dict[str, str]:
-        """Message id -> the expression whose value correlates it: Zeebe keeps it on the
-        message; BPMN in a correlation property's retrieval expression for that message
-        (its `messagePath`, evaluated over the instance's variables)."""
+        """Message id -> Zeebe's correlation key expression on the message (evaluated over
+        the receiving instance's variables, as Zeebe does)."""
         keys: dict[str, str] = {}
-        for retrieval in root.iter(f"{{{BPMN}}}correlationPropertyRetrievalExpression"):
-            message = _ref(retrieval.get("messageRef"))
-            for path in _children(retrieval, "messagePath"):
-                if message and _text(path):
-                    keys[message] = _text(path)
         for message in _children(root, "message"):
             for subscription in extensions.extension_children(
                 message, extensions.ZEEBE, "subscription"
@@ -649,6 +666,15 @@ class _Compiler:
         condition = None
         for child in _children(element, "condition"):
             condition = self.expression(child)
+        payload, message_variable = None, None
+        if kind == "message":
+            for child in extensions.extension_children(element, extensions.SPIFF, "messagePayload"):
+                if _text(child):
+                    payload = Expression(_text(child), self.language, child.sourceline or 0)
+            for child in extensions.extension_children(
+                element, extensions.SPIFF, "messageVariable"
+            ):
+                message_variable = _text(child) or None
         return EventDefinition(
             kind,
             element.sourceline or 0,
@@ -658,6 +684,8 @@ class _Compiler:
             condition,
             timer_language,
             wait_for_completion=element.get("waitForCompletion", "true").strip() != "false",
+            payload=payload,
+            message_variable=message_variable,
         )
 
 

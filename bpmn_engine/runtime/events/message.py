@@ -1,21 +1,28 @@
 """Message events: a catch waits for a message by name and correlation key; a throw sends
-one through the outbox once its step is committed."""
+one, with its payload, through the outbox once its step is committed.
+
+Correlation follows BPMN 2.0.2 §8.3.2: a correlation property's retrieval expression for a
+message is evaluated over *that message's payload*. A sender computes the key from what it
+sends; a receiver from its own data: the retrieval expression for a message its process sends
+(over the payload it would send), else the awaited message's own expression over its
+variables. Zeebe's `correlationKey` on a message is evaluated over the receiver's variables.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, EventDefinition, Expression, FlowNode, Task
+from bpmn_engine.model.elements import Event
 from bpmn_engine.records.rows import Sent, Subscription
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 
-
-def correlation_key(ctx: StepContext, ref: str | None, line: int) -> str | None:
-    """The message's correlation key over the track's variables (None: the message has none)."""
-    expression = ctx.definitions.correlation_keys.get(ref or "")
-    if not expression:
-        return None
-    value = ctx.evaluate(Expression(expression, None, line), what="the correlation key")
-    return None if value is None else str(value)
+_MISSING = object()
 
 
 def message_name(definitions: Definitions, ref: str | None, event: FlowNode) -> str | None:
@@ -26,11 +33,65 @@ def message_name(definitions: Definitions, ref: str | None, event: FlowNode) -> 
     return event.name or None
 
 
+def zeebe_key(ctx: StepContext, ref: str | None, line: int) -> str | None:
+    """Zeebe's correlation key over the track's variables (None: the message has none)."""
+    expression = ctx.definitions.correlation_keys.get(ref or "")
+    if not expression:
+        return None
+    value = ctx.evaluate(Expression(expression, None, line), what="the correlation key")
+    return None if value is None else str(value)
+
+
+def correlation_properties(
+    definitions: Definitions, ref: str | None
+) -> tuple[tuple[str, str], ...]:
+    """The properties (id, retrieval expression) that correlate message `ref`: those of the
+    first correlation key that groups any of them, else all it has expressions for."""
+    found = definitions.correlation_properties.get(ref or "", ())
+    for group in definitions.correlation_groups:
+        chosen = tuple(p for p in found if p[0] in group)
+        if chosen:
+            return chosen
+    return found
+
+
+def key_of(values: list[Any]) -> str | None:
+    """One correlation key from the properties' values (None when any is missing): the
+    value itself for one property, so `bpmn message --key VALUE` matches it."""
+    if not values or any(v is None or v is _MISSING for v in values):
+        return None
+    if len(values) == 1:
+        return str(values[0])
+    return json.dumps(values, default=str, separators=(",", ":"))
+
+
+def retrieve(expression: str, payload: Mapping[str, Any]) -> Any:
+    """A retrieval expression's value over a payload; _MISSING when it cannot be computed."""
+    try:
+        return compile_expression(expression).evaluate(dict(payload), lambda _: None)
+    except ExpressionError:
+        return _MISSING
+
+
 def _ref(event: FlowNode, definition: EventDefinition | None) -> str | None:
     if definition is None:
         assert isinstance(event, Task)
         return event.message_ref
     return definition.ref
+
+
+def _sent_here(ctx: StepContext) -> list[tuple[str, EventDefinition | None]]:
+    """(message id, definition) of every message this instance's process sends."""
+    process = ctx.definitions.processes.get(ctx.data.head.process)
+    if process is None:
+        return []
+    found: list[tuple[str, EventDefinition | None]] = []
+    for _, node in process.walk():
+        if isinstance(node, Event) and node.kind in ("intermediateThrowEvent", "endEvent"):
+            found += [(d.ref, d) for d in node.definitions if d.kind == "message" and d.ref]
+        elif isinstance(node, Task) and node.kind == "sendTask" and node.message_ref:
+            found.append((node.message_ref, None))
+    return found
 
 
 class MessageKind(EventDefinitionKind):
@@ -49,27 +110,99 @@ class MessageKind(EventDefinitionKind):
         self, ctx: StepContext, event: FlowNode, definition: EventDefinition | None, host: str
     ) -> Subscription:
         name = self.awaited(ctx, event, definition)
-        key = correlation_key(ctx, _ref(event, definition), event.line)
+        ref = _ref(event, definition)
+        key = zeebe_key(ctx, ref, event.line)
+        if key is None:
+            key = self.awaited_key(ctx, ref)
         return subscribe(ctx, event, host, "message", name, key)
 
-    def throw(self, ctx: StepContext, definition: EventDefinition | None) -> None:
-        self.send(ctx, definition.ref if definition is not None else None)
+    def awaited_key(self, ctx: StepContext, ref: str | None) -> str | None:
+        """The key a receiver waits for, from its own data: for each property, its retrieval
+        expression for a message this process sends (over the payload it would send), else
+        the awaited message's expression over the receiver's variables. None (any message
+        of that name) when a property has no value here."""
+        properties = correlation_properties(ctx.definitions, ref)
+        if not properties:
+            return None
+        own = ctx.variables()
+        sent = _sent_here(ctx)
+        values: list[Any] = []
+        for prop, expression in properties:
+            value = _MISSING
+            for message, definition in sent:
+                if message == ref:
+                    continue
+                for other, other_expression in ctx.definitions.correlation_properties.get(
+                    message, ()
+                ):
+                    if other == prop and value is _MISSING:
+                        payload = self._payload(ctx, definition, strict=False)
+                        value = retrieve(other_expression, own if payload is None else payload)
+            if value is _MISSING:
+                value = retrieve(expression, own)
+            values.append(value)
+        return key_of(values)
 
-    def send(self, ctx: StepContext, ref: str | None) -> None:
+    def _payload(
+        self, ctx: StepContext, definition: EventDefinition | None, *, strict: bool = True
+    ) -> dict[str, Any] | None:
+        """What a thrown message carries: its declared payload (SpiffWorkflow's
+        `messagePayload`, a mapping), None when it declares none."""
+        if definition is None or definition.payload is None:
+            return None
+        if not strict:
+            try:
+                value = compile_expression(
+                    definition.payload.text, definition.payload.language
+                ).evaluate(ctx.variables(), lambda _: None)
+            except ExpressionError:
+                return None
+            return dict(value) if isinstance(value, Mapping) else None
+        value = ctx.evaluate(definition.payload, what="the message payload")
+        if not isinstance(value, Mapping):
+            raise Incident(
+                f"the message payload {definition.payload.text!r} must be a mapping of names "
+                f"to values, not {type(value).__name__}",
+                ctx.node.id,
+            )
+        return dict(value)
+
+    def throw(self, ctx: StepContext, definition: EventDefinition | None) -> None:
+        self.send(ctx, definition.ref if definition is not None else None, definition)
+
+    def send(
+        self, ctx: StepContext, ref: str | None, definition: EventDefinition | None = None
+    ) -> None:
         """Send to whoever waits for it, once the step is committed (message flows between
         the pools of one collaboration are delivered this way, inside the engine).
 
-        The key is the message's correlation key evaluated over the sender's variables; a
-        sender that lacks them sends without a key."""
+        The payload goes with it. Its key: each correlation property's retrieval expression
+        for this message over the payload (over the sender's variables when the message
+        declares no payload); Zeebe's over the sender's variables. A sender that cannot
+        compute it sends without a key."""
         name = message_name(ctx.definitions, ref, ctx.node)
         if not name:
             raise Incident(f"{ctx.node.kind} (line {ctx.node.line}) names no message", ctx.node.id)
+        payload = self._payload(ctx, definition)
         try:
-            key = correlation_key(ctx, ref, ctx.node.line)
+            key = zeebe_key(ctx, ref, ctx.node.line)
         except Incident:
             key = None
-        ctx.step.sent.append(Sent("message", name, key))
+        properties = correlation_properties(ctx.definitions, ref)
+        if key is None and properties:
+            over = payload if payload is not None else ctx.variables()
+            key = key_of([retrieve(expression, over) for _, expression in properties])
+        ctx.step.sent.append(Sent("message", name, key, payload or {}))
         ctx.emit("message.sent", name=name, key=key)
+
+    def received(self, ctx: StepContext, element: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """The variables a received message sets: the whole payload in the catch's
+        `messageVariable` (SpiffWorkflow), else each of its fields."""
+        node = ctx.definitions.node_scopes[element].nodes[element]
+        for definition in getattr(node, "definitions", ()):
+            if definition.kind == "message" and definition.message_variable:
+                return {definition.message_variable: dict(variables)}
+        return variables
 
 
 MESSAGE = MessageKind()

@@ -1,0 +1,103 @@
+"""Correlation as BPMN 2.0.2 §8.3.2 says: a property's retrieval expression for a message is
+evaluated over that message's payload; a receiver waits for values computed from its own
+data; thrown messages carry their payload (SpiffWorkflow `messagePayload`/`messageVariable`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bpmn_engine import Engine
+from tests.runtime.conftest import flow
+
+SPIFF = 'xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core"'
+
+
+def conversation(request_variable: str = "req") -> str:
+    """A client sends a request (payload `order_id`) and waits for the reply (payload `ref`,
+    `answer`); a server takes a request and replies. One property, read from each message's
+    own payload under a different name."""
+    return f"""<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" {SPIFF} id="d"
+  targetNamespace="t">
+  <message id="M_Request" name="request"/>
+  <message id="M_Reply" name="reply"/>
+  <correlationProperty id="CP_order" name="order">
+    <correlationPropertyRetrievalExpression messageRef="M_Request">
+      <messagePath>order_id</messagePath>
+    </correlationPropertyRetrievalExpression>
+    <correlationPropertyRetrievalExpression messageRef="M_Reply">
+      <messagePath>ref</messagePath>
+    </correlationPropertyRetrievalExpression>
+  </correlationProperty>
+  <process id="client" isExecutable="true">
+    <startEvent id="cs"/>{flow("cs", "ask")}
+    <intermediateThrowEvent id="ask"><messageEventDefinition messageRef="M_Request">
+      <extensionElements>
+        <spiffworkflow:messagePayload>{{"order_id": mine}}</spiffworkflow:messagePayload>
+      </extensionElements></messageEventDefinition></intermediateThrowEvent>
+    {flow("ask", "answered")}
+    <intermediateCatchEvent id="answered"><messageEventDefinition messageRef="M_Reply"/>
+    </intermediateCatchEvent>{flow("answered", "ce")}
+    <endEvent id="ce"/>
+  </process>
+  <process id="server" isExecutable="true">
+    <startEvent id="ss"/>{flow("ss", "take")}
+    <intermediateCatchEvent id="take"><messageEventDefinition messageRef="M_Request">
+      <extensionElements>
+        <spiffworkflow:messageVariable>{request_variable}</spiffworkflow:messageVariable>
+      </extensionElements></messageEventDefinition></intermediateCatchEvent>{flow("take", "tell")}
+    <endEvent id="tell"><messageEventDefinition messageRef="M_Reply">
+      <extensionElements><spiffworkflow:messagePayload>
+        {{"ref": {request_variable}["order_id"], "answer": "ok " + {request_variable}["order_id"]}}
+      </spiffworkflow:messagePayload></extensionElements></messageEventDefinition></endEvent>
+  </process>
+</definitions>
+"""
+
+
+def test_a_reply_reaches_only_the_client_whose_request_it_answers(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "conversation.bpmn"
+    path.write_text(conversation())
+    first = engine.start(path, "client", variables={"mine": "A-1"})
+    second = engine.start(path, "client", variables={"mine": "B-2"})
+    assert first.run().state == "waiting" and second.run().state == "waiting"
+    # each client waits for the key it sent, computed over its request's payload
+    assert first.outcome().waiting_for[0]["key"] == "A-1"
+    assert second.outcome().waiting_for[0]["key"] == "B-2"
+    server = engine.start(path, "server")
+    assert server.run().state == "completed"  # took the oldest request (A-1's) and replied
+    assert server.variables == {"req": {"order_id": "A-1"}}  # the payload, in its variable
+    assert engine.instance(first.id).outcome().state == "completed"
+    assert engine.instance(first.id).variables == {"mine": "A-1", "ref": "A-1", "answer": "ok A-1"}
+    assert engine.instance(second.id).outcome().state == "waiting"
+    assert engine.start(path, "server").run().state == "completed"
+    assert engine.instance(second.id).variables["answer"] == "ok B-2"
+
+
+def test_a_thrown_message_key_is_read_from_its_payload_not_the_sender_variables(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "conversation.bpmn"
+    path.write_text(conversation())
+    client = engine.start(path, "client", variables={"mine": "C-3", "order_id": "wrong"})
+    client.run()
+    [sent] = [e.data for e in client.history() if e.event == "message.sent"]
+    assert (sent["name"], sent["key"]) == ("request", "C-3")
+
+
+def test_a_receiver_does_not_need_a_variable_named_after_the_incoming_field(
+    tmp_path: Path, engine: Engine
+) -> None:
+    # the client has no variable `ref` (the reply's field): it still waits for its own key
+    path = tmp_path / "conversation.bpmn"
+    path.write_text(conversation())
+    client = engine.start(path, "client", variables={"mine": "D-4"})
+    assert client.run().state == "waiting"
+    assert client.outcome().waiting_for[0]["key"] == "D-4"
+    assert engine.publish_message("reply", "E-5", {"ref": "E-5"}) == []
+    [woken] = engine.publish_message("reply", "D-4", {"ref": "D-4", "answer": "yes"})
+    assert woken.id == client.id
+    assert woken.run().state == "completed"
+    assert woken.variables["answer"] == "yes"
