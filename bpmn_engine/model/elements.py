@@ -101,6 +101,10 @@ class EventDefinition:
     # payload in (messageVariable; without one, the payload's fields become variables)
     payload: Expression | None = None
     message_variable: str | None = None
+    # a message event's data associations: a throw's inputs make the message, a catch's
+    # outputs take it (DataAssociation is defined below; the annotations are strings)
+    reads: tuple[DataAssociation, ...] = ()
+    writes: tuple[DataAssociation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

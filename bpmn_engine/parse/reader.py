@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +82,13 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 _RECEIVE_TASK = f"{_BPMN_PREFIX}receiveTask"
+# the data associations a message event carries its message by, per event kind
+_MESSAGE_DATA = {
+    "intermediateThrowEvent": "dataInputAssociation",
+    "endEvent": "dataInputAssociation",
+    "intermediateCatchEvent": "dataOutputAssociation",
+    "boundaryEvent": "dataOutputAssociation",
+}
 # a message event or receive task must say which message: by messageRef, else by its name
 _NO_MESSAGE = (
     "names no message: give it a messageRef, or a name (a message without a messageRef is "
@@ -297,8 +304,13 @@ class _Compiler:
                         "completes the activity once)",
                     )
         elif ext.children:
+            carried = (
+                _MESSAGE_DATA.get(_local(element))
+                if ext.bpmn_children("messageEventDefinition")
+                else None
+            )  # a message event's data is its message (runtime/events/message.py)
             for tag in ("dataInputAssociation", "dataOutputAssociation"):
-                for association in ext.bpmn_children(tag):
+                for association in ext.bpmn_children(tag) if tag != carried else ():
                     self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
         for ns in extensions.CAMUNDA_LIKE if ext.has_extensions else ():
             for retry in ext.extension_children(ns, "failedJobRetryTimeCycle"):
@@ -643,12 +655,29 @@ class _Compiler:
             if target is not None:
                 found.append(target)
         definitions = tuple(self.event_definition(d) for d in found)
+        if any(d.kind == "message" for d in definitions):
+            definitions = self._message_data(index, definitions)
         if (
             any(d.kind == "message" and not d.ref for d in definitions)
             and not (index.attrs.get("name") or "").strip()
         ):
             self.refuse(element, _NO_MESSAGE)
         return definitions
+
+    def _message_data(
+        self, index: extensions.ElementIndex, definitions: tuple[EventDefinition, ...]
+    ) -> tuple[EventDefinition, ...]:
+        """A message event's data associations go with its message definitions: a throw's
+        inputs are the message it sends, a catch's outputs what it does with one."""
+        if not index.children:
+            return definitions
+        found = data.activity_data(index, self.items_index, self.expression, self.refuse)
+        if found is None or not (found.reads or found.writes):
+            return definitions
+        return tuple(
+            replace(d, reads=found.reads, writes=found.writes) if d.kind == "message" else d
+            for d in definitions
+        )
 
     def event_definition(self, element: etree._Element) -> EventDefinition:
         kind = _local(element).removesuffix("EventDefinition")
@@ -910,6 +939,4 @@ def _with_boundaries(nodes: dict[str, FlowNode]) -> dict[str, FlowNode]:
 
 
 def _replace(node: Activity, **changes: Any) -> Activity:
-    from dataclasses import replace
-
     return replace(node, **changes)

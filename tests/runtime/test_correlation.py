@@ -101,3 +101,53 @@ def test_a_receiver_does_not_need_a_variable_named_after_the_incoming_field(
     assert woken.id == client.id
     assert woken.run().state == "completed"
     assert woken.variables["answer"] == "yes"
+
+
+ASSOCIATED = f"""<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <message id="M_Parcel" name="parcel"/>
+  <correlationProperty id="CP_parcel" name="parcel">
+    <correlationPropertyRetrievalExpression messageRef="M_Parcel">
+      <messagePath>code</messagePath>
+    </correlationPropertyRetrievalExpression>
+  </correlationProperty>
+  <process id="sender" isExecutable="true">
+    <dataObject id="box"/>
+    <startEvent id="s1"/>{flow("s1", "ship")}
+    <intermediateThrowEvent id="ship">
+      <dataInput id="parcel_in"/>
+      <dataInputAssociation id="a_in"><sourceRef>box</sourceRef><targetRef>parcel_in</targetRef>
+      </dataInputAssociation>
+      <messageEventDefinition messageRef="M_Parcel"/>
+    </intermediateThrowEvent>{flow("ship", "e1")}
+    <endEvent id="e1"/>
+  </process>
+  <process id="receiver" isExecutable="true">
+    <dataObject id="got"/>
+    <startEvent id="s2"/>{flow("s2", "arrive")}
+    <intermediateCatchEvent id="arrive">
+      <dataOutput id="parcel_out"/>
+      <dataOutputAssociation id="a_out"><sourceRef>parcel_out</sourceRef><targetRef>got</targetRef>
+      </dataOutputAssociation>
+      <messageEventDefinition messageRef="M_Parcel"/>
+    </intermediateCatchEvent>{flow("arrive", "e2")}
+    <endEvent id="e2"/>
+  </process>
+</definitions>
+"""
+
+
+def test_data_associations_of_message_events_make_and_take_the_message(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "associated.bpmn"
+    path.write_text(ASSOCIATED)
+    receiver = engine.start(path, "receiver", variables={"code": "P-9"})
+    assert receiver.run().state == "waiting"
+    sender = engine.start(path, "sender", variables={"box": {"code": "P-9", "kg": 2}})
+    assert sender.run().state == "completed"
+    [sent] = [e.data for e in sender.history() if e.event == "message.sent"]
+    assert sent["key"] == "P-9"  # read from the message (the data input), not a variable
+    done = engine.instance(receiver.id)
+    assert done.outcome().state == "completed"
+    assert done.variables["got"] == {"code": "P-9", "kg": 2}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
@@ -19,6 +20,7 @@ from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, EventDefinition, Expression, FlowNode, Task
 from bpmn_engine.model.elements import Event
 from bpmn_engine.records.rows import Sent, Subscription
+from bpmn_engine.runtime import data_associations
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 
@@ -147,9 +149,12 @@ class MessageKind(EventDefinitionKind):
         self, ctx: StepContext, definition: EventDefinition | None, *, strict: bool = True
     ) -> dict[str, Any] | None:
         """What a thrown message carries: its declared payload (SpiffWorkflow's
-        `messagePayload`, a mapping), None when it declares none."""
-        if definition is None or definition.payload is None:
+        `messagePayload`, a mapping), its data input associations' values (one: the message
+        itself, a mapping; several: by data input), None when it declares neither."""
+        if definition is None or (definition.payload is None and not definition.reads):
             return None
+        if definition.reads:
+            return self._inputs(ctx, definition, strict=strict)
         if not strict:
             try:
                 value = compile_expression(
@@ -166,6 +171,33 @@ class MessageKind(EventDefinitionKind):
                 ctx.node.id,
             )
         return dict(value)
+
+    def _inputs(
+        self, ctx: StepContext, definition: EventDefinition, *, strict: bool
+    ) -> dict[str, Any] | None:
+        try:
+            carried: dict[str, Any] = {}
+            for association in definition.reads:
+                carried.update(data_associations.carry(ctx, association, {}))
+            if definition.payload is not None:
+                declared = self._payload(ctx, replace(definition, reads=()), strict=strict)
+                carried = {**(declared or {}), **carried}
+        except Incident:
+            if strict:
+                raise
+            return None
+        if len(definition.reads) > 1 or definition.payload is not None or len(carried) != 1:
+            return carried
+        [value] = carried.values()
+        if isinstance(value, Mapping):
+            return dict(value)
+        if not strict:
+            return None
+        raise Incident(
+            f"the message's data input {next(iter(carried))!r} must be a mapping of names to "
+            f"values, not {type(value).__name__}",
+            ctx.node.id,
+        )
 
     def throw(self, ctx: StepContext, definition: EventDefinition | None) -> None:
         self.send(ctx, definition.ref if definition is not None else None, definition)
@@ -196,11 +228,20 @@ class MessageKind(EventDefinitionKind):
         ctx.emit("message.sent", name=name, key=key)
 
     def received(self, ctx: StepContext, element: str, variables: dict[str, Any]) -> dict[str, Any]:
-        """The variables a received message sets: the whole payload in the catch's
+        """The variables a received message sets: what the catch's data output associations
+        make of it (each data output is the message), else the whole payload in its
         `messageVariable` (SpiffWorkflow), else each of its fields."""
         node = ctx.definitions.node_scopes[element].nodes[element]
         for definition in getattr(node, "definitions", ()):
-            if definition.kind == "message" and definition.message_variable:
+            if definition.kind != "message":
+                continue
+            if definition.writes:  # each data output is the message
+                out: dict[str, Any] = {}
+                for association in definition.writes:
+                    message = {association.source or "": dict(variables)}
+                    out.update(data_associations.carry(ctx, association, message))
+                return out
+            if definition.message_variable:
                 return {definition.message_variable: dict(variables)}
         return variables
 
