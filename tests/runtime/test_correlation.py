@@ -151,3 +151,76 @@ def test_data_associations_of_message_events_make_and_take_the_message(
     done = engine.instance(receiver.id)
     assert done.outcome().state == "completed"
     assert done.variables["got"] == {"code": "P-9", "kg": 2}
+
+
+REMEMBERED = f"""<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" {SPIFF} id="d"
+  targetNamespace="t">
+  <message id="M_Request" name="request"/>
+  <message id="M_Reply" name="reply"/>
+  <message id="M_Followup" name="followup"/>
+  <correlationProperty id="CP_order" name="order">
+    <correlationPropertyRetrievalExpression messageRef="M_Request">
+      <messagePath>order_id</messagePath>
+    </correlationPropertyRetrievalExpression>
+    <correlationPropertyRetrievalExpression messageRef="M_Reply">
+      <messagePath>ref</messagePath>
+    </correlationPropertyRetrievalExpression>
+    <correlationPropertyRetrievalExpression messageRef="M_Followup">
+      <messagePath>order_id</messagePath>
+    </correlationPropertyRetrievalExpression>
+  </correlationProperty>
+  <process id="client" isExecutable="true">
+    <startEvent id="cs"/>{flow("cs", "ask")}
+    <intermediateThrowEvent id="ask"><messageEventDefinition messageRef="M_Request">
+      <extensionElements>
+        <spiffworkflow:messagePayload>{{"order_id": mine}}</spiffworkflow:messagePayload>
+      </extensionElements></messageEventDefinition></intermediateThrowEvent>
+    {flow("ask", "change")}
+    <scriptTask id="change" scriptFormat="python"><script>mine = "other"</script></scriptTask>
+    {flow("change", "answered")}
+    <intermediateCatchEvent id="answered"><messageEventDefinition messageRef="M_Reply"/>
+    </intermediateCatchEvent>{flow("answered", "ce")}
+    <endEvent id="ce"/>
+  </process>
+  <process id="server" isExecutable="true">
+    <startEvent id="ss"/>{flow("ss", "take")}
+    <intermediateCatchEvent id="take"><messageEventDefinition messageRef="M_Request">
+      <extensionElements>
+        <spiffworkflow:messageVariable>req</spiffworkflow:messageVariable>
+      </extensionElements></messageEventDefinition></intermediateCatchEvent>
+    {flow("take", "more")}
+    <intermediateCatchEvent id="more"><messageEventDefinition messageRef="M_Followup"/>
+    </intermediateCatchEvent>{flow("more", "se")}
+    <endEvent id="se"/>
+  </process>
+</definitions>
+"""
+
+
+def test_a_sender_waits_for_the_key_it_sent_even_after_its_data_changed(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "remembered.bpmn"
+    path.write_text(REMEMBERED)
+    client = engine.start(path, "client", variables={"mine": "A-1"})
+    assert client.run().state == "waiting"
+    assert client.outcome().waiting_for[0]["key"] == "A-1"  # remembered, not "other"
+    assert client.variables == {"mine": "other"}  # what it remembers is no variable
+
+
+def test_a_receiver_remembers_the_key_of_the_message_that_began_its_conversation(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "remembered.bpmn"
+    path.write_text(REMEMBERED)
+    server = engine.start(path, "server")
+    assert server.run().state == "waiting"
+    assert server.outcome().waiting_for[0]["key"] is None  # the first message: any
+    [woken] = engine.publish_message("request", None, {"order_id": "A-1"})
+    assert woken.run().state == "waiting"
+    assert woken.outcome().waiting_for[0]["key"] == "A-1"
+    assert engine.publish_message("followup", "B-2", {"order_id": "B-2"}) == []
+    [again] = engine.publish_message("followup", "A-1", {"order_id": "A-1"})
+    assert again.run().state == "completed"
+    assert again.variables["req"] == {"order_id": "A-1"}

@@ -25,6 +25,11 @@ from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 
 _MISSING = object()
+# What an instance remembers of its conversations (each correlation property's value from the
+# messages it sent and received) is one row of its variables under scope 0: process and
+# subprocess scopes count from 1, so no scope chain reaches it and no node or output sees it,
+# while it is stored, undone and rewound with the step like any variable.
+KEPT_SCOPE, KEPT_NAME = 0, "correlation"
 
 
 def message_name(definitions: Definitions, ref: str | None, event: FlowNode) -> str | None:
@@ -73,6 +78,26 @@ def retrieve(expression: str, payload: Mapping[str, Any]) -> Any:
         return compile_expression(expression).evaluate(dict(payload), lambda _: None)
     except ExpressionError:
         return _MISSING
+
+
+def remembered(ctx: StepContext) -> dict[str, Any]:
+    """The correlation property values this instance sent or received, by property id."""
+    return dict(ctx.data.values.get(KEPT_SCOPE, {}).get(KEPT_NAME) or {})
+
+
+def remember(
+    ctx: StepContext, properties: tuple[tuple[str, str], ...], over: Mapping[str, Any]
+) -> None:
+    """Keep each property's value for a message (over its payload), for later messages of
+    the same conversation."""
+    kept = remembered(ctx)
+    for prop, expression in properties:
+        value = retrieve(expression, over)
+        if value is not _MISSING and value is not None:
+            ok = isinstance(value, (str, int, float, bool))
+            kept[prop] = value if ok else str(value)
+    if kept != remembered(ctx):
+        ctx.step.set_value(KEPT_SCOPE, KEPT_NAME, kept)
 
 
 def _ref(event: FlowNode, definition: EventDefinition | None) -> str | None:
@@ -128,9 +153,10 @@ class MessageKind(EventDefinitionKind):
             return None
         own = ctx.variables()
         sent = _sent_here(ctx)
+        kept = remembered(ctx)
         values: list[Any] = []
         for prop, expression in properties:
-            value = _MISSING
+            value = kept.get(prop, _MISSING)
             for message, definition in sent:
                 if message == ref:
                     continue
@@ -221,9 +247,10 @@ class MessageKind(EventDefinitionKind):
         except Incident:
             key = None
         properties = correlation_properties(ctx.definitions, ref)
+        over = payload if payload is not None else ctx.variables()
         if key is None and properties:
-            over = payload if payload is not None else ctx.variables()
             key = key_of([retrieve(expression, over) for _, expression in properties])
+        remember(ctx, ctx.definitions.correlation_properties.get(ref or "", ()), over)
         ctx.step.sent.append(Sent("message", name, key, payload or {}))
         ctx.emit("message.sent", name=name, key=key)
 
@@ -232,6 +259,9 @@ class MessageKind(EventDefinitionKind):
         make of it (each data output is the message), else the whole payload in its
         `messageVariable` (SpiffWorkflow), else each of its fields."""
         node = ctx.definitions.node_scopes[element].nodes[element]
+        messages = [d for d in getattr(node, "definitions", ()) if d.kind == "message"]
+        ref = messages[0].ref if messages else getattr(node, "message_ref", None)
+        remember(ctx, ctx.definitions.correlation_properties.get(ref or "", ()), variables)
         for definition in getattr(node, "definitions", ()):
             if definition.kind != "message":
                 continue
