@@ -224,3 +224,66 @@ def test_a_receiver_remembers_the_key_of_the_message_that_began_its_conversation
     [again] = engine.publish_message("followup", "A-1", {"order_id": "A-1"})
     assert again.run().state == "completed"
     assert again.variables["req"] == {"order_id": "A-1"}
+
+
+def grouped(keys: str) -> str:
+    """A message with two correlation properties (customer, order); `keys` the
+    correlationKey elements that group them."""
+    return f"""<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <message id="M_Ship" name="ship"/>
+  <collaboration id="c">{keys}</collaboration>
+  <correlationProperty id="CP_customer" name="customer">
+    <correlationPropertyRetrievalExpression messageRef="M_Ship">
+      <messagePath>customer</messagePath>
+    </correlationPropertyRetrievalExpression>
+  </correlationProperty>
+  <correlationProperty id="CP_order" name="order">
+    <correlationPropertyRetrievalExpression messageRef="M_Ship">
+      <messagePath>order</messagePath>
+    </correlationPropertyRetrievalExpression>
+  </correlationProperty>
+  <process id="p" isExecutable="true">
+    <startEvent id="s"/>{flow("s", "wait")}
+    <receiveTask id="wait" messageRef="M_Ship"/>{flow("wait", "e")}
+    <endEvent id="e"/>
+  </process>
+</definitions>
+"""
+
+
+BOTH = (
+    '<correlationKey id="K" name="shipment"><correlationPropertyRef>CP_customer'
+    "</correlationPropertyRef><correlationPropertyRef>CP_order</correlationPropertyRef>"
+    "</correlationKey>"
+)
+
+
+def test_a_correlation_key_of_two_properties_delivers_only_on_both_values(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "grouped.bpmn"
+    path.write_text(grouped(BOTH))
+    same_order = engine.start(path, variables={"customer": "ann", "order": 7})
+    wanted = engine.start(path, variables={"customer": "bob", "order": 7})
+    same_order.run(), wanted.run()
+    key = wanted.outcome().waiting_for[0]["key"]
+    assert key == '["bob",7]'
+    [woken] = engine.publish_message("ship", key, {})
+    assert woken.id == wanted.id
+
+
+def test_only_the_first_correlation_key_that_groups_a_message_property_correlates_it(
+    tmp_path: Path, engine: Engine
+) -> None:
+    by_customer = (
+        '<correlationKey id="K1" name="by customer">'
+        "<correlationPropertyRef>CP_customer</correlationPropertyRef></correlationKey>"
+        '<correlationKey id="K2" name="by order">'
+        "<correlationPropertyRef>CP_order</correlationPropertyRef></correlationKey>"
+    )
+    path = tmp_path / "grouped.bpmn"
+    path.write_text(grouped(by_customer))
+    instance = engine.start(path, variables={"customer": "ann", "order": 7})
+    instance.run()
+    assert instance.outcome().waiting_for[0]["key"] == "ann"
