@@ -22,6 +22,7 @@ from bpmn_engine.model.elements import (
     Activity,
     BoundaryEvent,
     CallActivity,
+    Expression,
     FlowNode,
     Listener,
     Refusal,
@@ -156,7 +157,9 @@ class Definitions:
     escalations: Mapping[str, str] = field(default_factory=dict)  # id -> escalationCode
     correlation_keys: Mapping[str, str] = field(default_factory=dict)  # Zeebe: message id -> key
     # BPMN: message id -> (correlation property id, its retrieval expression for that message)
-    correlation_properties: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    correlation_properties: Mapping[str, tuple[tuple[str, Expression], ...]] = field(
+        default_factory=dict
+    )
     correlation_groups: tuple[tuple[str, ...], ...] = ()  # each correlationKey's property ids
 
     def process(self, process_id: str | None = None) -> Process:

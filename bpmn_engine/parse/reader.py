@@ -198,11 +198,11 @@ class _Compiler:
 
     def _correlation_properties(
         self, root: etree._Element
-    ) -> dict[str, tuple[tuple[str, str], ...]]:
+    ) -> dict[str, tuple[tuple[str, Expression], ...]]:
         """Message id -> (property id, retrieval expression) for each correlation property
         with a retrieval expression for that message (its `messagePath`, or the
         `formalExpression` some modelers write), in document order."""
-        found: dict[str, list[tuple[str, str]]] = {}
+        found: dict[str, list[tuple[str, Expression]]] = {}
         for prop in root.iter(f"{{{BPMN}}}correlationProperty"):
             for retrieval in _children(prop, "correlationPropertyRetrievalExpression"):
                 message = _ref(retrieval.get("messageRef"))
@@ -210,8 +210,9 @@ class _Compiler:
                     retrieval, "formalExpression"
                 )
                 for path in paths:
-                    if message and _text(path):
-                        found.setdefault(message, []).append((prop.get("id", ""), _text(path)))
+                    expression = self.expression(path)
+                    if message and expression is not None:
+                        found.setdefault(message, []).append((prop.get("id", ""), expression))
         return {message: tuple(props) for message, props in found.items()}
 
     def _correlation_keys(self, root: etree._Element) -> dict[str, str]:

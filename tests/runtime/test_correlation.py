@@ -6,8 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bpmn_engine import Engine
+from bpmn_engine.errors import LoadError
+from bpmn_engine.validate import validate
 from tests.runtime.conftest import flow
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
 
 SPIFF = 'xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core"'
 
@@ -287,3 +296,32 @@ def test_only_the_first_correlation_key_that_groups_a_message_property_correlate
     instance = engine.start(path, variables={"customer": "ann", "order": 7})
     instance.run()
     assert instance.outcome().waiting_for[0]["key"] == "ann"
+
+
+def test_a_retrieval_expression_that_does_not_compile_is_refused_before_the_first_step(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "broken.bpmn"
+    path.write_text(
+        grouped("").replace("<messagePath>order</messagePath>", "<messagePath>order[</messagePath>")
+    )
+    with pytest.raises(LoadError) as refused:
+        engine.start(path)
+    assert refused.value.element_id == "CP_order"
+    assert refused.value.line == line_of(path, "order[")
+    [finding] = [f for f in validate([path]).findings if f.rule == "executable"]
+    assert finding.element == "CP_order" and finding.line is not None
+    assert "retrieval expression for message 'M_Ship'" in finding.message
+
+
+def test_a_message_payload_that_does_not_compile_is_refused_before_the_first_step(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "broken.bpmn"
+    path.write_text(conversation().replace('{"order_id": mine}', '{"order_id": mine'))
+    with pytest.raises(LoadError) as refused:
+        engine.start(path, "client")
+    assert refused.value.element_id == "ask"
+    findings = [f for f in validate([path]).findings if f.rule == "executable"]
+    assert [f.element for f in findings] == ["ask"]
+    assert "messagePayload" in findings[0].message

@@ -51,7 +51,7 @@ def zeebe_key(ctx: StepContext, ref: str | None, line: int) -> str | None:
 
 def correlation_properties(
     definitions: Definitions, ref: str | None
-) -> tuple[tuple[str, str], ...]:
+) -> tuple[tuple[str, Expression], ...]:
     """The properties (id, retrieval expression) that correlate message `ref`: those of the
     first correlation key that groups any of them, else all it has expressions for."""
     found = definitions.correlation_properties.get(ref or "", ())
@@ -72,10 +72,11 @@ def key_of(values: list[Any]) -> str | None:
     return json.dumps(values, default=str, separators=(",", ":"))
 
 
-def retrieve(expression: str, payload: Mapping[str, Any]) -> Any:
+def retrieve(expression: Expression, payload: Mapping[str, Any]) -> Any:
     """A retrieval expression's value over a payload; _MISSING when it cannot be computed."""
     try:
-        return compile_expression(expression).evaluate(dict(payload), lambda _: None)
+        compiled = compile_expression(expression.text, expression.language)
+        return compiled.evaluate(dict(payload), lambda _: None)
     except ExpressionError:
         return _MISSING
 
@@ -86,7 +87,7 @@ def remembered(ctx: StepContext) -> dict[str, Any]:
 
 
 def remember(
-    ctx: StepContext, properties: tuple[tuple[str, str], ...], over: Mapping[str, Any]
+    ctx: StepContext, properties: tuple[tuple[str, Expression], ...], over: Mapping[str, Any]
 ) -> None:
     """Keep each property's value for a message (over its payload), for later messages of
     the same conversation."""
