@@ -325,3 +325,44 @@ def test_a_message_payload_that_does_not_compile_is_refused_before_the_first_ste
     findings = [f for f in validate([path]).findings if f.rule == "executable"]
     assert [f.element for f in findings] == ["ask"]
     assert "messagePayload" in findings[0].message
+
+
+STARTED = f"""<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" {SPIFF} id="d"
+  targetNamespace="t">
+  <message id="M_Open" name="open"/>
+  <message id="M_Close" name="close"/>
+  <correlationProperty id="CP_case" name="case">
+    <correlationPropertyRetrievalExpression messageRef="M_Open">
+      <messagePath>case_id</messagePath>
+    </correlationPropertyRetrievalExpression>
+    <correlationPropertyRetrievalExpression messageRef="M_Close">
+      <messagePath>case_id</messagePath>
+    </correlationPropertyRetrievalExpression>
+  </correlationProperty>
+  <process id="case" isExecutable="true">
+    <startEvent id="opened"><messageEventDefinition messageRef="M_Open">
+      <extensionElements>
+        <spiffworkflow:messageVariable>opening</spiffworkflow:messageVariable>
+      </extensionElements></messageEventDefinition></startEvent>{flow("opened", "closed")}
+    <intermediateCatchEvent id="closed"><messageEventDefinition messageRef="M_Close"/>
+    </intermediateCatchEvent>{flow("closed", "e")}
+    <endEvent id="e"/>
+  </process>
+</definitions>
+"""
+
+
+def test_a_message_start_takes_the_payload_into_its_variable_and_keys_the_conversation(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "started.bpmn"
+    path.write_text(STARTED)
+    engine.deploy_processes(path)
+    [first] = engine.publish_message("open", None, {"case_id": "K-1"})
+    [second] = engine.publish_message("open", None, {"case_id": "K-2"})
+    assert first.run().state == "waiting" and second.run().state == "waiting"
+    assert first.variables == {"opening": {"case_id": "K-1"}}
+    assert second.outcome().waiting_for[0]["key"] == "K-2"
+    [closed] = engine.publish_message("close", "K-2", {"case_id": "K-2"})
+    assert closed.id == second.id

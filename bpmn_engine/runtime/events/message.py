@@ -260,13 +260,26 @@ class MessageKind(EventDefinitionKind):
         make of it (each data output is the message), else the whole payload in its
         `messageVariable` (SpiffWorkflow), else each of its fields."""
         node = ctx.definitions.node_scopes[element].nodes[element]
+        self.remember_received(ctx, node, variables)
+        return self.taken(node, variables, ctx)
+
+    def remember_received(
+        self, ctx: StepContext, node: FlowNode, payload: Mapping[str, Any]
+    ) -> None:
+        """Keep the correlation values a received message brings (over its payload)."""
         messages = [d for d in getattr(node, "definitions", ()) if d.kind == "message"]
         ref = messages[0].ref if messages else getattr(node, "message_ref", None)
-        remember(ctx, ctx.definitions.correlation_properties.get(ref or "", ()), variables)
+        remember(ctx, ctx.definitions.correlation_properties.get(ref or "", ()), payload)
+
+    def taken(
+        self, node: FlowNode, variables: dict[str, Any], ctx: StepContext | None = None
+    ) -> dict[str, Any]:
+        """The variables a message sets at `node` (a start event has no step context yet:
+        its data associations are refused at load)."""
         for definition in getattr(node, "definitions", ()):
             if definition.kind != "message":
                 continue
-            if definition.writes:  # each data output is the message
+            if definition.writes and ctx is not None:  # each data output is the message
                 out: dict[str, Any] = {}
                 for association in definition.writes:
                     message = {association.source or "": dict(variables)}
