@@ -82,6 +82,7 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 _RECEIVE_TASK = f"{_BPMN_PREFIX}receiveTask"
+_MESSAGE_TASKS = frozenset({_RECEIVE_TASK, f"{_BPMN_PREFIX}sendTask"})
 # the data associations a message event carries its message by, per event kind
 _MESSAGE_DATA = {
     "intermediateThrowEvent": "dataInputAssociation",
@@ -723,7 +724,11 @@ def _read_task(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> Task:
     attrs = ext.attrs
-    if element.tag == _RECEIVE_TASK and not attrs.get("messageRef") and not attrs.get("name"):
+    message_ref = attrs.get("messageRef")
+    if not message_ref and element.tag in _MESSAGE_TASKS and ext.children:
+        for definition in ext.bpmn_children("messageEventDefinition"):  # as SpiffWorkflow reads
+            message_ref = definition.get("messageRef") or message_ref
+    if element.tag == _RECEIVE_TASK and not message_ref and not attrs.get("name"):
         c.refuse(element, _NO_MESSAGE)
     if ext.plain and element.tag != _BUSINESS_RULE_TASK:
         # nothing but an id and a name: every other field is its default (as below)
@@ -753,7 +758,7 @@ def _read_task(
         script_format,
         result_variable,
         extensions.form_fields(ext) if ext.has_extensions else (),
-        _ref(message_ref) if (message_ref := attrs.get("messageRef")) else None,
+        _ref(message_ref) if message_ref else None,
         extensions.task_headers(ext) if ext.has_extensions else (),
         decision,
     )

@@ -97,3 +97,33 @@ def test_bpmn_run_refuses_a_nameless_message_with_exit_2(bpmn: Bpmn, tmp_path: P
     assert f"{path.name}:" in done.stderr and "ping" in done.stderr
     assert "names no message" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+TASKS = f"""<?xml version="1.0"?>
+{HEADER}
+  <message id="M_Note" name="note"/>
+  <process id="reader" isExecutable="true">
+    <startEvent id="s1"/>{flow("s1", "read")}
+    <receiveTask id="read"><messageEventDefinition messageRef="M_Note"/></receiveTask>
+    {flow("read", "e1")}<endEvent id="e1"/>
+  </process>
+  <process id="writer" isExecutable="true">
+    <startEvent id="s2"/>{flow("s2", "write")}
+    <sendTask id="write"><messageEventDefinition messageRef="M_Note"/></sendTask>
+    {flow("write", "e2")}<endEvent id="e2"/>
+  </process>
+</definitions>
+"""
+
+
+def test_send_and_receive_tasks_name_their_message_by_an_inner_definition(
+    tmp_path: Path, engine: Engine
+) -> None:
+    # as SpiffWorkflow reads them: a messageEventDefinition inside the task
+    path = tmp_path / "tasks.bpmn"
+    path.write_text(TASKS)
+    reader = engine.start(path, "reader")
+    assert reader.run().state == "waiting"
+    assert reader.outcome().waiting_for[0]["name"] == "note"
+    assert engine.start(path, "writer").run().state == "completed"
+    assert engine.instance(reader.id).outcome().state == "completed"
