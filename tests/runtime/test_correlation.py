@@ -366,3 +366,30 @@ def test_a_message_start_takes_the_payload_into_its_variable_and_keys_the_conver
     assert second.outcome().waiting_for[0]["key"] == "K-2"
     [closed] = engine.publish_message("close", "K-2", {"case_id": "K-2"})
     assert closed.id == second.id
+
+
+def test_each_inner_instance_of_a_multi_instance_keeps_its_own_conversation(
+    tmp_path: Path, engine: Engine
+) -> None:
+    body = (
+        '<subProcess id="each"><multiInstanceLoopCharacteristics isSequential="false">'
+        '<loopDataInputRef>orders</loopDataInputRef><inputDataItem id="order"/>'
+        "</multiInstanceLoopCharacteristics>"
+        f'<startEvent id="is"/>{flow("is", "ask")}'
+        '<intermediateThrowEvent id="ask"><messageEventDefinition messageRef="M_Request">'
+        '<extensionElements><spiffworkflow:messagePayload>{"order_id": order}'
+        "</spiffworkflow:messagePayload></extensionElements></messageEventDefinition>"
+        f"</intermediateThrowEvent>{flow('ask', 'answered')}"
+        '<intermediateCatchEvent id="answered"><messageEventDefinition messageRef="M_Reply"/>'
+        f'</intermediateCatchEvent>{flow("answered", "ie")}<endEvent id="ie"/></subProcess>'
+    )
+    client = conversation().split('<process id="client"')[0]
+    path = tmp_path / "each.bpmn"
+    path.write_text(
+        f'{client}<process id="many" isExecutable="true"><startEvent id="s"/>'
+        f'{flow("s", "each")}{body}{flow("each", "e")}<endEvent id="e"/></process></definitions>'
+    )
+    instance = engine.start(path, "many", variables={"orders": ["A", "B"]})
+    assert instance.run().state == "waiting"
+    keys = sorted(w["key"] for w in instance.outcome().waiting_for if w.get("key"))
+    assert keys == ["A", "B"]

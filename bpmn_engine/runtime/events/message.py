@@ -26,7 +26,8 @@ from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 
 _MISSING = object()
 # What an instance remembers of its conversations (each correlation property's value from the
-# messages it sent and received) is one row of its variables under scope 0: process and
+# messages it sent and received, by the scope of the token that sent or received them) is one
+# row of its variables under scope 0: process and
 # subprocess scopes count from 1, so no scope chain reaches it and no node or output sees it,
 # while it is stored, undone and rewound with the step like any variable.
 KEPT_SCOPE, KEPT_NAME = 0, "correlation"
@@ -81,24 +82,36 @@ def retrieve(expression: Expression, payload: Mapping[str, Any]) -> Any:
         return _MISSING
 
 
+def _record(ctx: StepContext) -> dict[str, dict[str, Any]]:
+    return ctx.data.values.get(KEPT_SCOPE, {}).get(KEPT_NAME) or {}
+
+
 def remembered(ctx: StepContext) -> dict[str, Any]:
-    """The correlation property values this instance sent or received, by property id."""
-    return dict(ctx.data.values.get(KEPT_SCOPE, {}).get(KEPT_NAME) or {})
+    """The correlation property values this token's scope and its ancestors sent or
+    received, by property id (inner scopes first: each inner instance of a multi-instance
+    subprocess keeps its own conversation)."""
+    record = _record(ctx)
+    merged: dict[str, Any] = {}
+    for scope in reversed(ctx.data.variables.chain(ctx.track.scope)):
+        merged.update(record.get(str(scope), {}))
+    return merged
 
 
 def remember(
     ctx: StepContext, properties: tuple[tuple[str, Expression], ...], over: Mapping[str, Any]
 ) -> None:
-    """Keep each property's value for a message (over its payload), for later messages of
-    the same conversation."""
-    kept = remembered(ctx)
+    """Keep each property's value for a message (over its payload) in the token's scope,
+    for later messages of the same conversation."""
+    record = _record(ctx)
+    scope = str(ctx.track.scope)
+    kept = dict(record.get(scope, {}))
     for prop, expression in properties:
         value = retrieve(expression, over)
         if value is not _MISSING and value is not None:
             ok = isinstance(value, (str, int, float, bool))
             kept[prop] = value if ok else str(value)
-    if kept != remembered(ctx):
-        ctx.step.set_value(KEPT_SCOPE, KEPT_NAME, kept)
+    if kept != record.get(scope, {}):
+        ctx.step.set_value(KEPT_SCOPE, KEPT_NAME, {**record, scope: kept})
 
 
 def _ref(event: FlowNode, definition: EventDefinition | None) -> str | None:
