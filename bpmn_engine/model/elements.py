@@ -105,6 +105,7 @@ class EventDefinition:
     # outputs take it (DataAssociation is defined below; the annotations are strings)
     reads: tuple[DataAssociation, ...] = ()
     writes: tuple[DataAssociation, ...] = ()
+    io: IoMapping | None = None  # Camunda/Zeebe: a throw's inputs, a catch's outputs
 
 
 @dataclass(frozen=True, slots=True)

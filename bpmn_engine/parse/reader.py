@@ -293,10 +293,25 @@ class _Compiler:
                 f"script resource {resource!r}: scripts kept in other files are not loaded; "
                 "write the script inline",
             )
+        carried = (
+            _MESSAGE_DATA.get(node.kind)
+            if ext.children and ext.bpmn_children("messageEventDefinition")
+            else None
+        )  # a message event's data is its message (runtime/events/message.py)
         for child, reason in (
-            extensions.refused(ext, mappings=is_activity) if ext.has_extensions else ()
+            extensions.refused(ext, mappings=is_activity or carried is not None)
+            if ext.has_extensions
+            else ()
         ):
             self.refuse(child, f"{_local(child)}: {reason}")
+        io = extensions.io_mapping(ext) if carried else None
+        if io is not None and (io.outputs if carried == "dataInputAssociation" else io.inputs):
+            self.refuse(
+                element,
+                f"{'output' if carried == 'dataInputAssociation' else 'input'} mappings on "
+                f"{node.kind}: not supported (a throw's inputs make its message, a catch's "
+                "outputs take it)",
+            )
         if is_activity:
             for attr in ("startQuantity", "completionQuantity"):
                 if attrs.get(attr, "1").strip() not in ("1", ""):
@@ -306,11 +321,6 @@ class _Compiler:
                         "completes the activity once)",
                     )
         elif ext.children:
-            carried = (
-                _MESSAGE_DATA.get(_local(element))
-                if ext.bpmn_children("messageEventDefinition")
-                else None
-            )  # a message event's data is its message (runtime/events/message.py)
             for tag in ("dataInputAssociation", "dataOutputAssociation"):
                 for association in ext.bpmn_children(tag) if tag != carried else ():
                     self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
@@ -674,10 +684,12 @@ class _Compiler:
         if not index.children:
             return definitions
         found = data.activity_data(index, self.items_index, self.expression, self.refuse)
-        if found is None or not (found.reads or found.writes):
+        io = extensions.io_mapping(index)
+        if io is None and (found is None or not (found.reads or found.writes)):
             return definitions
+        reads, writes = (found.reads, found.writes) if found is not None else ((), ())
         return tuple(
-            replace(d, reads=found.reads, writes=found.writes) if d.kind == "message" else d
+            replace(d, reads=reads, writes=writes, io=io) if d.kind == "message" else d
             for d in definitions
         )
 

@@ -11,7 +11,7 @@ import pytest
 from bpmn_engine import Engine
 from bpmn_engine.errors import LoadError
 from bpmn_engine.validate import validate
-from tests.runtime.conftest import flow
+from tests.runtime.conftest import HEADER, flow
 
 
 def line_of(path: Path, text: str) -> int:
@@ -393,3 +393,47 @@ def test_each_inner_instance_of_a_multi_instance_keeps_its_own_conversation(
     assert instance.run().state == "waiting"
     keys = sorted(w["key"] for w in instance.outcome().waiting_for if w.get("key"))
     assert keys == ["A", "B"]
+
+
+MAPPED = f"""<?xml version="1.0"?>
+{HEADER}
+  <message id="M_Parcel" name="parcel">
+    <extensionElements><zeebe:subscription correlationKey="=code"/></extensionElements>
+  </message>
+  <process id="sender" isExecutable="true">
+    <startEvent id="s1"/>{flow("s1", "ship")}
+    <intermediateThrowEvent id="ship"><extensionElements><zeebe:ioMapping>
+      <zeebe:input source="=box.kg" target="weight"/></zeebe:ioMapping></extensionElements>
+      <messageEventDefinition messageRef="M_Parcel"/></intermediateThrowEvent>{flow("ship", "e1")}
+    <endEvent id="e1"/>
+  </process>
+  <process id="receiver" isExecutable="true">
+    <startEvent id="s2"/>{flow("s2", "arrive")}
+    <intermediateCatchEvent id="arrive"><extensionElements><zeebe:ioMapping>
+      <zeebe:output source="=weight * 2" target="doubled"/></zeebe:ioMapping></extensionElements>
+      <messageEventDefinition messageRef="M_Parcel"/></intermediateCatchEvent>{flow("arrive", "e2")}
+    <endEvent id="e2"/>
+  </process>
+</definitions>
+"""
+
+
+def test_zeebe_mappings_on_message_events_make_and_take_the_payload(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "mapped.bpmn"
+    path.write_text(MAPPED)
+    receiver = engine.start(path, "receiver", variables={"code": "Z-1"})
+    assert receiver.run().state == "waiting"
+    sender = engine.start(path, "sender", variables={"code": "Z-1", "box": {"kg": 3}})
+    assert sender.run().state == "completed"
+    done = engine.instance(receiver.id)
+    assert done.outcome().state == "completed"
+    assert done.variables == {"code": "Z-1", "doubled": 6}  # only what the output maps
+
+
+def test_an_output_mapping_on_a_message_throw_is_refused(tmp_path: Path, engine: Engine) -> None:
+    path = tmp_path / "mapped.bpmn"
+    path.write_text(MAPPED.replace("zeebe:input source", "zeebe:output source"))
+    with pytest.raises(LoadError, match="output mappings on intermediateThrowEvent"):
+        engine.start(path, "sender")

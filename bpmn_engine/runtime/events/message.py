@@ -188,6 +188,23 @@ class MessageKind(EventDefinitionKind):
     def _payload(
         self, ctx: StepContext, definition: EventDefinition | None, *, strict: bool = True
     ) -> dict[str, Any] | None:
+        """What a thrown message carries: what it declares (below), with its Camunda/Zeebe
+        input mappings' values over it."""
+        declared = self._declared(ctx, definition, strict=strict)
+        inputs = definition.io.inputs if definition is not None and definition.io else ()
+        if not inputs:
+            return declared
+        try:
+            mapped = ctx.mapped(inputs, {})
+        except Incident:
+            if strict:
+                raise
+            return declared
+        return {**(declared or {}), **mapped}
+
+    def _declared(
+        self, ctx: StepContext, definition: EventDefinition | None, *, strict: bool = True
+    ) -> dict[str, Any] | None:
         """What a thrown message carries: its declared payload (SpiffWorkflow's
         `messagePayload`, a mapping), its data input associations' values (one: the message
         itself, a mapping; several: by data input), None when it declares neither."""
@@ -220,7 +237,7 @@ class MessageKind(EventDefinitionKind):
             for association in definition.reads:
                 carried.update(data_associations.carry(ctx, association, {}))
             if definition.payload is not None:
-                declared = self._payload(ctx, replace(definition, reads=()), strict=strict)
+                declared = self._declared(ctx, replace(definition, reads=()), strict=strict)
                 carried = {**(declared or {}), **carried}
         except Incident:
             if strict:
@@ -298,6 +315,8 @@ class MessageKind(EventDefinitionKind):
                     message = {association.source or "": dict(variables)}
                     out.update(data_associations.carry(ctx, association, message))
                 return out
+            if definition.io is not None and definition.io.outputs and ctx is not None:
+                return ctx.mapped(definition.io.outputs, variables)  # over the message
             if definition.message_variable:
                 return {definition.message_variable: dict(variables)}
         return variables
