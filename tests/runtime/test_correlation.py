@@ -437,3 +437,18 @@ def test_an_output_mapping_on_a_message_throw_is_refused(tmp_path: Path, engine:
     path.write_text(MAPPED.replace("zeebe:input source", "zeebe:output source"))
     with pytest.raises(LoadError, match="output mappings on intermediateThrowEvent"):
         engine.start(path, "sender")
+
+
+def test_a_send_task_sends_its_inputs_as_the_message(tmp_path: Path, engine: Engine) -> None:
+    sent = MAPPED.replace(
+        '<intermediateThrowEvent id="ship">', '<sendTask id="ship" messageRef="M_Parcel">'
+    ).replace(
+        '<messageEventDefinition messageRef="M_Parcel"/></intermediateThrowEvent>', "</sendTask>"
+    )
+    path = tmp_path / "sent.bpmn"
+    path.write_text(sent)
+    receiver = engine.start(path, "receiver", variables={"code": "Z-2"})
+    assert receiver.run().state == "waiting"
+    sender = engine.start(path, "sender", variables={"code": "Z-2", "box": {"kg": 4}})
+    assert sender.run().state == "completed"
+    assert engine.instance(receiver.id).variables == {"code": "Z-2", "doubled": 8}

@@ -260,19 +260,25 @@ class MessageKind(EventDefinitionKind):
         self.send(ctx, definition.ref if definition is not None else None, definition)
 
     def send(
-        self, ctx: StepContext, ref: str | None, definition: EventDefinition | None = None
+        self,
+        ctx: StepContext,
+        ref: str | None,
+        definition: EventDefinition | None = None,
+        *,
+        payload: dict[str, Any] | None = None,
     ) -> None:
         """Send to whoever waits for it, once the step is committed (message flows between
         the pools of one collaboration are delivered this way, inside the engine).
 
-        The payload goes with it. Its key: each correlation property's retrieval expression
-        for this message over the payload (over the sender's variables when the message
-        declares no payload); Zeebe's over the sender's variables. A sender that cannot
-        compute it sends without a key."""
+        The payload goes with it (a send task's is its inputs, `payload`). Its key: each
+        correlation property's retrieval expression for this message over the payload (over
+        the sender's variables when the message declares no payload); Zeebe's over the
+        sender's variables. A sender that cannot compute it sends without a key."""
         name = message_name(ctx.definitions, ref, ctx.node)
         if not name:
             raise Incident(f"{ctx.node.kind} (line {ctx.node.line}) names no message", ctx.node.id)
-        payload = self._payload(ctx, definition)
+        if definition is not None:
+            payload = self._payload(ctx, definition)
         try:
             key = zeebe_key(ctx, ref, ctx.node.line)
         except Incident:
