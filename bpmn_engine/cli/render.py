@@ -160,6 +160,7 @@ def family_summary(console: Console, engine: Engine, root: str, db: str, options
 UNKNOWN_VARIABLE = re.compile(r"unknown variable '([^'\n]{1,100})'")
 """An incident that a variable given with `--var` fixes: the hint names it."""
 
+
 def outcome_summary(
     console: Console, outcome: Outcome, db: str, options: str = "", origin: str | None = None
 ) -> None:

@@ -97,6 +97,15 @@ class EventDefinition:
     condition: Expression | None = None
     timer_language: str | None = None  # of a timer value that is an expression
     wait_for_completion: bool = True  # a compensate throw waits for its handlers
+    # a message's payload (SpiffWorkflow messagePayload) and the variable a catch puts the
+    # payload in (messageVariable; without one, the payload's fields become variables)
+    payload: Expression | None = None
+    message_variable: str | None = None
+    # a message event's data associations: a throw's inputs make the message, a catch's
+    # outputs take it (DataAssociation is defined below; the annotations are strings)
+    reads: tuple[DataAssociation, ...] = ()
+    writes: tuple[DataAssociation, ...] = ()
+    io: IoMapping | None = None  # Camunda/Zeebe: a throw's inputs, a catch's outputs
 
 
 @dataclass(frozen=True, slots=True)

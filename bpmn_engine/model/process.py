@@ -165,7 +165,12 @@ class Definitions:
     signals: Mapping[str, str] = field(default_factory=dict)
     errors: Mapping[str, str] = field(default_factory=dict)  # id -> errorCode
     escalations: Mapping[str, str] = field(default_factory=dict)  # id -> escalationCode
-    correlation_keys: Mapping[str, str] = field(default_factory=dict)  # message id -> expression
+    correlation_keys: Mapping[str, str] = field(default_factory=dict)  # Zeebe: message id -> key
+    # BPMN: message id -> (correlation property id, its retrieval expression for that message)
+    correlation_properties: Mapping[str, tuple[tuple[str, Expression], ...]] = field(
+        default_factory=dict
+    )
+    correlation_groups: tuple[tuple[str, ...], ...] = ()  # each correlationKey's property ids
     # signal, error or escalation id -> what its throw carries, into which variable of the
     # catcher (SpiffWorkflow's `payloadExpression` and `variableName`)
     payloads: Mapping[str, tuple[Expression | None, str]] = field(default_factory=dict)

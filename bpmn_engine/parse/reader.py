@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,20 @@ _BPMN_PREFIX = f"{{{BPMN}}}"
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 # SpiffWorkflow's task specs for these are manual: the workflow waits for a person
 _SPIFF_MANUAL_TASKS = frozenset((f"{_BPMN_PREFIX}task", f"{_BPMN_PREFIX}manualTask"))
+_RECEIVE_TASK = f"{_BPMN_PREFIX}receiveTask"
+_MESSAGE_TASKS = frozenset({_RECEIVE_TASK, f"{_BPMN_PREFIX}sendTask"})
+# the data associations a message event carries its message by, per event kind
+_MESSAGE_DATA = {
+    "intermediateThrowEvent": "dataInputAssociation",
+    "endEvent": "dataInputAssociation",
+    "intermediateCatchEvent": "dataOutputAssociation",
+    "boundaryEvent": "dataOutputAssociation",
+}
+# a message event or receive task must say which message: by messageRef, else by its name
+_NO_MESSAGE = (
+    "names no message: give it a messageRef, or a name (a message without a messageRef is "
+    "addressed by the event's name)"
+)
 _SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
 _ANY_BPMN = f"{_BPMN_PREFIX}*"
 
@@ -182,6 +196,11 @@ class _Compiler:
             correlation_keys=self._correlation_keys(root),
             payloads=self._payloads(root),
             collaborations=self._collaborations(root),
+            correlation_properties=self._correlation_properties(root),
+            correlation_groups=tuple(
+                tuple(_ref(_text(r)) or "" for r in _children(key, "correlationPropertyRef"))
+                for key in root.iter(f"{{{BPMN}}}correlationKey")
+            ),
         )
 
     def _payloads(self, root: etree._Element) -> dict[str, tuple[Expression | None, str]]:
@@ -214,16 +233,29 @@ class _Compiler:
             found[collaboration.get("id", "")] = tuple(dict.fromkeys(r for r in refs if r))
         return found
 
+    def _correlation_properties(
+        self, root: etree._Element
+    ) -> dict[str, tuple[tuple[str, Expression], ...]]:
+        """Message id -> (property id, retrieval expression) for each correlation property
+        with a retrieval expression for that message (its `messagePath`, or the
+        `formalExpression` some modelers write), in document order."""
+        found: dict[str, list[tuple[str, Expression]]] = {}
+        for prop in root.iter(f"{{{BPMN}}}correlationProperty"):
+            for retrieval in _children(prop, "correlationPropertyRetrievalExpression"):
+                message = _ref(retrieval.get("messageRef"))
+                paths = _children(retrieval, "messagePath") or _children(
+                    retrieval, "formalExpression"
+                )
+                for path in paths:
+                    expression = self.expression(path)
+                    if message and expression is not None:
+                        found.setdefault(message, []).append((prop.get("id", ""), expression))
+        return {message: tuple(props) for message, props in found.items()}
+
     def _correlation_keys(self, root: etree._Element) -> dict[str, str]:
-        """Message id -> the expression whose value correlates it: Zeebe keeps it on the
-        message; BPMN in a correlation property's retrieval expression for that message
-        (its `messagePath`, evaluated over the instance's variables)."""
+        """Message id -> Zeebe's correlation key expression on the message (evaluated over
+        the receiving instance's variables, as Zeebe does)."""
         keys: dict[str, str] = {}
-        for retrieval in root.iter(f"{{{BPMN}}}correlationPropertyRetrievalExpression"):
-            message = _ref(retrieval.get("messageRef"))
-            for path in _children(retrieval, "messagePath"):
-                if message and _text(path):
-                    keys[message] = _text(path)
         for message in _children(root, "message"):
             for subscription in extensions.extension_children(
                 message, extensions.ZEEBE, "subscription"
@@ -298,10 +330,25 @@ class _Compiler:
                 f"script resource {resource!r}: scripts kept in other files are not loaded; "
                 "write the script inline",
             )
+        carried = (
+            _MESSAGE_DATA.get(node.kind)
+            if ext.children and ext.bpmn_children("messageEventDefinition")
+            else None
+        )  # a message event's data is its message (runtime/events/message.py)
         for child, reason in (
-            extensions.refused(ext, mappings=is_activity) if ext.has_extensions else ()
+            extensions.refused(ext, mappings=is_activity or carried is not None)
+            if ext.has_extensions
+            else ()
         ):
             self.refuse(child, f"{_local(child)}: {reason}")
+        io = extensions.io_mapping(ext) if carried else None
+        if io is not None and (io.outputs if carried == "dataInputAssociation" else io.inputs):
+            self.refuse(
+                element,
+                f"{'output' if carried == 'dataInputAssociation' else 'input'} mappings on "
+                f"{node.kind}: not supported (a throw's inputs make its message, a catch's "
+                "outputs take it)",
+            )
         if is_activity:
             for attr in ("startQuantity", "completionQuantity"):
                 if attrs.get(attr, "1").strip() not in ("1", ""):
@@ -312,7 +359,7 @@ class _Compiler:
                     )
         elif ext.children:
             for tag in ("dataInputAssociation", "dataOutputAssociation"):
-                for association in ext.bpmn_children(tag):
+                for association in ext.bpmn_children(tag) if tag != carried else ():
                     self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
         for ns in extensions.CAMUNDA_LIKE if ext.has_extensions else ():
             for retry in ext.extension_children(ns, "failedJobRetryTimeCycle"):
@@ -656,7 +703,32 @@ class _Compiler:
             target = self.root_definitions.get(_ref(_text(ref)) or "")
             if target is not None:
                 found.append(target)
-        return tuple(self.event_definition(d) for d in found)
+        definitions = tuple(self.event_definition(d) for d in found)
+        if any(d.kind == "message" for d in definitions):
+            definitions = self._message_data(index, definitions)
+        if (
+            any(d.kind == "message" and not d.ref for d in definitions)
+            and not (index.attrs.get("name") or "").strip()
+        ):
+            self.refuse(element, _NO_MESSAGE)
+        return definitions
+
+    def _message_data(
+        self, index: extensions.ElementIndex, definitions: tuple[EventDefinition, ...]
+    ) -> tuple[EventDefinition, ...]:
+        """A message event's data associations go with its message definitions: a throw's
+        inputs are the message it sends, a catch's outputs what it does with one."""
+        if not index.children:
+            return definitions
+        found = data.activity_data(index, self.items_index, self.expression, self.refuse)
+        io = extensions.io_mapping(index)
+        if io is None and (found is None or not (found.reads or found.writes)):
+            return definitions
+        reads, writes = (found.reads, found.writes) if found is not None else ((), ())
+        return tuple(
+            replace(d, reads=reads, writes=writes, io=io) if d.kind == "message" else d
+            for d in definitions
+        )
 
     def event_definition(self, element: etree._Element) -> EventDefinition:
         kind = _local(element).removesuffix("EventDefinition")
@@ -674,6 +746,15 @@ class _Compiler:
         condition = None
         for child in _children(element, "condition"):
             condition = self.expression(child)
+        payload, message_variable = None, None
+        if kind == "message":
+            for child in extensions.extension_children(element, extensions.SPIFF, "messagePayload"):
+                if _text(child):
+                    payload = Expression(_text(child), self.language, child.sourceline or 0)
+            for child in extensions.extension_children(
+                element, extensions.SPIFF, "messageVariable"
+            ):
+                message_variable = _text(child) or None
         return EventDefinition(
             kind,
             element.sourceline or 0,
@@ -683,12 +764,21 @@ class _Compiler:
             condition,
             timer_language,
             wait_for_completion=element.get("waitForCompletion", "true").strip() != "false",
+            payload=payload,
+            message_variable=message_variable,
         )
 
 
 def _read_task(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> Task:
+    attrs = ext.attrs
+    message_ref = attrs.get("messageRef")
+    if not message_ref and element.tag in _MESSAGE_TASKS and ext.children:
+        for definition in ext.bpmn_children("messageEventDefinition"):  # as SpiffWorkflow reads
+            message_ref = definition.get("messageRef") or message_ref
+    if element.tag == _RECEIVE_TASK and not message_ref and not attrs.get("name"):
+        c.refuse(element, _NO_MESSAGE)
     waits = c.spiff and element.tag in _SPIFF_MANUAL_TASKS
     if ext.plain and element.tag != _BUSINESS_RULE_TASK and not waits:
         # nothing but an id and a name: every other field is its default (as below)
@@ -697,7 +787,6 @@ def _read_task(
         no_loop = (None, None, None, None, (), False, None, None)  # see `_Compiler.activity`
         return _new_task(*base, *no_loop, (handler,) if handler else ())
     script = None
-    attrs = ext.attrs
     for child in ext.bpmn_children("script") if ext.children else ():
         script = _text(child)
     script_format = attrs.get("scriptFormat")
@@ -718,7 +807,7 @@ def _read_task(
         script_format,
         result_variable,
         extensions.form_fields(ext) if ext.has_extensions else (),
-        _ref(message_ref) if (message_ref := attrs.get("messageRef")) else None,
+        _ref(message_ref) if message_ref else None,
         extensions.task_headers(ext) if ext.has_extensions else (),
         decision,
         waits,
@@ -906,6 +995,4 @@ def _with_boundaries(nodes: dict[str, FlowNode]) -> dict[str, FlowNode]:
 
 
 def _replace(node: Activity, **changes: Any) -> Activity:
-    from dataclasses import replace
-
     return replace(node, **changes)

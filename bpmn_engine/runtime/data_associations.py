@@ -62,6 +62,14 @@ def write(ctx: StepContext, node: Activity, values: Mapping[str, Any]) -> dict[s
     return out
 
 
+def carry(
+    ctx: StepContext, association: DataAssociation, values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What one association writes, read from `values` over the visible variables (message
+    events use it for the data their messages carry)."""
+    return _carry(ctx, association, values)
+
+
 def _carry(
     ctx: StepContext, association: DataAssociation, values: Mapping[str, Any]
 ) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from bpmn_engine.model import (
     AdHocSubProcess,
     ComplexGateway,
     Definitions,
+    Event,
     Expression,
     FlowNode,
     FlowScope,
@@ -47,6 +48,22 @@ def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> 
             ) from None
     _check_timers(definitions, scope)
     _check_loops(definitions, scope)
+    for prop, line, problem in correlation_problems(definitions):
+        raise LoadError(problem, file=definitions.path, line=line, element_id=prop)
+
+
+def correlation_problems(definitions: Definitions) -> list[tuple[str, int | None, str]]:
+    """(property, line, why) for each retrieval expression of a correlation property that
+    does not compile: a key never computed would let a catch take any message."""
+    found: list[tuple[str, int | None, str]] = []
+    for message, properties in definitions.correlation_properties.items():
+        for prop, expression in properties:
+            try:
+                compile_expression(expression.text, expression.language)
+            except ExpressionError as error:
+                why = f"retrieval expression for message {message!r}: {error}"
+                found.append((prop, expression.line, why))
+    return found
 
 
 def unrunnable_loop(node: Activity) -> str | None:
@@ -179,7 +196,18 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
 
 
 def control_expressions(node: FlowNode) -> list[tuple[str, Expression]]:
-    """(what, expression) for the conditions of an ad-hoc subprocess or a complex gateway."""
+    """(what, expression) for the conditions of an ad-hoc subprocess or a complex gateway,
+    and what a message event makes of its message (payload, data associations)."""
+    if isinstance(node, Event):
+        found: list[tuple[str, Expression]] = []
+        for definition in node.definitions:
+            if definition.payload is not None:
+                found.append(("messagePayload", definition.payload))
+            for association in (*definition.reads, *definition.writes):
+                if association.transformation is not None:
+                    found.append(("data association", association.transformation))
+                found += [("data association", e) for e, _ in association.assignments]
+        return found
     if isinstance(node, AdHocSubProcess):
         found = [
             ("completionCondition", node.completion),

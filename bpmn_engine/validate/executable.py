@@ -42,6 +42,7 @@ from bpmn_engine.runtime.events.timers import (
 from bpmn_engine.runtime.listeners import compile_listener, listeners_of
 from bpmn_engine.runtime.precheck import (
     control_expressions,
+    correlation_problems,
     data_expressions,
     loop_expressions,
     unrunnable_loop,
@@ -86,6 +87,8 @@ class ExecutableRule:
         if document.definitions is None:
             yield from _load_error(document)
             return
+        for prop, line, why in correlation_problems(document.definitions):
+            yield Issue(why, prop, line)
         for process in document.definitions.processes.values():
             if not process.nodes:
                 continue  # nothing `bpmn run` could start

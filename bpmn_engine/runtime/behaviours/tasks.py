@@ -97,7 +97,8 @@ class ServiceTaskBehaviour(ActivityBehaviour):
         assert isinstance(node, Task)
         handler, name = ctx.engine.handler_for(node)
         if handler is None and node.kind == "sendTask" and node.message_ref:
-            MESSAGE.send(ctx, node.message_ref)  # no handler: the engine delivers it
+            # no handler: the engine delivers it, the task's inputs its payload
+            MESSAGE.send(ctx, node.message_ref, payload=self.inputs(ctx) or None)
             self.complete(ctx)
             return
         if handler is None:

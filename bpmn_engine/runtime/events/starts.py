@@ -28,6 +28,7 @@ from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.events.message import MESSAGE, message_name
 from bpmn_engine.runtime.events.timers import (
     TimerValueError,
     is_cron,
@@ -206,7 +207,7 @@ def _triggers(
             interval = plan.interval.total_seconds() if plan.interval else None
             timers.append(StartTimer(node.id, plan.due.astimezone(UTC), plan.repeat, interval))
         elif definition.kind == "message":
-            name = definitions.messages.get(definition.ref or "", definition.ref)
+            name = message_name(definitions, definition.ref, node)
             if not name:
                 raise LoadError(
                     "message start event names no message",
@@ -335,6 +336,11 @@ def start_at(
     check_process(definitions, process, engine.trust_scripts)
     engine.check_called_compensation(definitions, process)
     engine.deploy(definitions)
+    payload = dict(variables or {})
+    by_message = trigger is not None and trigger[0] == "message.received"
+    start_event = process.nodes[start_event_id]
+    if by_message:  # the message's payload, as the start event takes it
+        variables = MESSAGE.taken(start_event, payload)
     data, step, scope = opening_step(
         definitions,
         process,
@@ -348,6 +354,8 @@ def start_at(
     ctx.activated()
     if trigger is not None:
         step.emit(trigger[0], start_event_id, track.id, **trigger[1])
+    if by_message:  # the message that began the conversation keys its later messages
+        MESSAGE.remember_received(ctx, start_event, payload)
     try:  # the plain flow-node behaviour: complete, take the outgoing flows
         subprocesses.listen(ctx, scope.id, process)
         FlowNodeBehaviour().complete(ctx)

@@ -15,6 +15,7 @@ from bpmn_engine.runtime.events import subprocesses, waiting_starts
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
 from bpmn_engine.runtime.events.definition import waits_of
+from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.timer import TIMER
 
 
@@ -102,6 +103,8 @@ def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, A
         name=subscription.name,
         key=subscription.key,
     )
+    if subscription.kind == "message":
+        variables = MESSAGE.received(ctx, subscription.element, variables)
     if variables:
         ctx.set_variables(variables)
     trigger(ctx, subscription.element, trigger=subscription.kind)
