@@ -37,18 +37,23 @@ def diagram(
     *,
     spiff: bool = True,
     sequential: bool = False,
-    code: str = "result = item * 2",
+    code: str | None = "result = item * 2",
     attrs: str = "",
 ) -> Path:
-    """S -> script task A (multi-instance, `inner` in its characteristics) -> E."""
+    """S -> A (multi-instance, `inner` in its characteristics) -> E: a script task running
+    `code`, or a user task when `code` is None."""
     header = HEADER.replace("<definitions ", f"<definitions {SPIFF_NS}") if spiff else HEADER
     flag = "true" if sequential else "false"
+    loop = f'<multiInstanceLoopCharacteristics isSequential="{flag}">{inner}'
+    loop += "</multiInstanceLoopCharacteristics>"
+    if code is None:
+        task = f'<userTask id="A" {attrs}>{loop}</userTask>'
+    else:
+        task = f'<scriptTask id="A" scriptFormat="python" {attrs}>{loop}'
+        task += f"<script>{code}</script></scriptTask>"
     path = tmp_path / "mi.bpmn"
     path.write_text(
-        f'{header}<process id="p" isExecutable="true"><startEvent id="S"/>'
-        f'<scriptTask id="A" scriptFormat="python" {attrs}>'
-        f'<multiInstanceLoopCharacteristics isSequential="{flag}">{inner}'
-        f"</multiInstanceLoopCharacteristics><script>{code}</script></scriptTask>"
+        f'{header}<process id="p" isExecutable="true"><startEvent id="S"/>{task}'
         f'<endEvent id="E"/>{flow("S", "A")}{flow("A", "E")}</process></definitions>',
         encoding="utf-8",
     )
@@ -228,3 +233,21 @@ def test_camunda_7_attributes_in_a_spiffworkflow_file_keep_camunda_semantics(
     outcome = run(engine, path, {"items": [1, 2, 3]})
     # then: as in any Camunda 7 diagram
     assert outcome.variables["results"] == [2, 4, None]
+
+
+def test_parallel_user_tasks_completed_out_of_order_fill_a_dict_output_by_key(
+    tmp_path: Path, engine: Engine
+):
+    # given: one user task per value of a dict
+    path = diagram(tmp_path, COLLECTIONS, code=None)
+    instance = engine.start(path, variables={"items": {"x": "ann", "y": "bob"}, "results": {}})
+    instance.run()
+    tasks = sorted(instance.user_tasks(), key=lambda t: t.id)
+    assert len(tasks) == 2
+    # when: the second completes first
+    for task, verdict in zip(reversed(tasks), ["no", "yes"], strict=True):
+        instance.complete_task(task.id, {"result": verdict})
+        outcome = instance.run()
+    # then: each output under its item's key, in the input's order
+    assert outcome.state == "completed", outcome.incident
+    assert list(outcome.variables["results"].items()) == [("x", "yes"), ("y", "no")]
