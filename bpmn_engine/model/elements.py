@@ -167,7 +167,9 @@ class MultiInstance:
     `collection` yields the items (BPMN `loopDataInputRef`, Camunda 7 `camunda:collection`,
     Zeebe `inputCollection`), `element_variable` names each inner instance's item;
     `output_collection` gathers `output_element` of each inner instance, in input order.
-    `dialect` ("bpmn", "camunda" or "zeebe") decides where `loopCounter` starts.
+    `dialect` ("bpmn", "camunda", "zeebe", or "spiff": plain BPMN in a file that declares
+    SpiffWorkflow's namespace) decides where `loopCounter` starts and, for "spiff", how dict
+    collections, existing output collections and a cardinality's items are read.
     `refused` says what the engine cannot run (checked before the first step).
     """
 

@@ -663,6 +663,8 @@ class _Compiler:
             output_collection = zeebe.get("outputCollection") or output_collection
             if zeebe.get("outputElement"):
                 output_element = Expression(zeebe["outputElement"], "feel", line)
+        if dialect == "bpmn" and self.spiff:
+            dialect = "spiff"  # plain BPMN drawn for SpiffWorkflow: read as it reads them
         refused = None
         behavior = (element.get("behavior") or "All").strip()
         if first("complexBehaviorDefinition") is not None:

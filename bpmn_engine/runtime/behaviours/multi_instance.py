@@ -63,6 +63,11 @@ def loop_variables(node: Activity) -> frozenset[str]:
     return frozenset({"loopCounter"})
 
 
+INPUT_KEYS = "loopDataInputKeys"
+"""A local of the body (SpiffWorkflow files with a dict input and an output collection): the
+input's keys, in input order, under which each instance's output lands in a dict output."""
+
+
 def first_counter(spec: MultiInstance) -> int:
     """Camunda 7 (like Activiti and Flowable) counts `loopCounter` from 0; Zeebe and the
     BPMN spec's instance attributes from 1."""
@@ -82,9 +87,13 @@ def start_body(ctx: StepContext, leaves: Leaves) -> None:
         ctx.set_local(body.id, {"loopCounter": 0})
         _next_iteration(ctx, spec, body, leaves)
         return
-    items = _items(ctx, spec)
+    items, keys = _items(ctx, spec)
+    if spec.dialect == "spiff":
+        _check_spiff_output(ctx, spec)
     active = min(len(items), 1) if spec.sequential else len(items)
     ctx.set_local(body.id, _counters(len(items), active, 0))
+    if keys is not None and spec.output_collection:
+        ctx.set_local(body.id, {INPUT_KEYS: keys})
     ctx.emit("multi-instance.started", instances=len(items), sequential=spec.sequential)
     if not items:
         _finish_body(ctx, body, leaves)
@@ -109,12 +118,21 @@ def _counters(total: int, active: int, completed: int) -> dict[str, int]:
     return dict(zip(COUNTERS, (total, active, completed) * 2, strict=True))
 
 
-def _items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
-    """The input collection's items, or `loopCardinality` times None; at most MAX_INSTANCES
-    (each inner instance is a scope and a token in one step: `loopCardinality` 10,000,000
-    ran out of memory in three chained tracebacks, again on every resume)."""
+def _items(ctx: StepContext, spec: MultiInstance) -> tuple[list[Any], list[str] | None]:
+    """The input collection's items (and a dict's keys), or `loopCardinality` times None; at
+    most MAX_INSTANCES (each inner instance is a scope and a token in one step:
+    `loopCardinality` 10,000,000 ran out of memory in three chained tracebacks, again on
+    every resume).
+
+    In a file drawn for SpiffWorkflow a dict is iterated by its values (its keys kept for a
+    dict output), and a cardinality's items are the indexes 0, 1, 2..., as SpiffWorkflow
+    does; Camunda 7, Zeebe and other BPMN tools read no dict there (an incident)."""
+    spiff = spec.dialect == "spiff"
     if spec.collection is not None:
         value = ctx.evaluate(spec.collection, what="the multi-instance input collection")
+        if spiff and isinstance(value, dict):
+            _bounded(ctx, len(value), f"the input collection {spec.collection.text!r} has")
+            return list(value.values()), list(value)
         if isinstance(value, dict) or not isinstance(value, list | tuple):
             raise Incident(
                 f"the multi-instance input collection {spec.collection.text!r} is "
@@ -122,7 +140,7 @@ def _items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
                 ctx.node.id,
             )
         _bounded(ctx, len(value), f"the input collection {spec.collection.text!r} has")
-        return list(value)
+        return list(value), None
     assert spec.cardinality is not None
     value = ctx.evaluate(spec.cardinality, what="loopCardinality")
     if isinstance(value, float) and value.is_integer():
@@ -134,7 +152,35 @@ def _items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
             ctx.node.id,
         )
     _bounded(ctx, value, f"loopCardinality {spec.cardinality.text!r} is")
-    return [None] * value
+    return (list(range(value)) if spiff else [None] * value), None
+
+
+def _check_spiff_output(ctx: StepContext, spec: MultiInstance) -> None:
+    """SpiffWorkflow fills an existing output collection: a dict (by key, or by index) or an
+    empty list; one that already holds items is an error unless it is the input collection
+    itself, updated in place."""
+    name = spec.output_collection
+    current = ctx.variables().get(name) if name and not _in_place(spec) else None
+    if current is None:
+        return
+    if not isinstance(current, dict | list):
+        raise Incident(
+            f"the multi-instance output collection {name!r} is {_kind(current)}: "
+            "SpiffWorkflow fills only a dict or a list",
+            ctx.node.id,
+        )
+    if isinstance(current, list) and current:
+        raise Incident(
+            f"the multi-instance output collection {name!r} already holds {len(current)} "
+            "items: it must be empty or a dict, unless it is the input collection "
+            "(updated in place)",
+            ctx.node.id,
+        )
+
+
+def _in_place(spec: MultiInstance) -> bool:
+    """The output collection is the input collection (its items replaced, SpiffWorkflow)."""
+    return spec.collection is not None and spec.collection.text == spec.output_collection
 
 
 def _bounded(ctx: StepContext, count: int, what: str) -> None:
@@ -222,7 +268,7 @@ def _finish_body(ctx: StepContext, body: Scope, leaves: Leaves) -> None:
     outer = ctx.for_track(ctx.data.tracks[body.track or 0])
     if isinstance(spec, MultiInstance) and spec.output_collection:
         total = _count(ctx.data.values.get(body.id, {}), TOTAL)
-        outer.set_variables({spec.output_collection: _collected(ctx, spec, body, total)})
+        outer.set_variables({spec.output_collection: _output(ctx, spec, body, total)})
     outer.emit(f"{BODY_WAIT[node.loop or 'multiInstance']}.completed")
     outer.completed()
     outer.leave(outer.chosen_flows() or leaves.outgoing(outer))
@@ -234,12 +280,16 @@ def _completion_holds(ctx: StepContext, spec: MultiInstance, body: Scope, total:
     assert spec.completion is not None
     extra = None
     if spec.output_collection:
-        extra = {spec.output_collection: _collected(ctx, spec, body, total)}
+        extra = {spec.output_collection: _output(ctx, spec, body, total)}
     return bool(ctx.evaluate(spec.completion, extra, "completionCondition"))
 
 
-def _collected(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -> list[Any]:
-    """Each inner instance's output element, in input order (None for one never completed)."""
+def _output(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -> Any:
+    """The output collection: each inner instance's output element, in input order, with
+    None for one never completed (its position kept, as Zeebe does); SpiffWorkflow's way in
+    a file drawn for it (`_spiff_output`)."""
+    if spec.dialect == "spiff":
+        return _spiff_output(ctx, spec, body, total)
     name = spec.output_collection or ""
     values = ctx.data.values
     return [
@@ -248,6 +298,46 @@ def _collected(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -
         else None
         for index in range(1, total + 1)
     ]
+
+
+def _spiff_output(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -> Any:
+    """SpiffWorkflow's output collection: the outputs of the completed instances only, in
+    input order, filled into the collection as it stands (a new one like the input when
+    there is none): a dict by the input's key (or the instance's index), the input
+    collection updated in place by position, an (empty) list appended to."""
+    name = spec.output_collection or ""
+    values = ctx.data.values
+    keys = values.get(body.id, {}).get(INPUT_KEYS)
+    current = ctx.data.variables.visible(body.parent or 0).get(name)
+    if current is None:
+        output: dict[str, Any] | list[Any] = {} if keys is not None else []
+    elif isinstance(current, dict | list):
+        output = type(current)(current)  # a copy: the stored value is never changed here
+    else:
+        raise Incident(
+            f"the multi-instance output collection {name!r} is {_kind(current)}: "
+            "SpiffWorkflow fills only a dict or a list",
+            ctx.node.id,
+        )
+    in_place = _in_place(spec)
+    for index in range(total):
+        if ctx.data.scopes[body.id + index + 1].status != "completed":
+            continue
+        item = values.get(body.id + index + 1, {}).get(name)
+        key = keys[index] if keys is not None else index
+        if isinstance(output, dict):
+            output[str(key)] = item  # JSON: a list's index is a key as text
+        elif not in_place:
+            output.append(item)
+        elif index < len(output):
+            output[index] = item
+        else:
+            raise Incident(
+                f"the input collection {name!r}, updated in place, has no item "
+                f"{index + 1} any more (it has {len(output)})",
+                ctx.node.id,
+            )
+    return output
 
 
 # --- standard loops -------------------------------------------------------------------------
