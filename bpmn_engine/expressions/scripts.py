@@ -46,6 +46,16 @@ def _copy_variables(variables: Mapping[str, Any], names: Iterable[str]) -> dict[
     return namespace
 
 
+class _Deleted:
+    """The value of a variable a trusted script deleted (`del x`): the caller deletes it."""
+
+    def __repr__(self) -> str:
+        return "<deleted>"
+
+
+DELETED = _Deleted()
+
+
 def _changes(
     variables: Mapping[str, Any], after: Mapping[str, Any], names: Iterable[str]
 ) -> dict[str, Any]:
@@ -108,7 +118,11 @@ class CompiledScript:
         except (Exception, SystemExit) as error:
             raise ExpressionError(f"{type(error).__name__}: {error}") from None
         names = [name for name in namespace if name != "__builtins__"]
-        return _changes(variables, namespace, names)
+        changed = _changes(variables, namespace, names)
+        for name in variables:  # `del x`: SpiffWorkflow's scripts clean up their data so
+            if name not in namespace and not name.startswith("_"):
+                changed[name] = DELETED
+        return changed
 
 
 def compile_python_script(text: str, trusted: bool) -> CompiledScript:

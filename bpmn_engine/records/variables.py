@@ -12,6 +12,12 @@ from typing import Any
 
 from bpmn_engine.records.rows import SNAPSHOT_STATES, Scope
 
+ENGINE_SCOPE = 0
+"""The scope of the rows the engine keeps about an instance beside its variables (what a
+conversation remembered, the names a caller passed in): process and subprocess scopes count
+from 1, so no scope chain reaches it and no node or output sees it, while its rows are
+stored, undone and rewound with the step like any variable."""
+
 
 class VariableStore:
     """All variables of one instance, keyed by scope id."""

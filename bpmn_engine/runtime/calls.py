@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from bpmn_engine.records.data import InstanceHead
 from bpmn_engine.records.rows import Sent, Track
+from bpmn_engine.records.variables import ENGINE_SCOPE
 
 CALL = "call"  # parent -> child: start the called process
 COMPLETION = "completion"  # child -> parent: the child completed, with its variables
@@ -67,6 +68,7 @@ class CallRow(NamedTuple):
     outputs: tuple[tuple[str, str | None], ...] | None = None
     element: str = ""  # incident: the child's failing element
     origin: str = ""  # incident: where it is, when deeper than the child (else "")
+    deleted: tuple[str, ...] = ()  # completion: variables the caller passed, the child deleted
 
 
 def call(
@@ -102,9 +104,11 @@ def upward(
     variables: dict[str, Any],
     message: str = "",
     outputs: tuple[tuple[str, str | None], ...] | None = None,
+    deleted: list[str] | None = None,
 ) -> Sent:
     """A child's end, error or escalation, to its parent; a completion names the called
-    process's data outputs when it declares an interface (`ioSpecification`)."""
+    process's data outputs when it declares an interface (`ioSpecification`), and the
+    variables the caller passed in that the child deleted."""
     assert head.parent_instance is not None and head.parent_track is not None
     payload: dict[str, Any] = {
         "variables": variables,
@@ -114,7 +118,19 @@ def upward(
     }
     if outputs is not None:
         payload["outputs"] = [list(item) for item in outputs]
+    if deleted:
+        payload["deleted"] = deleted
     return Sent(kind, name, head.parent_instance, payload)
+
+
+PASSED = "passed"
+"""The row of a called instance's engine scope naming the variables its caller passed in: at
+its end, those it deleted are deleted in the caller too (when everything comes back), as
+SpiffWorkflow gives the caller the child's data as it ends."""
+
+
+def passed_names(values: dict[int, dict[str, Any]]) -> list[str]:
+    return list(values.get(ENGINE_SCOPE, {}).get(PASSED) or ())
 
 
 def incident(head: InstanceHead, element: str, message: str, origin: str) -> Sent:
@@ -149,6 +165,7 @@ def read(row: dict[str, Any]) -> CallRow:
         outputs=_outputs(payload.get("outputs")),
         element=payload.get("element", ""),
         origin=payload.get("origin", ""),
+        deleted=tuple(payload.get("deleted") or ()),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import JavaScriptScript, compile_expression, compile_script
+from bpmn_engine.expressions.scripts import DELETED
 from bpmn_engine.model import (
     Definitions,
     Expression,
@@ -137,17 +138,30 @@ class StepContext:
         return values
 
     def set_variables(self, values: Mapping[str, Any], scope: int | None = None) -> None:
-        """Write variables where they are defined (or in the process scope); one event."""
+        """Write variables where they are defined (or in the process scope); one event. A
+        value `DELETED` (a trusted script's `del x`) deletes the variable where it is."""
         if not values:
             return
         target = self.track.scope if scope is None else scope
+        deleted = [name for name, value in values.items() if value is DELETED]
+        if deleted:
+            values = {name: value for name, value in values.items() if value is not DELETED}
         try:
             values = storable_all(values)
         except ValueError as error:
             raise Incident(str(error), self.node.id) from None
         for name, value in values.items():
             self.step.set_value(self.data.variables.owner(target, name), name, value)
-        self.emit("variables.updated", variables=copied(values))
+        unset = []
+        for name in deleted:
+            owner = self.data.variables.owner(target, name)
+            if name in self.data.values.get(owner, {}):
+                self.step.delete_value(owner, name)
+                unset.append(name)
+        if unset:
+            self.emit("variables.updated", variables=copied(values), unset=unset)
+        elif values:
+            self.emit("variables.updated", variables=copied(values))
 
     def set_local(self, scope: int, values: Mapping[str, Any]) -> None:
         try:
@@ -345,9 +359,10 @@ class StepContext:
         if head.parent_instance is not None:  # a called instance: its caller goes on
             interface = self.definitions.processes[head.process].interface
             outputs = interface.outputs if interface is not None and interface.outputs else None
-            self.step.sent.append(
-                calls.upward(head, calls.COMPLETION, head.process, variables, outputs=outputs)
-            )
+            deleted = [n for n in calls.passed_names(self.data.values) if n not in variables]
+            sent = calls.upward(head, calls.COMPLETION, head.process, variables, outputs=outputs,
+                                deleted=deleted)  # fmt: skip
+            self.step.sent.append(sent)
 
     def end_instance(self, event: str, **data: Any) -> None:
         """Terminate the whole instance from inside a step (its error went to its caller).

@@ -22,11 +22,12 @@ from bpmn_engine.parse import compile_definitions, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
+from bpmn_engine.records.variables import ENGINE_SCOPE
 from bpmn_engine.runtime import collaborations, compiled, listeners
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
-from bpmn_engine.runtime.calls import CallRow, is_expression
+from bpmn_engine.runtime.calls import PASSED, CallRow, is_expression
 from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -427,6 +428,7 @@ class Engine:
         head = data.head
         head.parent_instance, head.parent_track = call.source, call.track
         head.call_depth = call.depth
+        step.set_value(ENGINE_SCOPE, PASSED, sorted(call.variables))
         step.receive(Receipt(delivery=(call.id, call.child)))
         try:
             return self._open(definitions, process, data, step, scope, on_event)

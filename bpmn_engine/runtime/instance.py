@@ -695,7 +695,7 @@ class Instance:
             ctx.step.receive(receipt)
             if row.kind == calls.COMPLETION:
                 ctx.emit("call.completed", child=row.child)
-                behaviour.finish(ctx, row.variables, row.outputs)
+                behaviour.finish(ctx, row.variables, row.outputs, row.deleted)
             elif row.kind == calls.ERROR:
                 ctx.emit("call.error", child=row.child, code=row.name)
                 message = row.message or f"thrown in called instance {row.child}"

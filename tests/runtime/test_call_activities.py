@@ -593,3 +593,39 @@ def full_flow(instance: Instance, gateway: str, prefix: str) -> str:
     node = instance.definitions.node(gateway)
     assert node is not None
     return next(f for f in node.outgoing if f.startswith(prefix))
+
+
+CHILD_DELETES = """
+  <process id="child" isExecutable="true">
+    <startEvent id="cs"/>
+    <sequenceFlow id="c1" sourceRef="cs" targetRef="clean"/>
+    <scriptTask id="clean" scriptFormat="python"><script>del tmp
+made = 1</script></scriptTask>
+    <sequenceFlow id="c2" sourceRef="clean" targetRef="ce"/>
+    <endEvent id="ce"/>
+  </process>
+"""
+
+
+def test_a_variable_the_child_deleted_is_deleted_in_the_caller_when_everything_comes_back(
+    tmp_path: Path,
+) -> None:
+    """As SpiffWorkflow gives the caller the child's data as it ends: `tmp` stayed."""
+    path = diagram(
+        tmp_path, parent('<callActivity id="call" calledElement="child"/>') + CHILD_DELETES
+    )
+    with Engine(scratch_db(), trust_scripts=True) as engine:
+        outcome = engine.start(path, "parent", {"tmp": 1, "keep": 2}).run()
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables == {"keep": 2, "made": 1, "seen": 1}
+
+
+def test_with_mappings_the_caller_keeps_what_the_child_deleted(tmp_path: Path) -> None:
+    call = """<callActivity id="call" calledElement="child"><extensionElements>
+      <camunda:in variables="all"/><camunda:out source="made" target="made"/>
+    </extensionElements></callActivity>"""
+    path = diagram(tmp_path, parent(call) + CHILD_DELETES)
+    with Engine(scratch_db(), trust_scripts=True) as engine:
+        outcome = engine.start(path, "parent", {"tmp": 1}).run()
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables == {"tmp": 1, "made": 1, "seen": 1}

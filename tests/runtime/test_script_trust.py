@@ -117,3 +117,32 @@ def test_a_script_has_datetime_and_timedelta_without_an_import(
     assert outcome.variables["gap"] == "P1DT12H"
     assert outcome.variables["late"] is True
     assert outcome.variables["day"] == 2
+
+
+def test_a_trusted_script_that_deletes_a_variable_deletes_it(
+    bpmn: Bpmn, make_engine: MakeEngine
+) -> None:
+    """`del x` was ignored without a word: `x` stayed with its old value (SpiffWorkflow's
+    scripts clean up their data so, and a later `'x' in vars()` read the stale one)."""
+    engine = make_engine(trust_scripts=True)
+    body = (
+        '<startEvent id="S"/>'
+        + script("Clean", "del tmp\ndone = 'tmp' not in vars()")
+        + '<endEvent id="E"/>'
+        + flow("S", "Clean")
+        + flow("Clean", "E")
+    )
+    instance = engine.start(bpmn(body), variables={"tmp": 1, "keep": 2})
+    outcome = instance.run()
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables == {"keep": 2, "done": True}
+    [updated] = [e for e in instance.history() if e.event == "variables.updated"]
+    assert updated.data["unset"] == ["tmp"]
+
+
+def test_a_sandboxed_script_that_deletes_is_refused_before_the_first_step(
+    bpmn: Bpmn, make_engine: MakeEngine
+) -> None:
+    body = '<startEvent id="S"/>' + script("Clean", "del tmp") + flow("S", "Clean")
+    with pytest.raises(LoadError, match="'del' statements are not allowed"):
+        make_engine().start(bpmn(body), variables={"tmp": 1})

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.errors import BpmnEngineError
+from bpmn_engine.expressions.scripts import DELETED
 from bpmn_engine.model import CallActivity, Expression
 from bpmn_engine.model.process import ProcessInterface
 from bpmn_engine.runtime import calls
@@ -182,11 +183,17 @@ class CallActivityBehaviour(ActivityBehaviour):
         ctx: StepContext,
         child: dict[str, Any],
         interface: tuple[tuple[str, str | None], ...] | None = None,
+        deleted: tuple[str, ...] = (),
     ) -> None:
-        """The child completed: its variables come back and the track leaves."""
+        """The child completed: its variables come back and the track leaves. When every
+        child variable comes back, those the caller passed and the child deleted are deleted
+        here too (SpiffWorkflow gives the caller the child's data as it ends)."""
         node = ctx.node
         assert isinstance(node, CallActivity)
         returned = self.returned_variables(ctx, node, child, interface)
+        everything = not (node.ins or node.outs) and node.propagate_child and interface is None
+        if deleted and everything and not (node.io is not None and node.io.outputs):
+            returned.update(dict.fromkeys(deleted, DELETED))
         if ctx.body_of(ctx.track) is not None:  # an inner instance of a loop: its counters
             kept = loop_variables(node)  # are the body's, not the child's copy
             returned = {k: v for k, v in returned.items() if k not in kept}

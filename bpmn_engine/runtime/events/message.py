@@ -20,6 +20,7 @@ from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, EventDefinition, Expression, FlowNode, Task
 from bpmn_engine.model.elements import Event
 from bpmn_engine.records.rows import Sent, Subscription
+from bpmn_engine.records.variables import ENGINE_SCOPE
 from bpmn_engine.runtime import data_associations
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
@@ -27,10 +28,8 @@ from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 _MISSING = object()
 # What an instance remembers of its conversations (each correlation property's value from the
 # messages it sent and received, by the scope of the token that sent or received them) is one
-# row of its variables under scope 0: process and
-# subprocess scopes count from 1, so no scope chain reaches it and no node or output sees it,
-# while it is stored, undone and rewound with the step like any variable.
-KEPT_SCOPE, KEPT_NAME = 0, "correlation"
+# row of the engine's scope (`records/variables.py`).
+KEPT_SCOPE, KEPT_NAME = ENGINE_SCOPE, "correlation"
 
 
 def message_name(definitions: Definitions, ref: str | None, event: FlowNode) -> str | None:
