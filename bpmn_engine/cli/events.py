@@ -75,7 +75,9 @@ def message(
     """
     variables = parse_variables(var_pairs, vars_file)
     span = seconds(ttl, "--ttl")
-    engine = settings.engine(db, as_json)
+    # kept for a receiver not there yet, a message may open the database; else it is for
+    # what a run left there, and a mistyped --db must not become an empty database
+    engine = settings.engine(db, as_json, existing=span <= 0)
     if message_id is not None and engine.message_status(message_id) is not None:
         report_status(engine, as_json, name, key, message_id, already=True)
         raise SystemExit(int(ExitCode.OK))

@@ -28,7 +28,8 @@ def test_output_in_a_pipe_is_never_wrapped_or_cut(bpmn: Bpmn, tmp_path: Path) ->
     assert done.returncode == 1, done.stderr
     instance = json.loads(bpmn("instances", "--db", db, "--json").stdout)["id"]
     resume = [line for line in done.stdout.splitlines() if "bpmn resume" in line]
-    assert resume and resume[0].endswith(f"bpmn resume {instance} --db {db}"), done.stdout
+    want = f"bpmn resume {instance} --var amount=VALUE --db {db}"  # the variable it lacks
+    assert resume and resume[0].endswith(want), done.stdout
     listed = bpmn("instances", "--db", db).stdout.splitlines()
     row = [line for line in listed if instance in line]
     assert row and process in row[0] and "failed" in row[0], listed

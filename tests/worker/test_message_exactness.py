@@ -187,6 +187,6 @@ def test_an_id_published_again_says_what_became_of_it(tmp_path: Path) -> None:
     assert line["event"] == "message.already_published" and line["status"] == "buffered"
 
     dropped = bpmn("message", "gone", "--db", str(db), "--id", "drop-1", cwd=tmp_path)
-    assert dropped.returncode == 0 and "no instance waits for message 'gone'" in dropped.stdout
+    assert dropped.returncode == 4 and "no instance waits for message 'gone'" in dropped.stdout
     again = bpmn("message", "gone", "--db", str(db), "--id", "drop-1", cwd=tmp_path)
     assert "already published: message drop-1 expired" in again.stdout
