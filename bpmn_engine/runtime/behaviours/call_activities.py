@@ -114,7 +114,7 @@ class CallActivityBehaviour(ActivityBehaviour):
         visible = ctx.variables()
         passed: dict[str, Any] = {}
         for item, name in interface.inputs:
-            found = next((k for k in (item, name) if k is not None and k in visible), None)
+            found = _found(item, name, visible)
             if found is None:
                 also = f" (or {name!r})" if name and name != item else ""
                 raise Incident(
@@ -169,7 +169,7 @@ class CallActivityBehaviour(ActivityBehaviour):
         incident, as a task's missing data output is."""
         returned: dict[str, Any] = {}
         for item, name in outputs:
-            found = next((k for k in (item, name) if k is not None and k in child), None)
+            found = _found(item, name, child)
             if found is None:
                 raise Incident(
                     f"the called process's data output {item!r} was not set by the called instance",
@@ -204,3 +204,9 @@ class CallActivityBehaviour(ActivityBehaviour):
         if ctx.track.wait in (WAIT, CHILD_FAILED):
             ctx.step.sent.append(calls.cancel(ctx.data.head, ctx.track))
         super().terminate(ctx)
+
+
+def _found(item: str, name: str | None, values: dict[str, Any]) -> str | None:
+    """The key a data input or output of the interface is found under in `values`: its id,
+    else its name; None when neither is there."""
+    return next((key for key in (item, name) if key is not None and key in values), None)
