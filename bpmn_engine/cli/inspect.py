@@ -13,20 +13,28 @@ from bpmn_engine.terminal import safe
 
 @click.command(name="show")
 @click.argument("instance_id", metavar="INSTANCE")
+@click.option(
+    "--history",
+    "last",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Only the last N history events (default: all).",
+)
 @db_option
 @json_option
-def show_command(instance_id: str, db: str, as_json: bool) -> None:
-    """Show an instance: state, tokens, variables and history."""
+def show_command(instance_id: str, last: int, db: str, as_json: bool) -> None:
+    """Show an instance: state, tokens, variables and history (with the time of each)."""
     engine = new_engine(db, read_only=True)
     instance = engine.instance(instance_id)
     called = engine.family(instance.id)[1:]
     if as_json:
-        payload = show_json(instance)
+        payload = show_json(instance, last)
         payload["parent_instance"] = instance.parent
         payload["called_instances"] = called
         click.echo(json_line(payload))
         return
-    show(console, instance)
+    show(console, instance, last)
     if instance.parent is not None:
         console.print(f"called by instance [bold]{safe(instance.parent)}[/]", highlight=False)
     for member in called:

@@ -248,8 +248,12 @@ def _ended_with_memory(console: Console, outcome: Outcome) -> None:
     )
 
 
-def show_json(instance: Instance) -> dict[str, Any]:
+def show_json(instance: Instance, last: int = 0) -> dict[str, Any]:
+    """An instance as JSON; each history event with `at`, when it was committed."""
     outcome = instance.outcome()
+    events = instance.history()
+    events = events[-last:] if last else events
+    times = instance.history_times()
     return {
         "instance": instance.id,
         "process": instance.process_id,
@@ -261,11 +265,12 @@ def show_json(instance: Instance) -> dict[str, Any]:
         "tokens": instance.tokens(),
         "transactions": instance.transactions(),
         "waiting_for": outcome.waiting_for,
-        "history": [e.to_json() for e in instance.history()],
+        "history": [{**e.to_json(), "at": times.get(e.seq)} for e in events],
     }
 
 
-def show(console: Console, instance: Instance) -> None:
+def show(console: Console, instance: Instance, last: int = 0) -> None:
+    """An instance for people; `last`: only its last N history events (0: all)."""
     outcome = instance.outcome()
     style = STATE_STYLE.get(outcome.state, "bold")
     console.print(
@@ -287,12 +292,20 @@ def show(console: Console, instance: Instance) -> None:
     for line in ad_hoc_waits(outcome):
         console.print(f"waiting: {line}", highlight=False)
     console.print(variables_table(outcome.variables))
-    history = new_table("#", "event", "element", "track", "details", title="history", box=None)
+    events = instance.history()
+    shown = events[-last:] if last else events
+    title = "history" + (
+        f" (the last {len(shown)} of {len(events)})" if len(shown) < len(events) else ""
+    )
+    history = new_table("#", "time", "event", "element", "track", "details", title=title, box=None)
     history.title_justify = "left"
-    for e in instance.history():
+    times = instance.history_times()
+    for e in shown:
         details = {k: v for k, v in e.data.items() if k not in ("variables", "type", "name")}
+        at = times.get(e.seq, "")
         history.add_row(
             str(e.seq),
+            at[11:19] if len(at) >= 19 else at,  # the time of day; --json has the whole
             e.event,
             safe(e.element or ""),
             "" if e.track is None else str(e.track),

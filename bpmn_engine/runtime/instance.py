@@ -204,6 +204,11 @@ class Instance:
     def history(self) -> list[Event]:
         return self.engine.store.history(self.id)
 
+    def history_times(self) -> dict[int, str]:
+        """When each event of `history()` was committed (ISO 8601 text, by its `seq`): the
+        events themselves carry none, so that a replay makes the same history."""
+        return self.engine.store.history_times(self.id)
+
     @property
     def definition_version(self) -> str:
         """The content hash of the definitions this instance is pinned to."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -52,6 +53,24 @@ def test_instances_filters_by_state_and_process(bpmn: Bpmn, tmp_path: Path) -> N
     assert other.returncode == 0 and other.stdout == ""
     bad = bpmn("instances", "--db", db, "--state", "sleeping")
     assert bad.returncode == 2 and "'sleeping' is not one of" in bad.stderr
+
+
+def test_show_gives_each_history_event_its_time_and_can_show_the_last_few(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    db = str(tmp_path / "h.db")
+    assert bpmn("run", LOAN, "--db", db).returncode == 1
+    instance = json.loads(bpmn("instances", "--db", db, "--json").stdout)["id"]
+    payload = json.loads(bpmn("show", instance, "--db", db, "--json").stdout)
+    assert len(payload["history"]) > 3
+    assert all(
+        re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d.*", e["at"]) for e in payload["history"]
+    )
+    last = json.loads(bpmn("show", instance, "--db", db, "--json", "--history", "2").stdout)
+    assert last["history"] == payload["history"][-2:]
+    text = bpmn("show", instance, "--db", db, "--history", "2").stdout
+    assert f"history (the last 2 of {len(payload['history'])})" in text
+    assert re.search(r"\d\d:\d\d:\d\d\s+instance\.failed", text), text
 
 
 def test_deploy_shows_a_cron_timer_start(bpmn: Bpmn, tmp_path: Path) -> None:

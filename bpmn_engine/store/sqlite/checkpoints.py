@@ -480,6 +480,15 @@ class CheckpointRows(SqliteConnection):
             )
         ]
 
+    def history_times(self, instance_id: str) -> dict[int, str]:
+        """When each history event was committed (ISO 8601, by its `seq`)."""
+        return {
+            seq: at
+            for seq, at in self.conn.execute(
+                "SELECT seq, at FROM history WHERE instance = ?", (instance_id,)
+            )
+        }
+
     def _write_outbox(self, conn: sqlite3.Connection, step: Step, now: str) -> list[int]:
         """What the step sent (pending outbox rows) and what it received (unique deliveries
         and message ids: a second delivery of one outbox row or message id fails the step)."""
