@@ -89,6 +89,7 @@ class ProgressBar:
     help="Exit 1 when there are more warnings than this (-1: any number).",
 )
 @click.option("--strict", is_flag=True, help="Warnings count as errors: any warning exits 1.")
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
 def validate(
     paths: tuple[str, ...],
     output_format: str,
@@ -96,6 +97,7 @@ def validate(
     config_file: str | None,
     max_warnings: int,
     strict: bool,
+    as_json: bool,
 ) -> None:
     """Check BPMN files before deploy: schema, references, bpmnlint's rules, what the engine
     can run, and soundness (deadlocks, missing synchronisation, dead elements, livelocks).
@@ -105,6 +107,11 @@ def validate(
 
     Example: bpmn validate models/ --format github --max-warnings 0
     """
+    if as_json and output_format not in ("text", "json"):
+        raise click.UsageError(
+            f"--json is --format json: give one of --json, --format {output_format}"
+        )
+    output_format = "json" if as_json else output_format
     config = load_config(config_file)
     with ProgressBar() as progress:
         report = validate_paths(paths, preset=preset, config=config, progress=progress)

@@ -178,3 +178,12 @@ def test_each_format_through_the_command(
         sarif = json.loads(stdout)
         assert sarif["version"] == "2.1.0"
         assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["schema", "executable"]
+
+
+def test_json_is_a_flag_as_in_every_other_command(tmp_path: Path) -> None:
+    diagram(tmp_path, SCHEMA_ERROR)
+    flagged = bpmn(tmp_path, ".", "--json")
+    assert flagged.returncode == 1
+    assert json.loads(flagged.stdout) == json.loads(bpmn(tmp_path, ".", "--format", "json").stdout)
+    both = bpmn(tmp_path, ".", "--json", "--format", "sarif")
+    assert both.returncode == 2 and "--json is --format json" in both.stderr
