@@ -187,3 +187,20 @@ def test_json_is_a_flag_as_in_every_other_command(tmp_path: Path) -> None:
     assert json.loads(flagged.stdout) == json.loads(bpmn(tmp_path, ".", "--format", "json").stdout)
     both = bpmn(tmp_path, ".", "--json", "--format", "sarif")
     assert both.returncode == 2 and "--json is --format json" in both.stderr
+
+
+def test_text_lists_a_files_errors_before_its_warnings(tmp_path: Path) -> None:
+    """A file's errors block a deploy: a run of style warnings above them buried them."""
+    (tmp_path / "mixed.bpmn").write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+        'targetNamespace="t">\n<process id="p" isExecutable="true">\n'
+        '<startEvent id="S" name="start"/>\n<inclusiveGateway id="G" name="which"/>\n'
+        '<callActivity id="C" name="call"/>\n<endEvent id="E" name="end"/>\n'
+        '<sequenceFlow id="a" sourceRef="S" targetRef="G"/>\n'
+        '<sequenceFlow id="b" sourceRef="G" targetRef="C"/>\n'
+        '<sequenceFlow id="c" sourceRef="C" targetRef="E"/>\n</process></definitions>\n'
+    )
+    done = bpmn(tmp_path, "mixed.bpmn")
+    severities = [line.split()[1] for line in done.stdout.splitlines() if ".bpmn:" in line]
+    assert "error" in severities and "warning" in severities, done.stdout
+    assert severities == sorted(severities, key=lambda s: s != "error"), done.stdout

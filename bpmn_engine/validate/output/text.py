@@ -1,4 +1,5 @@
-"""The human format: findings grouped by file, one `path:line:col` line each, summary last.
+"""The human format: findings grouped by file, errors first, one `path:line:col` line each,
+summary last.
 
 `path:line:col severity rule-id message [element-id]` is what editors and terminals turn into
 links; colour is added only when the stream is a terminal, so logs and pipes stay plain.
@@ -16,13 +17,16 @@ from bpmn_engine.validate.findings import Finding, Severity
 from bpmn_engine.validate.runner import Report
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "blue"}
+# in each file, errors first, then warnings, then infos (each in line order): a file's errors
+# are what blocks a deploy, and a long run of style warnings buried them
+FIRST = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def emit(report: Report, out: TextIO) -> None:
     colour = out.isatty()
     console = Console(file=out, highlight=False, soft_wrap=True) if colour else None
     for _, group in groupby(report.findings, key=lambda f: f.file):
-        for finding in group:
+        for finding in sorted(group, key=lambda f: FIRST[f.severity]):
             lines = [line(finding, colour)]
             if finding.trace:
                 trace = "    trace: " + " -> ".join(finding.trace)
