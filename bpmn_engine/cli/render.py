@@ -162,7 +162,12 @@ UNKNOWN_VARIABLE = re.compile(r"unknown variable '([^'\n]{1,100})'")
 
 
 def outcome_summary(
-    console: Console, outcome: Outcome, db: str, options: str = "", origin: str | None = None
+    console: Console,
+    outcome: Outcome,
+    db: str,
+    options: str = "",
+    origin: str | None = None,
+    stuck: bool = False,
 ) -> None:
     """The end of a run for people; `options` are repeated in every command it suggests;
     `origin`: the instance whose incident failed this one (a called one), to resume."""
@@ -174,6 +179,14 @@ def outcome_summary(
     if outcome.variables:
         console.print(variables_table(outcome.variables))
     db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
+    if stuck:
+        console.print(
+            "[red]stuck:[/] no token can move and nothing it waits for exists (a join waiting "
+            "for a token that ended elsewhere?): it will never go on by itself; see "
+            f"[bold]bpmn show {outcome.instance}{db_opt}[/], end it with [bold]bpmn cancel "
+            f"{outcome.instance}{db_opt}[/]",
+            highlight=False,
+        )
     if db == ":memory:" and outcome.state in ("waiting", "failed"):
         _ended_with_memory(console, outcome)
         return

@@ -98,8 +98,9 @@ def finish_tree(
 ) -> None:
     """The root's outcome, then (for people) what the instances it called wait for."""
     if isinstance(listener, Trace):
-        origin = engine.instance(outcome.instance).incident_origin
-        outcome_summary(console, outcome, db, options, origin)
+        root = engine.instance(outcome.instance)
+        stuck = outcome.state == "waiting" and db != ":memory:" and root.is_stuck()
+        outcome_summary(console, outcome, db, options, root.incident_origin, stuck)
         family_summary(console, engine, outcome.instance, db, options)
         raise SystemExit(int(ExitCode.for_state(outcome.state)))
     finish(outcome, db, listener, options)

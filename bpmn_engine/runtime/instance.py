@@ -204,6 +204,12 @@ class Instance:
     def history(self) -> list[Event]:
         return self.engine.store.history(self.id)
 
+    def is_stuck(self) -> bool:
+        """Whether this (committed, active) instance can never move on: no track can run and
+        nothing it waits for exists (`Store.stuck_instances`), e.g. a parallel join waiting
+        for a token that ended elsewhere. Such a run is no ordinary wait."""
+        return self.id in self.engine.store.stuck_instances()
+
     def history_times(self) -> dict[int, str]:
         """When each event of `history()` was committed (ISO 8601 text, by its `seq`): the
         events themselves carry none, so that a replay makes the same history."""

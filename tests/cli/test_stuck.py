@@ -44,3 +44,16 @@ def test_only_instances_nothing_can_move_on_are_listed_as_stuck(
     assert [json.loads(line)["id"] for line in listed.stdout.splitlines()] == [started[0]]
     states = [json.loads(line)["state"] for line in every.stdout.splitlines()]
     assert sorted(states) == ["active", "active", "completed"]
+
+
+def test_a_run_that_can_never_go_on_says_it_is_stuck(bpmn: Bpmn, tmp_path: Path) -> None:
+    """It was reported as an ordinary wait."""
+    db = str(tmp_path / "s.db")
+    stuck = bpmn("run", str(STUCK), "--var", "go=false", "--db", db)
+    assert stuck.returncode == 3
+    assert "stuck: no token can move and nothing it waits for exists" in stuck.stdout
+    assert "bpmn cancel " in stuck.stdout
+    review = tmp_path / "review.bpmn"
+    review.write_text(REVIEW, encoding="utf-8")
+    waiting = bpmn("run", str(review), "--db", db)
+    assert waiting.returncode == 3 and "stuck" not in waiting.stdout
