@@ -113,7 +113,7 @@ def test(
         _show_failures(results)
         if reported is not None:
             _show_coverage(reported, fail_under)
-        _show_summary(results, broken, seconds)
+        _show_summary(results, broken, seconds, coverage.percent if short else None)
     if broken:
         raise SystemExit(int(ExitCode.BAD_INPUT))
     if not results:
@@ -203,12 +203,22 @@ def _show_coverage(coverage: Coverage, fail_under: float | None) -> None:
     console.print(total, highlight=False)
 
 
-def _show_summary(results: list[ScenarioResult], broken: list[LoadError], seconds: float) -> None:
+def _show_summary(
+    results: list[ScenarioResult],
+    broken: list[LoadError],
+    seconds: float,
+    short_of: float | None = None,
+) -> None:
+    """The last line, in red whenever the exit code is not 0 (`short_of`: the coverage
+    that fell below --fail-under: "3 passed" alone read as success while the exit was 1)."""
     counts = _counts(results)
     parts = [f"{n} {word}" for word, n in counts.items() if n]
     if broken:
         parts.append(f"{len(broken)} file(s) could not be read")
-    colour = "green" if not broken and counts["failed"] == counts["error"] == 0 else "red"
+    if short_of is not None:
+        parts.append(f"coverage {short_of:.1f}% below --fail-under")
+    passing = not broken and counts["failed"] == counts["error"] == 0 and short_of is None
+    colour = "green" if passing else "red"
     text = ", ".join(parts) or "no scenarios ran"
     console.print(f"[{colour}]{text} in {seconds:.2f}s[/]", highlight=False)
 

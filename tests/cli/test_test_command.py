@@ -98,6 +98,8 @@ def test_fail_under_fails_a_passing_suite_that_covers_too_little(
         done.stdout
     )
     assert "below --fail-under 80" in done.stdout
+    # the last line says the suite failed: "1 passed" alone read as success with exit 1
+    assert done.stdout.splitlines()[-1].startswith("1 passed, coverage 65.2% below --fail-under")
     code, lines = bpmn.json_lines("test", "--fail-under", "60")
     assert code == 0
     coverage = next(line for line in lines if line["event"] == "coverage")
