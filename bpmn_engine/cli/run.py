@@ -229,12 +229,22 @@ def resume(
 
 @click.command()
 @click.argument("instance_id", metavar="INSTANCE")
+@click.option(
+    "--handlers",
+    type=click.Path(dir_okay=False),
+    help="Python file whose functions handle the listeners that run as it ends (Camunda 7 "
+    "end listeners with a class or delegate expression).",
+)
+@click.option("--trust-scripts", is_flag=True, help="Run listener scripts as full Python.")
 @db_option
 @json_option
-def cancel(instance_id: str, db: str, as_json: bool) -> None:
-    """Terminate an instance: every token is removed, every user task cancelled."""
+def cancel(
+    instance_id: str, handlers: str | None, trust_scripts: bool, db: str, as_json: bool
+) -> None:
+    """Terminate an instance: every token is removed, every user task cancelled, and the
+    end listeners run (those served by handlers with --handlers)."""
     existing_db(db)
-    engine = open_engine(db, None, False, None, as_json)
+    engine = open_engine(db, handlers, trust_scripts, None, as_json)
     instance = engine.instance(instance_id)
     listener = event_listener(as_json, instance, engine)
     finish(instance.cancel(listener), db, listener)

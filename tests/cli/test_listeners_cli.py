@@ -83,3 +83,27 @@ def test_a_listener_in_another_language_is_refused_by_run_and_validate(
     assert executable[0].startswith("audit.bpmn:6:") and executable[0].endswith("[T]")
     assert "camunda:executionListener (end, line 11)" in executable[0]
     assert "groovy" in executable[0]
+
+
+def test_cancel_runs_the_end_listeners_its_handlers_serve(bpmn: Bpmn, tmp_path: Path) -> None:
+    """`bpmn cancel` had no --handlers: a Camunda 7 end listener served by a handler was
+    skipped as the instance ended."""
+    (tmp_path / "wait.bpmn").write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
+        'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d" targetNamespace="t">'
+        '<process id="p" isExecutable="true"><startEvent id="S"/><userTask id="U">'
+        '<extensionElements><camunda:executionListener event="end" class="org.example.Cleanup"/>'
+        '</extensionElements></userTask><endEvent id="E"/>'
+        '<sequenceFlow id="f1" sourceRef="S" targetRef="U"/>'
+        '<sequenceFlow id="f2" sourceRef="U" targetRef="E"/></process></definitions>'
+    )
+    marker = tmp_path / "cleaned"
+    (tmp_path / "handlers.py").write_text(
+        f"import pathlib\n\ndef Cleanup(ctx):\n    pathlib.Path({str(marker)!r}).touch()\n"
+    )
+    waiting = bpmn("run", "wait.bpmn", "--db", "w.db")
+    assert waiting.returncode == 3, waiting.stdout + waiting.stderr
+    instance = waiting.stdout.split("bpmn complete ")[1].split()[0]
+    done = bpmn("cancel", instance, "--handlers", "handlers.py", "--db", "w.db")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert marker.exists()
