@@ -10,7 +10,9 @@ from bpmn_engine.cli.common import (
     db_option,
     event_listener,
     json_option,
+    parse_variables,
     run_options,
+    var_options,
 )
 from bpmn_engine.cli.run import finish_tree
 
@@ -18,18 +20,31 @@ from bpmn_engine.cli.run import finish_tree
 @click.command()
 @click.argument("instance_id", metavar="INSTANCE")
 @click.argument("element")
+@var_options
 @db_option
 @run_options
 @json_option
-def activate(instance_id: str, element: str, db: str, settings: RunSettings, as_json: bool) -> None:
+def activate(
+    instance_id: str,
+    element: str,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    db: str,
+    settings: RunSettings,
+    as_json: bool,
+) -> None:
     """Activate ELEMENT, an activity of an ad-hoc subprocess INSTANCE waits in, and run on.
 
     Only activities without incoming sequence flows can be activated; `bpmn show` lists
-    them. Example: bpmn activate 3f9a2c Task_CheckCredit
+    them. --var sets process variables first, for the activity to read.
+    Example: bpmn activate 3f9a2c Task_CheckCredit --var limit=5000
     """
+    variables = parse_variables(var_pairs, vars_file)
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     RUNNING.append((instance.id, db))
     listener = event_listener(as_json, instance, engine)
+    if variables:
+        instance.set_variables(variables, on_event=listener)
     instance.activate(element, listener)
     finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)

@@ -108,3 +108,11 @@ def test_activate_in_bpmn_step(tmp_path: Path) -> None:
     assert s.execute("back 2").ok
     assert [t["element"] for t in s.instance.tokens()] == ["Checks"]
     engine.close()
+
+
+def test_activate_sets_the_variables_it_is_given_first(bpmn: Bpmn, tmp_path: Path) -> None:
+    """`activate` had no --var: the activity could not be given what it reads."""
+    instance = started(bpmn, tmp_path)
+    code, lines = bpmn.json_lines("activate", instance, "Credit", "--var", 'checked=["call"]')
+    assert code == 0
+    assert lines[-1]["variables"]["checked"] == ["call", "credit"]
