@@ -111,7 +111,7 @@ TOP_KEYS = {
     "variables",
     "scenario",
 }
-SCENARIO_KEYS = TOP_KEYS - {"diagram", "diagrams", "scenario"} | {
+SCENARIO_KEYS = TOP_KEYS - {"scenario"} | {
     "name",
     "description",
     "steps",
@@ -216,7 +216,7 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
     document = load_toml(text, str(path))
     reader = _Reader(path, text)
     reader.known(document, TOP_KEYS, "scenario file", None)
-    diagrams = _diagrams(reader, document)
+    diagrams = _diagrams(reader, document, None)
     shared = {k: v for k, v in document.items() if k not in ("diagram", "diagrams", "scenario")}
     scenarios = document.get("scenario")
     if not isinstance(scenarios, list) or not scenarios:
@@ -234,17 +234,23 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
     return result
 
 
-def _diagrams(reader: _Reader, document: dict[str, Any]) -> tuple[Path, ...]:
+def _diagrams(
+    reader: _Reader, document: dict[str, Any], block: int | None
+) -> tuple[Path, ...] | None:
+    """The diagram files the file's top level (`block` None) or one scenario names, or None
+    when it names none."""
     if "diagram" in document and "diagrams" in document:
-        raise reader.error("give `diagram` or `diagrams`, not both", reader.line_of("diagrams"))
+        raise reader.error(
+            "give `diagram` or `diagrams`, not both", reader.line_of("diagrams", block)
+        )
     value = document.get("diagrams", document.get("diagram"))
     if value is None:
-        raise reader.error('no `diagram = "file.bpmn"`: which diagram does it test?', 1)
-    names = reader.names(value, "`diagram`/`diagrams`", None, "diagram")
+        return None
+    names = reader.names(value, "`diagram`/`diagrams`", block, "diagram")
     base = reader.path.parent
     files = tuple(base / name for name in names)
     if not any(f.suffix.lower() != ".dmn" for f in files):
-        raise reader.error("`diagrams` holds no BPMN file", reader.line_of("diagram"))
+        raise reader.error("`diagrams` holds no BPMN file", reader.line_of("diagram", block))
     return files
 
 
@@ -253,11 +259,18 @@ def _scenario(
     block: int,
     table: dict[str, Any],
     shared: dict[str, Any],
-    diagrams: tuple[Path, ...],
+    diagrams: tuple[Path, ...] | None,
 ) -> Scenario:
     reader.known(table, SCENARIO_KEYS, "[[scenario]]", block)
     line = reader.where(block) or 1
     name = reader.text(table.get("name"), "a scenario's `name`", block, "name")
+    diagrams = _diagrams(reader, table, block) or diagrams
+    if diagrams is None:
+        raise reader.error(
+            f'scenario {name!r} names no diagram: give `diagram = "file.bpmn"` at the top of '
+            "the file or in the scenario",
+            line,
+        )
 
     def setting(key: str) -> Any:  # the scenario's own, else the file's
         return table.get(key, shared.get(key))
@@ -267,13 +280,14 @@ def _scenario(
         process = reader.text(process, "`process`", block, "process")
     variables = plain(reader.table(setting("variables") or {}, "`variables`", block, "variables"))
     answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = {}
-    for source in (shared.get("answers") or {}, table.get("answers") or {}):
-        for task, answer in reader.table(source, "`answers`", block, "answers").items():
-            what = f"the answer for {task!r}"
-            if isinstance(answer, list):  # one per visit
-                answers[task] = [plain(reader.table(a, what, block, task)) for a in answer]
-            else:
-                answers[task] = plain(reader.table(answer, what, block, task))
+    # the scenario's own answers win whole, as every setting does (`answers = {}`: none)
+    source = table["answers"] if "answers" in table else shared.get("answers") or {}
+    for task, answer in reader.table(source, "`answers`", block, "answers").items():
+        what = f"the answer for {task!r}"
+        if isinstance(answer, list):  # one per visit
+            answers[task] = [plain(reader.table(a, what, block, task)) for a in answer]
+        else:
+            answers[task] = plain(reader.table(answer, what, block, task))
     mocks: dict[str, Mock] = {}
     for source in (shared.get("mocks") or {}, table.get("mocks") or {}):
         for mock_name, spec in reader.table(source, "`mocks`", block, "mocks").items():

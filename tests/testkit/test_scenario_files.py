@@ -129,7 +129,7 @@ def test_malformed_scenarios_are_refused(scenario_file, text: str, complaint: st
 
 
 def test_a_file_without_a_diagram_or_scenarios_is_refused(scenario_file) -> None:
-    assert "which diagram" in refusal(scenario_file, '[[scenario]]\nname = "x"\n')
+    assert "names no diagram" in refusal(scenario_file, '[[scenario]]\nname = "x"\n')
     assert "no [[scenario]] tables" in refusal(scenario_file, LOAN)
 
 
@@ -149,3 +149,27 @@ def test_deploy_and_instances_are_read(scenario_file) -> None:
     assert scenario.deploy and scenario.expect.instances == 2
     bad = LOAN + '[[scenario]]\nname = "x"\nexpect = { instances = -1 }\n'
     assert "`instances` is a count" in refusal(scenario_file, bad)
+
+
+def test_a_scenario_may_name_its_own_diagram_as_the_docs_say(scenario_file) -> None:
+    """The schema refused `diagram` in a [[scenario]] though docs/testing.md offered it."""
+    text = (
+        '[[scenario]]\nname = "own"\ndiagram = "loan-approval.bpmn"\n'
+        '[scenario.expect]\nstate = "completed"\n'
+    )
+    [scenario] = load_scenarios(scenario_file(text))
+    assert [d.name for d in scenario.diagrams] == ["loan-approval.bpmn"]
+    nameless = '[[scenario]]\nname = "none"\n[scenario.expect]\nstate = "completed"\n'
+    assert refusal(scenario_file, nameless).startswith(":1: scenario 'none' names no diagram")
+
+
+def test_a_scenarios_own_answers_win_whole_even_empty(scenario_file) -> None:
+    """`answers = {}` in a scenario left the file's answers in force."""
+    text = (
+        LOAN + "answers = { Task_Review = { ok = true } }\n"
+        '[[scenario]]\nname = "shared"\n[scenario.expect]\nstate = "completed"\n'
+        '[[scenario]]\nname = "none"\nanswers = {}\n[scenario.expect]\nstate = "waiting"\n'
+    )
+    shared, none = load_scenarios(scenario_file(text))
+    assert shared.answers == {"Task_Review": {"ok": True}}
+    assert none.answers == {}
