@@ -46,6 +46,10 @@ class DecisionRegistry:
         self._kept[decisions.version] = decisions
         return changed
 
+    def is_given(self, decisions: Decisions) -> bool:
+        """Whether these decisions come from files given to this engine, not the store."""
+        return any(given is decisions for given in self.given)
+
     def find(self, name_or_id: str) -> Decisions | None:
         for decisions in self.given:
             if decisions.has(name_or_id):

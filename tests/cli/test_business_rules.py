@@ -54,6 +54,10 @@ def test_a_resumed_instance_finds_the_decision_in_the_database(bpmn: Bpmn, tmp_p
     assert lines[-1]["variables"]["dish"] == "Stew"
     evaluated = [line for line in lines if line["event"] == "decision.evaluated"]
     assert evaluated and evaluated[0]["element"] == "decide"
+    # it answers all the same, and says where it came from (it answered without a word)
+    [warning] = [line["message"] for line in lines if line["event"] == "warning"]
+    assert "decision 'dish' comes from DMN files kept in the database" in warning
+    assert "rules.dmn" in warning
 
 
 def test_only_dmn_files_is_not_a_run(bpmn: Bpmn, tmp_path: Path) -> None:

@@ -150,6 +150,12 @@ class BusinessRuleTaskBehaviour(ServiceTaskBehaviour):
                 "store",
                 node.id,
             )
+        if not ctx.engine.decisions.is_given(decisions):  # it answers all the same: say so
+            ctx.warn(
+                f"decision {call.decision!r} comes from DMN files kept in the database by an "
+                f"earlier run or deploy ({', '.join(decisions.paths)}), not from a file given "
+                "now: give the .dmn file to use another"
+            )
         inputs = self.inputs(ctx)
         try:
             result = decisions.evaluate(call.decision, ctx.variables(inputs))
