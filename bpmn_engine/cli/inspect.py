@@ -24,7 +24,9 @@ from bpmn_engine.terminal import safe
 @db_option
 @json_option
 def show_command(instance_id: str, last: int, db: str, as_json: bool) -> None:
-    """Show an instance: state, tokens, variables and history (with the time of each)."""
+    """Show an instance: state, tokens, variables and history.
+
+    Each history event with the time it was committed; --history N shows the last N."""
     engine = new_engine(db, read_only=True)
     instance = engine.instance(instance_id)
     called = engine.family(instance.id)[1:]

@@ -241,8 +241,9 @@ def resume(
 def cancel(
     instance_id: str, handlers: str | None, trust_scripts: bool, db: str, as_json: bool
 ) -> None:
-    """Terminate an instance: every token is removed, every user task cancelled, and the
-    end listeners run (those served by handlers with --handlers)."""
+    """Terminate an instance: every token is removed, every user task cancelled.
+
+    Its end listeners run as it ends (those a handler serves with --handlers)."""
     existing_db(db)
     engine = open_engine(db, handlers, trust_scripts, None, as_json)
     instance = engine.instance(instance_id)
