@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from bpmn_engine.cli import recording
 from bpmn_engine.cli.common import (
     RUNNING,
     RunSettings,
@@ -14,6 +15,7 @@ from bpmn_engine.cli.common import (
     run_options,
     var_options,
 )
+from bpmn_engine.cli.recording import record_option, recorded
 from bpmn_engine.cli.run import finish_tree
 
 
@@ -23,6 +25,7 @@ from bpmn_engine.cli.run import finish_tree
 @var_options
 @db_option
 @run_options
+@record_option
 @json_option
 def activate(
     instance_id: str,
@@ -31,6 +34,7 @@ def activate(
     vars_file: str | None,
     db: str,
     settings: RunSettings,
+    record: str | None,
     as_json: bool,
 ) -> None:
     """Activate ELEMENT, an activity of an ad-hoc subprocess INSTANCE waits in, and run on.
@@ -43,8 +47,13 @@ def activate(
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     RUNNING.append((instance.id, db))
+    recorder = recording.go_on(record, engine, instance.id)
     listener = event_listener(as_json, instance, engine)
-    if variables:
-        instance.set_variables(variables, on_event=listener)
-    instance.activate(element, listener)
-    finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
+    if recorder is not None:
+        recorder.step("activate", element, variables)
+    with recorded(recorder, engine, instance.id):
+        if variables:
+            instance.set_variables(variables, on_event=listener)
+        instance.activate(element, listener)
+        outcome = instance.run(listener, settings.wait)
+        finish_tree(engine, outcome, db, listener, settings.options)

@@ -131,7 +131,7 @@ EXPECT_KEYS = {
     "calls",
     "instances",
 }
-ACTIONS = ("complete", "message", "signal", "advance")
+ACTIONS = ("complete", "message", "signal", "activate", "advance")
 STEP_KEYS = {*ACTIONS, "key", "variables", "expect"}
 MOCK_KEYS = {"returns", "error", "message", "fail", "calls"}
 
@@ -413,7 +413,9 @@ def _step(reader: _Reader, block: int, number: int, spec: Any) -> Action:
         reader.table(spec.get("variables", {}), f"{what}: `variables`", block, "variables")
     )
     if variables and kind in ("advance", "check"):
-        raise reader.error(f"{what}: `variables` go with complete, message or signal", line)
+        raise reader.error(
+            f"{what}: `variables` go with complete, message, signal or activate", line
+        )
     expect = None
     if "expect" in spec:
         expect_table = reader.table(spec["expect"], f"{what}: `expect`", block, "expect")

@@ -116,3 +116,18 @@ def test_activate_sets_the_variables_it_is_given_first(bpmn: Bpmn, tmp_path: Pat
     code, lines = bpmn.json_lines("activate", instance, "Credit", "--var", 'checked=["call"]')
     assert code == 0
     assert lines[-1]["variables"]["checked"] == ["call", "credit"]
+
+
+def test_activate_is_recorded_and_replays(bpmn: Bpmn, tmp_path: Path) -> None:
+    """`activate` had no --record, and scenarios no `activate` step."""
+    path = model(tmp_path)
+    run = bpmn("run", path, "--var", "checked=[]", "--record", "triage.bpmntest.toml")
+    assert run.returncode == 3, run.stdout + run.stderr
+    instance = run.stdout.split("bpmn activate ")[1].split()[0]
+    done = bpmn("activate", instance, "Credit", "--record", "triage.bpmntest.toml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = (tmp_path / "triage.bpmntest.toml").read_text()
+    assert 'activate = "Credit"' in text
+    replay = bpmn("test", "triage.bpmntest.toml")
+    assert replay.returncode == 0, replay.stdout
+    assert "1 passed" in replay.stdout
