@@ -86,24 +86,6 @@ def secrets(db: str) -> list[str]:
     return sorted({s for s in found if s and s != "''"}, key=len, reverse=True)
 
 
-def password(db: str) -> str | None:
-    """The password of the user, as meant (the first one `db` holds)."""
-    for key, value in _meant(db):
-        if key == "password":
-            return value
-    return None
-
-
-def _meant(db: str) -> list[tuple[str, str]]:
-    url = _URL.fullmatch(db) if db.startswith(SCHEMES) else None
-    if url is not None:
-        userinfo = url.group(2).rpartition("@")[0]
-        found = [("password", unquote(userinfo.partition(":")[2]))] if ":" in userinfo else []
-        query = url.group(3).partition("?")[2].partition("#")[0]
-        return found + [(k, v) for k, v in parse_qsl(query) if k in SECRET_KEYS]
-    return [(k, _keyword_value(v)) for k, v, _ in keyword_pairs(db) or () if k in SECRET_KEYS]
-
-
 def redact(db: str) -> str:
     """`db` as error messages, banners and `store.path` show it: every password `***`."""
     if not is_postgresql(db):
