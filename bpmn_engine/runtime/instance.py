@@ -208,7 +208,7 @@ class Instance:
         """Whether this (committed, active) instance can never move on: no track can run and
         nothing it waits for exists (`Store.stuck_instances`), e.g. a parallel join waiting
         for a token that ended elsewhere. Such a run is no ordinary wait."""
-        return self.id in self.engine.store.stuck_instances()
+        return self.engine.store.stuck_instances(self.id) == [self.id]
 
     def history_times(self) -> dict[int, str]:
         """When each event of `history()` was committed (ISO 8601 text, by its `seq`): the

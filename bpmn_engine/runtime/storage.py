@@ -138,7 +138,7 @@ class WorkStore(Protocol):
         left (nobody else could take it meanwhile)."""
         ...
 
-    def stuck_instances(self) -> list[str]:
+    def stuck_instances(self, instance_id: str | None = None) -> list[str]:
         """Active instances that nothing can move on: no track can run, and nothing they
         wait for (timer, message, signal, condition, user task, called instance) is there."""
         ...

@@ -97,15 +97,17 @@ class WorkQueries(LeaseClock):
         wakes nobody (workers poll): nothing to hold back."""
         yield
 
-    def stuck_instances(self) -> list[str]:
+    def stuck_instances(self, instance_id: str | None = None) -> list[str]:
         """Active instances with no track ready or executing, no waiting timer, subscription
         or user task, no active called instance, and no track waiting for anything else
         than those or a join or the end of what it contains (an inner scope, a
         multi-instance body, an event subprocess's listening): each of these waits ends
-        only when something above moves, and nothing does."""
+        only when something above moves, and nothing does. `instance_id`: that one only."""
+        only = "AND i.id = ? " if instance_id is not None else ""
         rows = self.conn.execute(
             "SELECT i.id FROM instances i WHERE i.state = 'active' "
-            "AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.instance = i.id "
+            + only
+            + "AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.instance = i.id "
             "AND (t.status IN ('ready', 'executing') OR (t.status = 'waiting' "
             "AND coalesce(t.wait, '') NOT IN (" + ", ".join("?" * len(_ENDED_BY_ROWS)) + ")))) "
             "AND NOT EXISTS (SELECT 1 FROM timers m WHERE m.instance = i.id "
@@ -117,7 +119,7 @@ class WorkQueries(LeaseClock):
             "AND NOT EXISTS (SELECT 1 FROM instances c WHERE c.parent_instance = i.id "
             "AND c.state = 'active') "
             "ORDER BY i.created_at, i.id",
-            _ENDED_BY_ROWS,
+            (instance_id, *_ENDED_BY_ROWS) if instance_id is not None else _ENDED_BY_ROWS,
         )
         return [r[0] for r in rows]
 
