@@ -78,6 +78,7 @@ class RunSettings:
     clock: str
     wait_timers: str
     checkpoint: str
+    simulate: bool = False
 
     def engine(self, db: str, as_json: bool, *, existing: bool = True) -> Engine:
         """The engine on `db`; `existing`: the command acts on what a run left there."""
@@ -91,6 +92,7 @@ class RunSettings:
             as_json,
             self.clock,
             self.checkpoint,
+            simulate=self.simulate,
         )
 
     @property
@@ -105,12 +107,13 @@ class RunSettings:
         parts += ["--trust-scripts"] if self.trust_scripts else []
         parts += ["--clock virtual"] if self.clock == "virtual" else []
         parts += ["--checkpoint wait"] if self.checkpoint == "wait" else []
+        parts += ["--simulate"] if self.simulate else []
         return "".join(f" {part}" for part in parts)
 
 
 def run_options(command: Callable) -> Callable:
-    """--answers, --handlers, --trust-scripts, --clock, --wait-timers, --checkpoint, passed
-    as `settings`."""
+    """--answers, --handlers, --simulate, --trust-scripts, --clock, --wait-timers,
+    --checkpoint, passed as `settings`."""
 
     @functools.wraps(command)
     def collapsed(
@@ -121,9 +124,12 @@ def run_options(command: Callable) -> Callable:
         clock: str,
         wait_timers: str,
         checkpoint: str,
+        simulate: bool,
         **kwargs: Any,
     ) -> Any:
-        settings = RunSettings(answers, handlers, trust_scripts, clock, wait_timers, checkpoint)
+        settings = RunSettings(
+            answers, handlers, trust_scripts, clock, wait_timers, checkpoint, simulate
+        )
         return command(*args, settings=settings, **kwargs)
 
     f: Callable = collapsed
@@ -151,10 +157,19 @@ def run_options(command: Callable) -> Callable:
         type=click.Path(dir_okay=False),
         help="Python file whose functions handle service tasks (by type or element id).",
     )(f)
+    f = simulate_option(f)
     f = click.option(
         "--trust-scripts", is_flag=True, help="Run script tasks as full Python (not sandboxed)."
     )(f)
     return f
+
+
+def simulate_option(f: Callable) -> Callable:
+    return click.option(
+        "--simulate",
+        is_flag=True,
+        help="A service task with no handler completes as a no-op (it waits for one otherwise).",
+    )(f)
 
 
 def checkpoint_option(f: Callable) -> Callable:
@@ -353,6 +368,7 @@ def open_engine(
     clock: str = "real",
     checkpoint: str = "step",
     read_only: bool = False,
+    simulate: bool = False,
 ) -> Engine:
     answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
     return new_engine(
@@ -363,6 +379,7 @@ def open_engine(
         trust_scripts=trust_scripts,
         on_user_task=answer_book,
         checkpoint=checkpoint,
+        simulate=simulate,
     )
 
 

@@ -20,6 +20,7 @@ from bpmn_engine.cli.common import (
     json_option,
     new_engine,
     seconds,
+    simulate_option,
 )
 from bpmn_engine.cli.render import json_line
 from bpmn_engine.dsn import redact
@@ -113,6 +114,7 @@ def show_decisions(decisions: Decisions, changed: bool, as_json: bool) -> None:
     help="Python file whose functions handle service tasks (by type or element id).",
 )
 @click.option("--trust-scripts", is_flag=True, help="Run script tasks as full Python.")
+@simulate_option
 @click.option(
     "--poll",
     type=click.FloatRange(min=0),
@@ -150,6 +152,7 @@ def worker(
     clock: str,
     handlers: str | None,
     trust_scripts: bool,
+    simulate: bool,
     poll: float,
     lease: float,
     once: bool,
@@ -173,6 +176,7 @@ def worker(
         trust_scripts=trust_scripts,
         checkpoint=checkpoint,
         job_timeout=job_timeout,
+        simulate=simulate,
     )
 
     def notice(event: Event) -> None:

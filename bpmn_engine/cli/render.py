@@ -69,6 +69,8 @@ class Trace:
             line = f"  [green]✓[/] {self.name(event)} [dim]{safe(data.get('type'))}[/] {track}"
         elif kind == "element.waiting" and data.get("reason") == "user task":
             line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for a person[/] {track}"
+        elif kind == "element.waiting" and data.get("reason") == "job":
+            line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for a handler[/] {track}"
         elif kind == "element.waiting" and data.get("reason") == "call activity":
             called = f"{safe(str(data.get('process')))} as instance {safe(str(data.get('child')))}"
             line = f"  [magenta]↘[/] {self.name(event)} [magenta]calls[/] {called} {track}"
@@ -234,6 +236,8 @@ def outcome_summary(
                 highlight=False,
                 soft_wrap=True,
             )
+        elif wait.get("reason") == "job":
+            _job_hint(console, outcome.instance, wait, db_opt)
         elif wait.get("reason") == "ad-hoc":
             console.print(
                 f"waiting at {ad_hoc_wait(wait)}; to activate one: "
@@ -244,6 +248,26 @@ def outcome_summary(
         else:
             console.print(f"waiting at {safe(wait['element'])} ({safe(str(wait.get('reason')))})")
     console.print(f"[dim]database: {safe(redact(db))}[/]", highlight=False)
+
+
+def _job_hint(console: Console, instance: str, wait: dict[str, Any], db_opt: str) -> None:
+    """A service task with no handler: the function names that would serve it, and the
+    commands that run it with one (or walk past it)."""
+    names = " or ".join(safe(shlex.quote(n)) for n in wait.get("handlers") or ())
+    function = f"a function named {names}" if names else "a handler"
+    if " --handlers " in db_opt:  # the file given has none of those names
+        serve = f"add {function} to the handlers file: [bold]bpmn resume {instance}{db_opt}[/]"
+    else:
+        serve = (
+            f"give {function} in a Python file: [bold]bpmn resume {instance} --handlers "
+            f"FILE{db_opt}[/] (or [bold]bpmn worker --handlers FILE{db_opt}[/])"
+        )
+    console.print(
+        f"waiting for a handler for service task [bold]{safe(wait['element'])}[/]; {serve}; "
+        "--simulate walks past such tasks",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _ended_with_memory(console: Console, outcome: Outcome) -> None:

@@ -371,6 +371,17 @@ class _Compiler:
                         "at once, retried by `bpmn resume`",
                     )
                 )
+        if ext.has_extensions:
+            for job in ext.extension_children(extensions.ZEEBE, "taskDefinition"):
+                if (job.get("retries") or "").strip():
+                    self.warnings.append(
+                        Refusal(
+                            node.id,
+                            job.sourceline or node.line,
+                            f"zeebe:taskDefinition retries={job.get('retries')!r} is not run: "
+                            "a failing handler is an incident at once, retried by `bpmn resume`",
+                        )
+                    )
 
     def refuse_at(self, element_id: str, line: int, message: str) -> None:
         """A refusal about an element already compiled (it has an id and a line)."""

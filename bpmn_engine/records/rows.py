@@ -29,6 +29,9 @@ SNAPSHOT_STATES = frozenset({COMPENSABLE, COMPENSATING, COMPENSATED})
 # a conditional subscription of a non-interrupting event that fired and waits again, but
 # whose condition still holds: it fires again only after it has been false (`Subscription`)
 HELD = "held"
+# a service task whose handler this engine does not have waits for one (Camunda 8's job, 7's
+# external task): an engine that has it serves the job (`bpmn resume --handlers`, a worker)
+JOB = "job"
 # the statuses of a subscription that still waits (`Step.cancel_stale_waits` ends them)
 STILL_WAITING = frozenset({"waiting", HELD})
 

@@ -61,6 +61,7 @@ class Services(Protocol):
     store: Store
     clock: Clock
     trust_scripts: bool
+    simulate: bool  # a service task with no handler completes as a no-op, not waits
 
     def handler_for(self, node: Task | Listener) -> tuple[Handler | None, str | None]: ...
     def behaviour_for(self, node: FlowNode) -> Behaviour: ...

@@ -76,7 +76,9 @@ class Engine:
     `job_timeout` (seconds) caps how long a handler call keeps its job's lease alive, and
     is the absolute cap past which a worker gives up anyone's job (`Worker`, seed 004).
     `undo` keeps each step's before-images in the store (slower; `bpmn step` uses it), so
-    that `rewind` can take an instance back.
+    that `rewind` can take an instance back. A service task whose handler the engine does
+    not have waits as a job until an engine that has it serves it (`Instance.run` on an
+    engine with the handler, a `Worker`); `simulate` completes it as a no-op instead.
     """
 
     def __init__(
@@ -90,6 +92,7 @@ class Engine:
         checkpoint: str = "step",
         job_timeout: float | None = None,
         undo: bool = False,
+        simulate: bool = False,
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
         self.undo = undo  # keep each step's before-images, so that `rewind` can go back
@@ -103,6 +106,9 @@ class Engine:
         # the mapping given, even empty: its owner may fill it later (the test kit's mocks)
         self.handlers: Mapping[str, Handler] = handlers if handlers is not None else {}
         self.trust_scripts = trust_scripts
+        # a service task with no handler completes as a no-op (a walk through the flow), where
+        # it otherwise waits as a job for an engine that has one: a no-op changes the path
+        self.simulate = simulate
         self.on_user_task = on_user_task
         self.clock: Clock = clock or RealClock()
         self._definitions: dict[str, Definitions] = {}
@@ -208,6 +214,10 @@ class Engine:
 
     def handler_for(self, node: Task | ElementListener) -> tuple[Handler | None, str | None]:
         return find_handler(self.handlers, node.handler_names)
+
+    def has_handler(self, node: FlowNode) -> bool:
+        """Whether this engine can serve the task's job (a service task waiting for one)."""
+        return isinstance(node, Task) and self.handler_for(node)[0] is not None
 
     def behaviour_for(self, node: FlowNode) -> FlowNodeBehaviour:
         return behaviour_for(node)

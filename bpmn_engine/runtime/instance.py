@@ -25,6 +25,7 @@ from bpmn_engine.records.rows import (
     AD_HOC_COMPLETING,
     CONSUMED,
     HELD,
+    JOB,
     NOT_TOKENS,
     STILL_WAITING,
     Event,
@@ -135,11 +136,25 @@ class Instance:
             for t in data.tracks.values()
             if t.status is TrackState.EXECUTING and not engine.store.live_claim(data.head.id, t.id)
         ]
+        # service tasks that waited for a handler this engine has: served first thing
+        self._jobs = [
+            t.id
+            for t in data.tracks.values()
+            if t.status is TrackState.WAITING
+            and t.wait == JOB
+            and engine.has_handler(definitions.node(t.element))
+        ]
         self.scheduler = Scheduler(
-            data, definitions, lambda: engine.clock, self._condition_holds, self._orphans
+            data,
+            definitions,
+            lambda: engine.clock,
+            self._condition_holds,
+            self._orphans,
+            self._jobs,
         )
         self._actions: dict[ActionKind, Callable[[Action, Any, Listener | None], None]] = {
             ActionKind.RESUME_JOB: self._resume_job,
+            ActionKind.SERVE_JOB: self._serve_job,
             ActionKind.ENTER: self._enter_action,
             ActionKind.JOIN: self._fire_join,
             ActionKind.TIMER: self._fire_timer,
@@ -304,6 +319,9 @@ class Instance:
                 ):
                     continue  # listed below, with what they wait for
                 wait = {"element": track.element, "reason": track.wait, "track": track.id}
+                if track.wait == JOB:  # the names a handler may have to serve it
+                    node = self.definitions.node(track.element)
+                    wait["handlers"] = list(getattr(node, "handler_names", ()))
                 if track.wait == AD_HOC:
                     wait["activatable"] = ad_hoc.activatable(self.definitions, self.data, track)
                     if not wait["activatable"]:
@@ -411,6 +429,21 @@ class Instance:
     def _resume_job(self, action: Action, variables: Any, on_event: Listener | None) -> None:
         self._orphans.remove(action.track)
         self._external(self.data.tracks[action.track], on_event)
+
+    def _serve_job(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        self._jobs.remove(action.track)
+        track = self.data.tracks[action.track]
+        if track.status is not TrackState.WAITING or track.wait != JOB:
+            raise UsageError(f"track {track.id} does not wait for a handler at {track.element}")
+
+        def serve(ctx: StepContext) -> None:
+            ctx.step.touch_track(ctx.track).move(TrackState.EXECUTING)
+            ctx.track.wait = None
+            behaviour_for(ctx.node).execute(ctx)
+
+        ctx = self._step(track, serve, on_event)
+        if ctx is not None and ctx.external is not None:
+            self._run_job(ctx, on_event)
 
     def _enter_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
         track = self.data.tracks[action.track]

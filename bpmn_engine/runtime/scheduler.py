@@ -1,16 +1,17 @@
 """What may run next in an instance, in the one order the engine chooses it.
 
-Deterministic: (1) jobs a crash left `executing` are re-run first; (2) a waiting conditional
-event whose condition now holds (checked only after variables changed: a condition made true
-fires before anything else moves, as Camunda evaluates it on the variable change itself, so
-a task inside a subprocess that makes its conditional boundary event true is interrupted
-before the next task starts); (3) the ready track that became ready first (lowest `seq`);
-(4) a waiting inclusive join whose OR-join rule now holds, or a complex gateway waiting for
-reset that no token can reach any more (the same upstream rule), the longest waiting first; (5)
-the earliest timer that is due; and, on a virtual
-clock with nothing else to do, the earliest finite timer (the clock jumps to it). Completing
-a user task needs a person: it is offered, never chosen. `Instance.run` takes the first
-action, `Instance.enabled` (the stepper) lists them all: both read this one source.
+Deterministic: (1) jobs a crash left `executing` are re-run first, then the jobs that waited
+for a handler this engine has (a service task reached by an engine without one); (2) a
+waiting conditional event whose condition now holds (checked only after variables changed: a
+condition made true fires before anything else moves, as Camunda evaluates it on the
+variable change itself, so a task inside a subprocess that makes its conditional boundary
+event true is interrupted before the next task starts); (3) the ready track that became
+ready first (lowest `seq`); (4) a waiting inclusive join whose OR-join rule now holds, or a
+complex gateway waiting for reset that no token can reach any more (the same upstream rule),
+the longest waiting first; (5) the earliest timer that is due; and, on a virtual clock with
+nothing else to do, the earliest finite timer (the clock jumps to it). Completing a user
+task needs a person: it is offered, never chosen. `Instance.run` takes the first action,
+`Instance.enabled` (the stepper) lists them all: both read this one source.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from bpmn_engine.runtime.clock import Clock
 
 class ActionKind(StrEnum):
     RESUME_JOB = "resume-job"
+    SERVE_JOB = "serve-job"
     ENTER = "enter"
     CONDITION = "condition"
     JOIN = "join"
@@ -59,12 +61,14 @@ class Scheduler:
         clock: Callable[[], Clock],
         holds: Callable[[Subscription], bool],
         orphans: list[int],
+        jobs: list[int],
     ) -> None:
         self.data = data
         self.definitions = definitions
         self.clock = clock
         self.holds = holds
         self.orphans = orphans  # jobs a crash left executing, to re-run first
+        self.jobs = jobs  # jobs waiting for a handler this engine has, to serve next
         self.conditions_dirty = True  # evaluated again only when variables changed
 
     def next(self) -> Action | None:
@@ -86,6 +90,9 @@ class Scheduler:
         for track_id in self.orphans:
             chosen = True
             yield Action(ActionKind.RESUME_JOB, track_id, tracks[track_id].element)
+        for track_id in self.jobs:
+            chosen = True
+            yield Action(ActionKind.SERVE_JOB, track_id, tracks[track_id].element)
         condition = self._true_condition()
         if condition is not None:
             chosen = True

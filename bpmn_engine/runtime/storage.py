@@ -10,7 +10,7 @@ one transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -123,7 +123,13 @@ class DeploymentStore(Protocol):
 class WorkStore(Protocol):
     """Finding what can run, by querying rows (nothing of an instance stays in memory)."""
 
-    def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]: ...
+    def runnable_instances(
+        self, now: datetime, *, joins: bool = False, also: Iterable[str] = ()
+    ) -> list[str]: ...
+    def waiting_jobs(self) -> list[tuple[str, str, str]]:
+        """(instance, definition, element) of each service task waiting for a handler."""
+        ...
+
     def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]: ...
     def start_timers_by_due(self) -> Iterator[tuple[str, int]]: ...
 

@@ -125,6 +125,7 @@ class Worker:
         self._quarantine: dict[str, float] = {}
         self._random = random.Random(os.getpid())
         self._until: datetime | None = None
+        self._serves: dict[tuple[str, str], bool] = {}  # (version, element): handler known
 
     # --- control --------------------------------------------------------------------------
     def stop(self) -> None:
@@ -172,7 +173,9 @@ class Worker:
         delivered = self.deliver_outbox()
         started = self.fire_start_timers()
         steps = 0
-        candidates = self.store.runnable_instances(self.clock.now(), joins=sweep)
+        candidates = self.store.runnable_instances(
+            self.clock.now(), joins=sweep, also=self.servable_jobs()
+        )
         self._random.shuffle(candidates)  # two workers rarely start on the same instance
         for instance_id in candidates:
             if self._stopping:
@@ -181,6 +184,19 @@ class Worker:
                 continue
             steps += self.drive(instance_id)
         return started > 0 or steps > 0 or delivered > 0
+
+    def servable_jobs(self) -> list[str]:
+        """Instances with a service task waiting for a handler that this worker has (one
+        reached by a run without it): the worker serves them."""
+        found = []
+        for instance_id, version, element in self.store.waiting_jobs():
+            served = self._serves.get((version, element))
+            if served is None:
+                served = self.engine.has_handler(self.engine.definitions(version).node(element))
+                self._serves[(version, element)] = served
+            if served:
+                found.append(instance_id)
+        return found
 
     def give_up_overdue_jobs(self) -> int:
         """Seed 004's absolute cap: a job whose handler call began more than the engine's

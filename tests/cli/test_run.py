@@ -334,3 +334,41 @@ def test_a_run_in_memory_that_stops_prints_no_command_that_cannot_work(bpmn: Bpm
     waiting = bpmn("run", ORDER, "--db", ":memory:", "--handlers", ORDER_HANDLERS, *ORDER_VARS)
     assert waiting.returncode == 3, waiting.stdout + waiting.stderr
     assert "bpmn complete" not in waiting.stdout and "waiting at " in waiting.stdout
+
+
+CHARGE = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+<process id="P" isExecutable="true"><startEvent id="s"/>
+<sequenceFlow id="f1" sourceRef="s" targetRef="Charge"/>
+<serviceTask id="Charge" implementation="charge_card"/>
+<sequenceFlow id="f2" sourceRef="Charge" targetRef="e"/><endEvent id="e"/></process>
+</definitions>
+"""
+
+
+def test_a_service_task_without_handler_waits_and_resume_with_handlers_serves_it(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    """It completed as a no-op with a ⚠ line: forgetting --handlers changed the path."""
+    (tmp_path / "charge.bpmn").write_text(CHARGE)
+    done = bpmn("run", "charge.bpmn", "--db", "jobs.db")
+    assert done.returncode == 3, done.stdout
+    instance = done.stdout.split("waiting instance ", 1)[1].split()[0]
+    hint = " ".join(done.stdout.split())
+    assert "waiting for a handler for service task Charge" in hint
+    assert "a function named charge_card or Charge" in hint
+    assert f"bpmn resume {instance} --handlers FILE --db jobs.db" in hint
+    (tmp_path / "handlers.py").write_text("def charge_card(ctx):\n    return {'paid': True}\n")
+    code, lines = bpmn.json_lines("resume", instance, "--handlers", "handlers.py", "--db", "jobs.db")
+    assert code == 0
+    assert lines[-1]["event"] == "instance.completed"
+    assert lines[-1]["variables"] == {"paid": True}
+
+
+def test_simulate_walks_past_a_service_task_without_handler(bpmn: Bpmn, tmp_path: Path) -> None:
+    (tmp_path / "charge.bpmn").write_text(CHARGE)
+    code, lines = bpmn.json_lines("run", "charge.bpmn", "--db", ":memory:", "--simulate")
+    assert code == 0
+    assert lines[-1]["event"] == "instance.completed"
+    [warning] = [line for line in lines if line["event"] == "warning"]
+    assert "simulated" in warning["message"]

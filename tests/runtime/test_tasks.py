@@ -701,16 +701,60 @@ def test_a_handler_returning_a_value_that_cannot_be_stored_is_an_incident(
     assert "when" not in instance.variables
 
 
-def test_a_service_task_without_handler_completes_with_a_warning(bpmn: Bpmn, engine: Engine):
+def test_a_service_task_without_handler_waits_as_a_job_for_one(bpmn: Bpmn, engine: Engine):
     # given
     instance = engine.start(bpmn(service('camunda:type="external" camunda:topic="charge"')))
+    # when
+    outcome = instance.run()
+    # then: a no-op would have changed the path taken; it waits, saying what would serve it
+    assert outcome.state == "waiting"
+    assert outcome.waiting_for == [
+        {"element": "Svc", "reason": "job", "track": 1, "handlers": ["charge", "Svc"]}
+    ]
+    assert events_named(instance, "job.started") == []
+    assert "E" not in [e.element for e in events_named(instance, "element.completed")]
+
+
+def test_a_job_waits_on_through_runs_without_its_handler_and_an_engine_with_it_serves_it(
+    bpmn: Bpmn, engine: Engine
+):
+    # given: a service task waiting for a handler, run again by an engine still without one
+    path = bpmn(service('camunda:type="external" camunda:topic="charge"'))
+    first = engine.start(path)
+    first.run()
+    assert engine.instance(first.id).run().state == "waiting"
+    calls: list[str] = []
+
+    def charge(context: ServiceTaskContext) -> dict[str, object]:
+        calls.append(context.element_id)
+        return {"charged": context.variables["amount"]}
+
+    engine.handlers = {"charge": charge}
+    engine.instance(first.id).set_variables({"amount": 12})
+    # when: an engine that has the handler runs the instance
+    outcome = engine.instance(first.id).run()
+    # then: the job is served once, with the variables as they are now
+    assert outcome.state == "completed"
+    assert outcome.variables == {"amount": 12, "charged": 12}
+    assert calls == ["Svc"]
+    assert [e.data["attempt"] for e in events_named(engine.instance(first.id), "job.started")] == [
+        1
+    ]
+
+
+def test_a_simulating_engine_completes_a_service_task_without_handler_as_a_no_op(
+    bpmn: Bpmn, make_engine: MakeEngine
+):
+    # given
+    eng = make_engine(simulate=True)
+    instance = eng.start(bpmn(service('camunda:type="external" camunda:topic="charge"')))
     # when
     outcome = instance.run()
     # then
     assert outcome.state == "completed"
     [warning] = events_named(instance, "warning")
     assert warning.element == "Svc"
-    assert "charge" in warning.data["message"]
+    assert "charge" in warning.data["message"] and "simulated" in warning.data["message"]
     assert events_named(instance, "job.started") == []
 
 

@@ -50,6 +50,7 @@ def test_a_failed_assertion_shows_the_path_and_the_waits(bpmn_runner: Runner) ->
 
 
 def test_time_passes_only_when_advanced(bpmn_runner: Runner) -> None:
+    bpmn_runner.mock("reserve_stock", {"status": "reserved"})
     bpmn_runner.start(PAYMENT, variables={"orderId": "A-2"})
     bpmn_runner.mock("release_stock", {"status": "expired"})
     assert_that(bpmn_runner).waiting()

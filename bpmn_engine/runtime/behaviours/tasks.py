@@ -9,6 +9,7 @@ from typing import Any
 from bpmn_engine.errors import BpmnEngineError
 from bpmn_engine.expressions import script_is_expression
 from bpmn_engine.model import Expression, Task
+from bpmn_engine.records.rows import JOB
 from bpmn_engine.runtime import listeners
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -87,6 +88,10 @@ class ScriptTaskBehaviour(ActivityBehaviour):
 class ServiceTaskBehaviour(ActivityBehaviour):
     """Calls the user's handler outside the step's transaction (it may be slow or remote).
 
+    With no handler for it the task waits as a job (`JOB`) until an engine that has one
+    serves it (`Instance` re-runs `execute`), or, when the engine simulates, completes as a
+    no-op.
+
     The step that starts the call commits the claim (track `executing`, attempt + 1); the
     result comes back in a second step through `finish_external`. A crash in between re-runs
     the handler on resume: side effects are at least once, so handlers get an idempotency key.
@@ -103,8 +108,12 @@ class ServiceTaskBehaviour(ActivityBehaviour):
             return
         if handler is None:
             looked = ", ".join(node.handler_names)
+            if not ctx.engine.simulate:  # a no-op would change the path taken: wait for one
+                ctx.wait(JOB, handlers=list(node.handler_names))
+                return
             ctx.warn(
-                f"no handler for this {node.kind} (looked for: {looked}); completed as a no-op"
+                f"no handler for this {node.kind} (looked for: {looked}); simulated: "
+                "completed as a no-op"
             )
             self.complete(ctx)
             return

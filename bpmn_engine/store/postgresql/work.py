@@ -22,7 +22,7 @@ host).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 import psycopg
@@ -45,7 +45,9 @@ class PgWorkQueries(PostgresConnection, WorkQueries):
 
     _listener: psycopg.Connection | None = None
 
-    def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]:
+    def runnable_instances(
+        self, now: datetime, *, joins: bool = False, also: Iterable[str] = ()
+    ) -> list[str]:
         """As on SQLite, but only those this worker could claim (at most `CLAIM_BATCH`):
         the instances another worker claimed for its turn are left to it. What was
         announced until now is read off the listening connection first (this look sees
@@ -54,7 +56,7 @@ class PgWorkQueries(PostgresConnection, WorkQueries):
         if self._listener is not None:
             for _ in self._listener.notifies(timeout=0):
                 pass
-        found = super().runnable_instances(now, joins=joins)
+        found = super().runnable_instances(now, joins=joins, also=also)
         self.release_claims()
         if not found:
             return []

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
-from bpmn_engine.records.rows import CONSUMED, DELIVERED
+from bpmn_engine.records.rows import CONSUMED, DELIVERED, JOB
 from bpmn_engine.store.sqlite.connection import instant
 from bpmn_engine.store.sqlite.leases import LeaseClock, holds
 
@@ -32,22 +32,26 @@ WAIT_SLICE = 0.05  # how often a waiting worker looks at its stop flag (seconds)
 class WorkQueries(LeaseClock):
     """`bpmn worker` finds work by querying rows: nothing of an instance stays in memory."""
 
-    def runnable_instances(self, now: datetime, *, joins: bool = False) -> list[str]:
-        """Active instances with something to do at `now`: a ready track, a due timer, or a
-        job nobody alive holds. An instance with a job another live worker holds is left
-        alone (any step of ours would make its result fail to commit). `joins` adds those
-        waiting at a join or at a complex gateway's reset, which only a step can re-check
-        (for a worker that just started).
+    def runnable_instances(
+        self, now: datetime, *, joins: bool = False, also: Iterable[str] = ()
+    ) -> list[str]:
+        """Active instances with something to do at `now`: a ready track, a due timer, a
+        job nobody alive holds, or one of `also` (the caller knows they have work). An
+        instance with a job another live worker holds is left alone (any step of ours would
+        make its result fail to commit). `joins` adds those waiting at a join or at a
+        complex gateway's reset, which only a step can re-check (for a worker that just
+        started).
         """
         active = "JOIN instances i ON i.id = {0}.instance AND i.state = 'active'"
-        found = {
+        found = set(also)
+        found.update(
             r[0]
             for r in self.conn.execute(
                 "SELECT DISTINCT t.instance FROM tracks t "
                 + active.format("t")
                 + " WHERE t.status = 'ready'"
             )
-        }
+        )
         # a due with a UTC offset compares wrongly as text: the text bound (+14 h, the widest
         # offset) keeps the index; julianday() then decides exactly
         found.update(
@@ -81,6 +85,19 @@ class WorkQueries(LeaseClock):
                 instance
             )
         return sorted(found - held)
+
+    def waiting_jobs(self) -> list[tuple[str, str, str]]:
+        """(instance, definition, element) of each service task of an active instance that
+        waits for a handler: a worker that has the handler serves it."""
+        return [
+            (r[0], r[1], r[2])
+            for r in self.conn.execute(
+                "SELECT t.instance, i.definition, t.element FROM tracks t "
+                "JOIN instances i ON i.id = t.instance AND i.state = 'active' "
+                "WHERE t.status = 'waiting' AND t.wait = ? ORDER BY t.instance, t.id",
+                (JOB,),
+            )
+        ]
 
     def wait_for_work(self, seconds: float, stopping: Callable[[], bool]) -> bool:
         """SQLite cannot tell a waiting worker that another process committed: it sleeps,
