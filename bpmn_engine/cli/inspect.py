@@ -3,6 +3,8 @@ read-only, so they never disturb a run in progress)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import click
 from rich.table import Table
 
@@ -48,7 +50,7 @@ def show_command(instance_id: str, last: int, db: str, as_json: bool) -> None:
         )
 
 
-STATES = ("active", "completed", "failed", "terminated")
+STATES = ("active", "waiting", "completed", "failed", "terminated")
 
 
 @click.command()
@@ -57,7 +59,11 @@ STATES = ("active", "completed", "failed", "terminated")
     is_flag=True,
     help="Only active instances nothing can move on: no track can run, nothing awaited exists.",
 )
-@click.option("--state", type=click.Choice(STATES), help="Only the instances in this state.")
+@click.option(
+    "--state",
+    type=click.Choice(STATES),
+    help="Only the instances in this state (active: every one not ended, waiting ones too).",
+)
 @click.option("--process", "process_id", metavar="ID", help="Only the instances of this process.")
 @db_option
 @json_option
@@ -71,8 +77,28 @@ def instances(
         for row in rows:  # `instance` too: the key every other command's JSON uses for it
             click.echo(json_line({"instance": row["id"], **row}))
         return
-    table = Table("instance", "process", "state", "waiting tasks", "updated", "called by", box=None)
+    called = any(row["parent_instance"] for row in rows)
+    table = Table(box=None)
+    table.add_column("instance", no_wrap=True)
+    table.add_column("process", overflow="fold")  # a narrow terminal wraps it, never cuts it
+    table.add_column("state", no_wrap=True)
+    table.add_column("tasks", justify="right", no_wrap=True)
+    table.add_column("updated (UTC)", no_wrap=True)
+    if called:
+        table.add_column("called by", no_wrap=True)
     for row in rows:
-        keys = ("id", "process", "state", "waiting_tasks", "updated_at", "parent_instance")
-        table.add_row(*(safe(row[k] or "") for k in keys))
+        cells = [row["id"], row["process"], row["state"], str(row["waiting_tasks"] or "")]
+        cells.append(_minute(row["updated_at"] or ""))
+        if called:
+            cells.append(row["parent_instance"] or "")
+        table.add_row(*(safe(c) for c in cells))
     console.print(table)
+
+
+def _minute(stamp: str) -> str:
+    """An ISO time as `2026-12-04 07:09:06`: what fits beside the rest in 80 columns."""
+    try:
+        moment = datetime.fromisoformat(stamp).astimezone(UTC)
+    except ValueError:
+        return stamp
+    return moment.strftime("%Y-%m-%d %H:%M:%S")

@@ -63,6 +63,9 @@ def _check_startable(definitions: Definitions, process: Process, *, waiting: boo
     )
 
 
+_NOT_ENDED = ("active", "waiting")  # the instances `state="active"` lists besides the moving
+
+
 class Engine:
     """Runs instances of BPMN processes, checkpointing their steps in a store.
 
@@ -578,11 +581,16 @@ class Engine:
     ) -> list[dict[str, Any]]:
         """Every instance, or (`stuck`) only the active ones nothing can move on any more:
         no track can run and nothing they wait for exists (see `Store.stuck_instances`);
-        `state` and `process` keep those in that state (active, completed, failed,
-        terminated) or of that process."""
+        `state` and `process` keep those in that state or of that process. The state is the
+        word `Instance.outcome` uses: `waiting` for an active instance none of whose tracks
+        can move now (`state="active"` keeps those too: every instance not ended)."""
         rows = self.store.list_instances()
+        for row in rows:
+            moving = row.pop("moving_tracks", 0)
+            if row["state"] == "active" and not moving:
+                row["state"] = "waiting"
         if state is not None:
-            rows = [r for r in rows if r["state"] == state]
+            rows = [r for r in rows if r["state"] == state or (state, r["state"]) == _NOT_ENDED]
         if process is not None:
             rows = [r for r in rows if r["process"] == process]
         if not stuck:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pty
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.cli.conftest import FIXTURES, MODELS, Bpmn
@@ -67,8 +73,39 @@ def test_instances_lists_what_was_run(bpmn: Bpmn) -> None:
     assert done.returncode == 0
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(r["process"], r["state"], r["waiting_tasks"]) for r in rows] == [
-        ("Process_OrderFulfilment", "active", 1)
+        ("Process_OrderFulfilment", "waiting", 1)  # as `bpmn show` says it
     ]
+    for state, listed in (("active", 1), ("waiting", 1), ("completed", 0)):
+        done = bpmn("instances", "--json", "--state", state)
+        assert len(done.stdout.splitlines()) == listed, state
+
+
+def test_instances_fit_an_80_column_terminal_without_cutting_names_or_times(
+    bpmn: Bpmn,
+) -> None:
+    """Process names and times were cut to "Process_ClaimH…" and "2026-12-04T07:…"."""
+    bpmn("run", ORDER, "--handlers", ORDER_HANDLERS, *ORDER_VARS)
+    leader, follower = pty.openpty()  # a terminal: piped output is never cut anyway
+    with os.fdopen(leader, "rb") as terminal:
+        subprocess.run(
+            [sys.executable, "-m", "cli", "instances"],
+            cwd=bpmn.cwd,
+            stdout=follower,
+            env={**os.environ, "COLUMNS": "80", "LINES": "40"},
+            timeout=120,
+            check=True,
+        )
+        os.close(follower)
+        raw = b""
+        with contextlib.suppress(OSError):  # the end of a pty reads as EIO
+            while chunk := terminal.read1(4096):
+                raw += chunk
+    text = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", raw.decode()).replace("\r", "")
+    assert "…" not in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+    [row] = [line for line in text.splitlines() if "waiting" in line]
+    assert "Process_OrderFulfilment" in row
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", row)
 
 
 def test_cancel_terminates_a_waiting_instance(bpmn: Bpmn) -> None:
@@ -359,7 +396,9 @@ def test_a_service_task_without_handler_waits_and_resume_with_handlers_serves_it
     assert "a function named charge_card or Charge" in hint
     assert f"bpmn resume {instance} --handlers FILE --db jobs.db" in hint
     (tmp_path / "handlers.py").write_text("def charge_card(ctx):\n    return {'paid': True}\n")
-    code, lines = bpmn.json_lines("resume", instance, "--handlers", "handlers.py", "--db", "jobs.db")
+    code, lines = bpmn.json_lines(
+        "resume", instance, "--handlers", "handlers.py", "--db", "jobs.db"
+    )
     assert code == 0
     assert lines[-1]["event"] == "instance.completed"
     assert lines[-1]["variables"] == {"paid": True}

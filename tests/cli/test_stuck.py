@@ -43,7 +43,7 @@ def test_only_instances_nothing_can_move_on_are_listed_as_stuck(
     assert listed.returncode == 0, listed.stderr
     assert [json.loads(line)["id"] for line in listed.stdout.splitlines()] == [started[0]]
     states = [json.loads(line)["state"] for line in every.stdout.splitlines()]
-    assert sorted(states) == ["active", "active", "completed"]
+    assert sorted(states) == ["completed", "waiting", "waiting"]
 
 
 def test_a_run_that_can_never_go_on_says_it_is_stuck(bpmn: Bpmn, tmp_path: Path) -> None:

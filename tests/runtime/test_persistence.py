@@ -387,7 +387,7 @@ def test_engine_lists_its_instances_with_their_waiting_tasks(bpmn: Bpmn, engine:
     # when
     listed = {row["id"]: row for row in engine.instances()}
     # then
-    assert listed[waiting.id]["state"] == "active"
+    assert listed[waiting.id]["state"] == "waiting"  # the word its outcome uses
     assert listed[waiting.id]["waiting_tasks"] == 1
     assert listed[done.id]["state"] == "completed"
     assert listed[done.id]["waiting_tasks"] == 0

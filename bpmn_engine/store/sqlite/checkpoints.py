@@ -147,7 +147,9 @@ class CheckpointRows(SqliteConnection):
             "SELECT id, process, state, end_event, incident, created_at, updated_at, "
             "parent_instance, parent_track, "
             "(SELECT count(*) FROM user_tasks u WHERE u.instance = i.id "
-            "AND u.status = 'waiting') AS waiting_tasks "
+            "AND u.status = 'waiting') AS waiting_tasks, "
+            "(SELECT count(*) FROM tracks t WHERE t.instance = i.id "
+            "AND t.status IN ('ready', 'executing')) AS moving_tracks "
             "FROM instances i ORDER BY created_at, rowid"
         )
 
