@@ -120,6 +120,18 @@ def _text(element: etree._Element) -> str:
     return "".join(element.itertext()).strip()
 
 
+def _unconditional_choice(
+    node: FlowNode, default: str | None, flows: dict[str, SequenceFlow]
+) -> bool:
+    """An exclusive gateway that forks with no condition and no default: the first flow."""
+    return (
+        node.kind == "exclusiveGateway"
+        and not default
+        and len(node.outgoing) > 1
+        and all(flows[f].condition is None for f in node.outgoing)
+    )
+
+
 class _Links:
     """The sequence flows of one scope, indexed by the node they leave and enter (filled by
     `_Compiler.sequence_flows` as it reads the flows, in document order)."""
@@ -479,6 +491,17 @@ class _Compiler:
                 raise self.error(
                     f"default flow {default!r} is not an outgoing sequence flow of this element",
                     by_id(node.id),
+                )
+            if _unconditional_choice(node, default, flows):
+                self.warnings.append(
+                    Refusal(
+                        node.id,
+                        node.line,
+                        f"exclusive gateway with {len(node.outgoing)} outgoing flows and no "
+                        f"conditions: a run takes the first in document order, "
+                        f"{node.outgoing[0]!r}, as Camunda 7 does (add conditions or a default "
+                        "flow to choose; `bpmn step` can `choose`)",
+                    )
                 )
             if isinstance(node, BoundaryEvent) and node.attached_to not in nodes:
                 raise self.error(

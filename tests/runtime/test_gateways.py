@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bpmn_engine import Engine
+from bpmn_engine.validate import validate
+from bpmn_engine.validate.findings import Severity
 from tests.runtime.conftest import Bpmn, activations, events_named, flow, lifecycle, script
 
 # --- exclusive gateway ----------------------------------------------------------------------
@@ -366,3 +368,26 @@ def test_a_task_with_two_unconditioned_outgoing_flows_forks(bpmn: Bpmn, engine: 
         ("B", "waiting"),
     ]
     assert lifecycle(instance).count(("element.completed", "T")) == 1
+
+
+def test_an_exclusive_gateway_without_conditions_takes_its_first_flow_and_says_so(
+    bpmn: Bpmn, engine: Engine
+):
+    """As Camunda 7 and bpmn-engine: a flow without a condition holds; it was an incident."""
+    # given: flows written zz before aa, so document order is not id order
+    path = bpmn(
+        '<startEvent id="S"/><exclusiveGateway id="G"/><endEvent id="E1"/><endEvent id="E2"/>'
+        + flow("S", "G")
+        + flow("G", "E1", "zz")
+        + flow("G", "E2", "aa")
+    )
+    # when
+    instance = engine.start(path)
+    outcome = instance.run()
+    # then
+    assert (outcome.state, outcome.end_event) == ("completed", "E1")
+    [warning] = [e for e in events_named(instance, "warning") if e.element == "G"]
+    assert "no conditions" in warning.data["message"] and "'zz'" in warning.data["message"]
+    findings = validate([path]).findings
+    [finding] = [f for f in findings if f.element == "G" and f.rule == "executable"]
+    assert finding.severity == Severity.WARNING and "'zz'" in finding.message

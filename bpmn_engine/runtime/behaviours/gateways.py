@@ -9,18 +9,13 @@ from bpmn_engine.runtime.context import Incident, StepContext
 
 
 class ExclusiveGatewayBehaviour(FlowNodeBehaviour):
-    """Takes the first flow (document order) whose condition holds, else the default."""
+    """Takes the first flow (document order) whose condition holds, else the default. A flow
+    without a condition holds, as in Camunda 7 and bpmn-engine: when none has one, that is
+    the first flow (the parser warns that the diagram does not choose)."""
 
     def outgoing(self, ctx: StepContext) -> list[SequenceFlow]:
         flows = ctx.scope_model.outgoing(ctx.node)
         default = getattr(ctx.node, "default", None)
-        if len(flows) > 1 and not default and all(f.condition is None for f in flows):
-            raise Incident(
-                f"exclusive gateway with {len(flows)} outgoing flows and no conditions: the "
-                "diagram does not say which way to go (add conditions or a default flow, "
-                "or pick one with `bpmn step` and `choose`)",
-                ctx.node.id,
-            )
         for flow in flows:
             if flow.id != default and ctx.condition_holds(flow):
                 return [flow]
