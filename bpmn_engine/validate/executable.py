@@ -84,8 +84,8 @@ class ExecutableRule:
         if document.is_dmn:
             yield from _dmn(document)
             return
-        if document.definitions is None:
-            yield from _load_error(document)
+        yield from _load_error(document)
+        if document.definitions is None:  # else the model without its broken references
             return
         for prop, line, why in correlation_problems(document.definitions):
             yield Issue(why, prop, line)

@@ -288,7 +288,8 @@ def test_a_call_to_a_non_executable_process_is_a_warning(tmp_path: Path) -> None
 def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path, executable: str) -> None:
     # `bpmn run` cannot run a process of it, whatever it is marked
     body = '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow id="f" sourceRef="A"/>'
-    [finding] = executable_findings(write(tmp_path, body, executable=executable))
+    findings = executable_findings(write(tmp_path, body, executable=executable))
+    [finding] = [f for f in findings if "cannot load" in f.message]
     message = "bpmn-engine cannot load this file: sequence flow needs both sourceRef and targetRef"
     assert finding.message == message
     assert finding.severity == Severity.ERROR
