@@ -128,6 +128,18 @@ class Document:
 
     # --- where in the source --------------------------------------------------------------
 
+    def column_at(self, element_id: str | None, line: int | None) -> int | None:
+        """The column of the start tag, within the element `element_id` (itself included),
+        that libxml2 read on `line`, if that tag also begins on that line."""
+        element = self.elements_by_id.get(element_id or "")
+        if element is None or line is None:
+            return None
+        for inner in element.iter():
+            if isinstance(inner.tag, str) and inner.sourceline == line:
+                found_line, column = self.locate(None, line, etree.QName(inner).localname)
+                return column if found_line == line else None
+        return None
+
     @cached_property
     def _text(self) -> str:
         return (self.source or b"").decode("utf-8", errors="replace")
