@@ -23,6 +23,7 @@ from bpmn_engine.model import Definitions
 from bpmn_engine.model.kinds import BPMN
 from bpmn_engine.parse import compile_tree
 from bpmn_engine.parse.xml import parse_xml, read_source
+from bpmn_engine.validate.repair import without_broken_references
 
 EXTENSION_ELEMENTS = f"{{{BPMN}}}extensionElements"
 SEARCH_BACK_LINES = 40  # how far above a reported line a multi-line start tag may begin
@@ -31,8 +32,10 @@ SEARCH_BACK_LINES = 40  # how far above a reported line a multi-line start tag m
 @dataclass
 class Document:
     """`root` is the lxml root (None if the XML could not be read); `definitions` is the
-    compiled model, or None with `model_error` saying why (e.g. a dangling reference, which
-    the `references` layer reports on its own terms)."""
+    compiled model. When the parser refuses the file, `model_error` says why (e.g. a dangling
+    reference, which the `references` layer reports on its own terms) and `definitions` is
+    the model compiled without the broken references (`repair.py`; `left_out` names what it
+    dropped or touched), or None if there is none."""
 
     path: str
     source: bytes | None = None
@@ -40,6 +43,7 @@ class Document:
     definitions: Definitions | None = None
     read_error: LoadError | None = None
     model_error: LoadError | None = None
+    left_out: frozenset[str] = frozenset()
     # set by the runner: every file of this run; rules may look across files through it
     workspace: Workspace | None = field(default=None, repr=False, compare=False)
     # set by the runner: the options of `[level, options]` rule settings, by rule id
@@ -62,6 +66,12 @@ class Document:
             document.definitions = compile_tree(document.root, document.source, path)
         except LoadError as error:
             document.model_error = error
+            checkable = None
+            if document.is_bpmn:
+                checkable = without_broken_references(document.root, document.source, path)
+            if checkable is not None:
+                document.definitions = checkable.definitions
+                document.left_out = checkable.left_out
         return document
 
     @property
@@ -117,6 +127,18 @@ class Document:
         return self.locate(element.get("id"), element.sourceline, tag)
 
     # --- where in the source --------------------------------------------------------------
+
+    def column_at(self, element_id: str | None, line: int | None) -> int | None:
+        """The column of the start tag, within the element `element_id` (itself included),
+        that libxml2 read on `line`, if that tag also begins on that line."""
+        element = self.elements_by_id.get(element_id or "")
+        if element is None or line is None:
+            return None
+        for inner in element.iter():
+            if isinstance(inner.tag, str) and inner.sourceline == line:
+                found_line, column = self.locate(None, line, etree.QName(inner).localname)
+                return column if found_line == line else None
+        return None
 
     @cached_property
     def _text(self) -> str:

@@ -84,11 +84,11 @@ class ExecutableRule:
         if document.is_dmn:
             yield from _dmn(document)
             return
-        if document.definitions is None:
-            yield from _load_error(document)
+        yield from _load_error(document)
+        if document.definitions is None:  # else the model without its broken references
             return
         for prop, line, why in correlation_problems(document.definitions):
-            yield Issue(why, prop, line)
+            yield Issue(why, prop, line, own_line=True)
         for process in document.definitions.processes.values():
             if not process.nodes:
                 continue  # nothing `bpmn run` could start
@@ -97,9 +97,15 @@ class ExecutableRule:
             else:
                 yield _not_executable(process)
             for refusal in process.refused:
-                yield Issue(refusal.message, refusal.element, refusal.line)
+                yield Issue(refusal.message, refusal.element, refusal.line, own_line=True)
             for warned in process.warned:
-                yield Issue(warned.message, warned.element, warned.line, severity=Severity.WARNING)
+                yield Issue(
+                    warned.message,
+                    warned.element,
+                    warned.line,
+                    severity=Severity.WARNING,
+                    own_line=True,
+                )
             yield from _scope(document, process)
             yield from _called_compensation(document, process)
             yield from _listeners(process)
@@ -232,7 +238,7 @@ def _unsupported(node: FlowNode) -> Iterator[Issue]:
     problem = unrunnable_loop(node) if isinstance(node, Activity) else None
     if problem:  # `bpmn run` refuses it before the first step: an error here too
         line = getattr(node.loop_characteristics, "line", None) or node.line
-        yield Issue(f"{subject(node)}: {problem}", element=node.id, line=line)
+        yield Issue(f"{subject(node)}: {problem}", element=node.id, line=line, own_line=True)
 
 
 def subject(node: FlowNode) -> str:
@@ -274,10 +280,10 @@ def _listeners(process: FlowScope) -> Iterator[Issue]:
         if not sandboxed:
             continue
         if _compiles(lambda li=listener: compile_listener(li, True)):
-            yield Issue(f"does not compile: {sandboxed}", element, listener.line)
+            yield Issue(f"does not compile: {sandboxed}", element, listener.line, own_line=True)
         else:
             message = f"runs only with `bpmn run --trust-scripts`: {sandboxed}"
-            yield Issue(message, element, listener.line, severity=Severity.WARNING)
+            yield Issue(message, element, listener.line, severity=Severity.WARNING, own_line=True)
 
 
 def _expression(element: str, expression: Expression, line: int, what: str) -> Iterator[Issue]:
@@ -285,11 +291,12 @@ def _expression(element: str, expression: Expression, line: int, what: str) -> I
     problem = _compiles(lambda: compile_expression(text, language))
     if not problem:
         return
+    line = expression.line or line  # the line `bpmn run` names (runtime/precheck.py)
     if _compiles(lambda: compile_expression(text, language, trusted=True)):
-        yield Issue(f"{what} does not compile: {problem}", element, expression.line or line)
+        yield Issue(f"{what} does not compile: {problem}", element, line, own_line=True)
     else:  # full Python, as `bpmn run --trust-scripts` evaluates it
         message = f"{what} runs only with `bpmn run --trust-scripts`: {problem}"
-        yield Issue(message, element, expression.line or line, severity=Severity.WARNING)
+        yield Issue(message, element, line, severity=Severity.WARNING, own_line=True)
 
 
 def _script(node: Task) -> Iterator[Issue]:
@@ -298,10 +305,10 @@ def _script(node: Task) -> Iterator[Issue]:
     if not sandboxed:
         return
     if _compiles(lambda: compile_script(text, script_format, trusted=True)):
-        yield Issue(f"script does not compile: {sandboxed}", node.id, node.line)
+        yield Issue(f"script does not compile: {sandboxed}", node.id, node.line, own_line=True)
     else:
         message = f"script runs only with `bpmn run --trust-scripts`: {sandboxed}"
-        yield Issue(message, node.id, node.line, severity=Severity.WARNING)
+        yield Issue(message, node.id, node.line, severity=Severity.WARNING, own_line=True)
 
 
 def _compiles(compile_: Callable[[], object]) -> str | None:
@@ -316,11 +323,11 @@ def _compiles(compile_: Callable[[], object]) -> str | None:
 def _timer(node: Event, definition: EventDefinition) -> Iterator[Issue]:
     if definition.timer is None:
         message = "timer has no timeDate, timeDuration or timeCycle"
-        yield Issue(message, node.id, definition.line or node.line)
+        yield Issue(message, node.id, definition.line or node.line, own_line=True)
         return
     kind, value = definition.timer
     if not value:
-        yield Issue(f"{kind} is empty", node.id, definition.line or node.line)
+        yield Issue(f"{kind} is empty", node.id, definition.line or node.line, own_line=True)
     elif value.startswith(("${", "#{", "=")):
         yield from _expression(node.id, Expression(value), definition.line, f"{kind} expression")
     elif is_timer_expression(value):  # Spiff writes timers as Python: `"PT5M"`, `delay`
@@ -328,15 +335,15 @@ def _timer(node: Event, definition: EventDefinition) -> Iterator[Issue]:
         problem = _compiles(lambda: compile_expression(value.strip(), language))
         if problem:
             message = f"{kind} {value!r} is not {TIMER_FORMATS[kind]}, nor an expression: {problem}"
-            yield Issue(message, node.id, definition.line or node.line)
+            yield Issue(message, node.id, definition.line or node.line, own_line=True)
     elif not TIMER_CHECKS[kind](value):
         message = f"{kind} {value!r} is not {TIMER_FORMATS[kind]}"
-        yield Issue(message, node.id, definition.line or node.line)
+        yield Issue(message, node.id, definition.line or node.line, own_line=True)
     else:
         try:  # valid BPMN; but can the engine's own timer code schedule it?
             schedule(kind, value, datetime.now(UTC))
         except TimerRangeError as error:  # e.g. past the year 9999, a cron matching no date
-            yield Issue(f"{kind}: {error}", node.id, definition.line or node.line)
+            yield Issue(f"{kind}: {error}", node.id, definition.line or node.line, own_line=True)
         except TimerValueError as error:
             yield _warning(node, f"{kind} {value!r}: {error}; this form is {NOT_SUPPORTED}")
 

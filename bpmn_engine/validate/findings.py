@@ -51,7 +51,9 @@ class Issue:
     """What a rule reports; the runner turns it into a `Finding` with file, level and hint.
 
     `severity` is None to take the configured level of the rule; soundness rules set it to
-    WARNING for data-dependent findings and for non-executable processes.
+    WARNING for data-dependent findings and for non-executable processes. Without a column,
+    the runner moves `line` to where `element`'s start tag begins, unless `own_line` says
+    that the line is that of what to edit (a condition, a script: the line `bpmn run` names).
     """
 
     message: str
@@ -60,6 +62,7 @@ class Issue:
     column: int | None = None
     severity: Severity | None = None
     trace: tuple[str, ...] = ()
+    own_line: bool = False
 
 
 class Rule(Protocol):

@@ -128,7 +128,9 @@ def check(document: Document, rules: Iterable[Rule], levels: dict[str, str]) -> 
 
 def _finding(document: Document, rule_id: str, issue: Issue, severity: Severity) -> Finding:
     line, column = issue.line, issue.column
-    if column is None and issue.element:
+    if column is None and issue.own_line and line:
+        column = document.column_at(issue.element, line)
+    elif column is None and issue.element:
         located_line, column = document.locate(issue.element, line)
         line = located_line if column is not None else line
     return Finding(

@@ -129,5 +129,5 @@ def test_validate_and_run_refuse_a_cardinality_beside_an_input_collection(
     assert "keep only one of them" in ran.stderr
     assert "Traceback" not in ran.stderr
     assert checked.returncode == 1
-    assert f"{path}:5:5 error executable" in checked.stdout  # at the activity's own tag
+    assert f"{path}:6:7 error executable" in checked.stdout  # at the marker, as run says
     assert "both a loopCardinality ('2') and an input collection" in checked.stdout

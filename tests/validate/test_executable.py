@@ -288,7 +288,8 @@ def test_a_call_to_a_non_executable_process_is_a_warning(tmp_path: Path) -> None
 def test_a_file_the_engine_cannot_load_is_reported_once(tmp_path: Path, executable: str) -> None:
     # `bpmn run` cannot run a process of it, whatever it is marked
     body = '<bpmn:task id="A"/><bpmn:task id="B"/><bpmn:sequenceFlow id="f" sourceRef="A"/>'
-    [finding] = executable_findings(write(tmp_path, body, executable=executable))
+    findings = executable_findings(write(tmp_path, body, executable=executable))
+    [finding] = [f for f in findings if "cannot load" in f.message]
     message = "bpmn-engine cannot load this file: sequence flow needs both sourceRef and targetRef"
     assert finding.message == message
     assert finding.severity == Severity.ERROR
@@ -394,3 +395,20 @@ def test_a_folder_of_bpmn_and_dmn_files(tmp_path: Path) -> None:
     report = validate([tmp_path])
     assert sorted(Path(f).name for f in report.files) == ["diagram.bpmn", "rules.dmn"]
     assert [f for f in report.findings if f.rule in ("executable", "parse")] == []
+
+
+def test_a_condition_is_reported_at_its_own_line_as_run_reports_it(tmp_path: Path) -> None:
+    # given: a flow over several lines, its condition on a line of its own (line 7)
+    body = (
+        '<bpmn:startEvent id="S"/><bpmn:endEvent id="E"/>\n'
+        '<bpmn:sequenceFlow id="F"\n'
+        '    sourceRef="S"\n'
+        '    targetRef="E">\n'
+        "  <bpmn:conditionExpression>${a &gt;}</bpmn:conditionExpression>\n"
+        "</bpmn:sequenceFlow>"
+    )
+    # when
+    [finding] = executable_findings(write(tmp_path, body))
+    # then: the line to edit, which `bpmn run` names too (not the flow's start tag, line 4)
+    assert (finding.line, finding.column, finding.element) == (7, 3, "F")
+    assert finding.message.startswith("condition does not compile")
