@@ -63,6 +63,7 @@ class CallRow(NamedTuple):
     variables: dict[str, Any]
     definition: str | None = None  # call: the definitions version holding the process
     depth: int = 0  # call: the child's depth in the call tree
+    root: str = ""  # call: the call tree's root (a row sent before schema v12 has none)
     message: str = ""  # error: its message
     # completion: the called process's data outputs (id, name) when it has an ioSpecification
     outputs: tuple[tuple[str, str | None], ...] | None = None
@@ -86,6 +87,7 @@ def call(
         "child": child,
         "definition": definition,
         "depth": head.call_depth + 1,
+        "root": head.root,
     }
     return Sent(CALL, process, child, payload)
 
@@ -161,6 +163,7 @@ def read(row: dict[str, Any]) -> CallRow:
         variables=payload.get("variables") or {},
         definition=payload.get("definition"),
         depth=payload.get("depth", 0),
+        root=payload.get("root", ""),
         message=payload.get("message", ""),
         outputs=_outputs(payload.get("outputs")),
         element=payload.get("element", ""),

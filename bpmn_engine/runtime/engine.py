@@ -428,6 +428,8 @@ class Engine:
         head = data.head
         head.parent_instance, head.parent_track = call.source, call.track
         head.call_depth = call.depth
+        # a row sent before the tree's root was kept names none: its caller's is the same
+        head.root = call.root or self.store.load(call.source).head.root
         step.set_value(ENGINE_SCOPE, PASSED, sorted(call.variables))
         step.receive(Receipt(delivery=(call.id, call.child)))
         try:
