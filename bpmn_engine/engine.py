@@ -19,7 +19,8 @@ class Engine(runtime_engine.Engine):
     to functions, or is a path to a Python file of such functions; `on_user_task` may
     answer a user task as soon as it waits; `checkpoint` is `"step"` (commit each step) or
     `"wait"` (commit a run's steps together when it waits); `job_timeout` caps how long a
-    handler call keeps its job's lease alive; `clock` and `trust_scripts` as documented.
+    handler call keeps its job's lease alive; `max_tree_size` is the most instances one call
+    tree may hold (10,000); `clock` and `trust_scripts` as documented.
 
     `read_only=True` opens an existing SQLite file for looking only (`instances`, an
     instance's state and history): it is never created or written, so looking at a

@@ -33,6 +33,8 @@ KINDS = frozenset({CALL, COMPLETION, ERROR, ESCALATION, CANCEL, INCIDENT, RESOLV
 UPWARD = frozenset({COMPLETION, ERROR, ESCALATION, INCIDENT, RESOLVED})
 
 MAX_DEPTH = 100  # a process calling itself must not start children without end
+MAX_TREE_SIZE = 10_000  # instances of one call tree, the root included (docs/sandbox.md):
+# the depth cap does not bound width (a process calling itself twice doubles at each level)
 
 
 def is_expression(text: str) -> bool:
