@@ -21,7 +21,8 @@ class Engine(runtime_engine.Engine):
     `"wait"` (commit a run's steps together when it waits); `job_timeout` caps how long a
     handler call keeps its job's lease alive; `simulate` completes a service task with no
     handler as a no-op, where it otherwise waits as a job for an engine that has one;
-    `clock` and `trust_scripts` as documented.
+    `max_tree_size` is the most instances one call tree may hold (10,000); `clock` and
+    `trust_scripts` as documented.
 
     `read_only=True` opens an existing SQLite file for looking only (`instances`, an
     instance's state and history): it is never created or written, so looking at a

@@ -55,6 +55,12 @@ class InstanceHead:
     parent_instance: str | None = None
     parent_track: int | None = None
     call_depth: int = 0
+    # the root of its call tree (itself, unless called): what the tree's size is counted by
+    root: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.root:
+            self.root = self.id
 
     def snapshot(self) -> InstanceHead:
         """A copy for a step's undo record (by constructor: every step takes one)."""
@@ -76,6 +82,7 @@ class InstanceHead:
             self.parent_instance,
             self.parent_track,
             self.call_depth,
+            self.root,
         )
 
 

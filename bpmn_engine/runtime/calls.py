@@ -33,6 +33,8 @@ KINDS = frozenset({CALL, COMPLETION, ERROR, ESCALATION, CANCEL, INCIDENT, RESOLV
 UPWARD = frozenset({COMPLETION, ERROR, ESCALATION, INCIDENT, RESOLVED})
 
 MAX_DEPTH = 100  # a process calling itself must not start children without end
+MAX_TREE_SIZE = 10_000  # instances of one call tree, the root included (docs/sandbox.md):
+# the depth cap does not bound width (a process calling itself twice doubles at each level)
 
 
 def is_expression(text: str) -> bool:
@@ -63,6 +65,7 @@ class CallRow(NamedTuple):
     variables: dict[str, Any]
     definition: str | None = None  # call: the definitions version holding the process
     depth: int = 0  # call: the child's depth in the call tree
+    root: str = ""  # call: the call tree's root (a row sent before schema v12 has none)
     message: str = ""  # error: its message
     # completion: the called process's data outputs (id, name) when it has an ioSpecification
     outputs: tuple[tuple[str, str | None], ...] | None = None
@@ -86,6 +89,7 @@ def call(
         "child": child,
         "definition": definition,
         "depth": head.call_depth + 1,
+        "root": head.root,
     }
     return Sent(CALL, process, child, payload)
 
@@ -161,6 +165,7 @@ def read(row: dict[str, Any]) -> CallRow:
         variables=payload.get("variables") or {},
         definition=payload.get("definition"),
         depth=payload.get("depth", 0),
+        root=payload.get("root", ""),
         message=payload.get("message", ""),
         outputs=_outputs(payload.get("outputs")),
         element=payload.get("element", ""),

@@ -27,7 +27,7 @@ from bpmn_engine.runtime import collaborations, compiled, listeners
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
-from bpmn_engine.runtime.calls import PASSED, CallRow, is_expression
+from bpmn_engine.runtime.calls import MAX_TREE_SIZE, PASSED, CallRow, is_expression
 from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -82,6 +82,9 @@ class Engine:
     that `rewind` can take an instance back. A service task whose handler the engine does
     not have waits as a job until an engine that has it serves it (`Instance.run` on an
     engine with the handler, a `Worker`); `simulate` completes it as a no-op instead.
+    `max_tree_size` is the most instances one call tree may hold (the root and every
+    instance its call activities started): the call that would start one more gets an
+    incident.
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class Engine:
         job_timeout: float | None = None,
         undo: bool = False,
         simulate: bool = False,
+        max_tree_size: int = MAX_TREE_SIZE,
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
         self.undo = undo  # keep each step's before-images, so that `rewind` can go back
@@ -103,6 +107,12 @@ class Engine:
         if job_timeout is not None and job_timeout <= 0:
             raise UsageError("the job timeout must be more than 0 seconds")
         self.job_timeout = job_timeout
+        if type(max_tree_size) is not int or max_tree_size < 1:
+            raise UsageError(
+                f"max_tree_size must be a whole number of instances, at least 1, "
+                f"not {max_tree_size!r}"
+            )
+        self.max_tree_size = max_tree_size  # instances of one call tree (runtime/calls.py)
         self.heartbeat = Heartbeat(self.store, job_timeout)
         if isinstance(handlers, str | Path):
             handlers = load_handlers(handlers)
@@ -441,6 +451,8 @@ class Engine:
         head = data.head
         head.parent_instance, head.parent_track = call.source, call.track
         head.call_depth = call.depth
+        # a row sent before the tree's root was kept names none: its caller's is the same
+        head.root = call.root or self.store.load(call.source).head.root
         step.set_value(ENGINE_SCOPE, PASSED, sorted(call.variables))
         step.receive(Receipt(delivery=(call.id, call.child)))
         try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite_utils
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -297,6 +297,30 @@ def _v11(db: sqlite_utils.Database) -> None:
     conn.execute('ALTER TABLE "history_v11" RENAME TO "history"')
 
 
+ROOTS = (  # every instance's call tree root: its own id, else its caller's root
+    "WITH RECURSIVE tree (id, root) AS ("
+    "SELECT id, id FROM instances WHERE parent_instance IS NULL "
+    "UNION ALL SELECT i.id, t.root FROM instances i JOIN tree t ON i.parent_instance = t.id) "
+)
+
+
+def _v12(db: sqlite_utils.Database) -> None:
+    """Call trees: each instance names the root of its tree (itself, unless called), so the
+    tree's size is one count on an index (the limit on instances per tree, runtime/calls.py).
+    Existing rows get theirs from the parent links (an instance whose caller is gone roots a
+    tree of its own); PostgreSQL does the same in `postgresql/schema.py`."""
+    conn = db.conn
+    db["instances"].add_column("root", str)
+    conn.execute("CREATE TEMP TABLE roots (id TEXT PRIMARY KEY, root TEXT) WITHOUT ROWID")
+    conn.execute("INSERT INTO roots (id, root) " + ROOTS + "SELECT id, root FROM tree")
+    conn.execute(
+        "UPDATE instances SET root = (SELECT root FROM roots WHERE roots.id = instances.id)"
+    )
+    conn.execute("UPDATE instances SET root = id WHERE root IS NULL")
+    conn.execute("DROP TABLE temp.roots")
+    db["instances"].create_index(["root"])
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -309,6 +333,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (9, _v9),
     (10, _v10),
     (11, _v11),
+    (12, _v12),
 ]
 
 

@@ -198,6 +198,44 @@ def test_called_instances_are_listed_in_the_order_they_were_called(store: Store)
     assert store.child_instances("parent") == ["c3", "c1", "c2"]
 
 
+def called(store: Store, child: str, parent: str, root: str, sent: tuple[Sent, ...] = ()) -> None:
+    """A called instance as `start_child` commits it (its tree's root named), sending `sent`."""
+    data = InstanceData(InstanceHead(child, VERSION, "called", root=root))
+    data.head.parent_instance, data.head.parent_track, data.head.call_depth = parent, 1, 1
+    step = Step(data)
+    step.set_state(InstanceState.ACTIVE)
+    step.new_scope("called", None, None)
+    step.sent.extend(sent)
+    store.commit(step, new_instance=True)
+
+
+def test_a_call_tree_is_counted_with_the_children_its_pending_calls_will_start(
+    store: Store,
+) -> None:
+    new_instance(store, "root")
+    new_instance(store, "other")  # a tree of its own
+    assert store.load("root").head.root == "root"
+    called(store, "child", "root", "root")
+    called(store, "grandchild", "child", "root")
+    called(store, "elsewhere", "other", "other")
+    assert store.load("grandchild").head.root == "root"
+    assert (store.call_tree_size("root"), store.call_tree_size("other")) == (3, 2)
+    # a step of the tree asks for two more children: counted before they exist
+    calls = tuple(Sent("call", "called", key, {"child": key, "track": 1}) for key in ("c1", "c2"))
+    called(store, "caller", "child", "root", calls)
+    assert store.call_tree_size("root") == 6
+    # one delivered (its child exists, the row not yet finished): counted once
+    called(store, "c1", "caller", "root")
+    assert store.call_tree_size("root") == 6
+    for row in store.pending_outbox():
+        if row["key"] == "c1":
+            store.finish_outbox(row["id"])
+        else:
+            store.fail_outbox(row["id"], "its process could not start")
+    assert store.call_tree_size("root") == 5  # the failed row starts nobody
+    assert store.call_tree_size("nobody") == 0
+
+
 def test_definitions_are_listed_newest_first(store: Store) -> None:
     store.save_definition("w" * 64, "newer.bpmn", b"<definitions/>")
     assert store.definition_versions() == ["w" * 64, VERSION]

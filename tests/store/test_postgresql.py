@@ -22,6 +22,7 @@ from bpmn_engine.store import SCHEMA_VERSION, SqliteStore, open_store
 from tests.cli.conftest import Bpmn
 from tests.conftest import ROOT
 from tests.postgresql_server import fresh_url
+from tests.store.test_schema import TREE
 
 LOOP = ROOT / "tests" / "fixtures" / "counter-loop.bpmn"
 SECRET = "pa55-w0rd"
@@ -102,6 +103,33 @@ def test_a_release_9_schema_gains_the_compiled_form_and_reopens_its_instances() 
         kept = engine.store.compiled_format(engine.store.definition_of(instance.id))
     assert kept is not None
     assert "compiled_definitions" in pg_columns(url)
+    assert version_of(url) == SCHEMA_VERSION
+
+
+def test_a_release_11_schema_gains_call_tree_roots_from_the_parent_links(tmp_path: Path) -> None:
+    model = tmp_path / "tree.bpmn"
+    model.write_text(TREE, encoding="utf-8")
+    url = fresh_url()
+    with Engine(url) as engine:
+        deep = engine.start(model, "top")
+        deep.run()  # a tree of three, waiting at its leaf's user task
+        tree = engine.family(deep.id)
+        alone = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3})
+    with connect(url) as conn:  # as release 11 left it: no roots
+        conn.execute("DROP INDEX idx_instances_root")
+        conn.execute("ALTER TABLE instances DROP COLUMN root")
+        conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+
+    with Engine(url) as engine:
+        with connect(url) as conn:
+            roots = dict(conn.execute("SELECT id, root FROM instances").fetchall())
+        size = engine.store.call_tree_size(deep.id)
+        leaf = engine.instance(tree[-1])
+        leaf.complete_task("Review")
+        leaf.run()
+        assert engine.instance(deep.id).state == "completed"
+    assert roots == {deep.id: deep.id, tree[1]: deep.id, tree[2]: deep.id, alone.id: alone.id}
+    assert size == 3
     assert version_of(url) == SCHEMA_VERSION
 
 

@@ -33,7 +33,7 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 11
+    assert version_of(path) == SCHEMA_VERSION == 12
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
@@ -49,6 +49,8 @@ def test_a_version_9_database_keeps_its_instances_and_gains_the_compiled_form(
         instance = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3})
         with engine.store.transaction() as conn:
             conn.execute("DROP TABLE compiled_definitions")
+            conn.execute("DROP INDEX idx_instances_root")  # and no call tree roots (v12)
+            conn.execute("ALTER TABLE instances DROP COLUMN root")
             conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     # when
     with Engine(path) as engine:
@@ -59,6 +61,27 @@ def test_a_version_9_database_keeps_its_instances_and_gains_the_compiled_form(
     assert version_of(path) == SCHEMA_VERSION
     assert outcome.state == "completed"
     assert kept is not None  # parsed once, then kept for the next engine
+
+
+def old_copy(current: Path, path: Path, version: int) -> None:
+    """A database exactly as release `version` created it, holding the rows of `current` (the
+    columns that release had)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    db = sqlite_utils.Database(conn)
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    for number, step in MIGRATIONS:
+        if number <= version:
+            step(db)
+    db["meta"].insert({"key": "schema_version", "value": str(version)})
+    conn.execute("ATTACH DATABASE ? AS current", (str(current),))
+    for table in db.table_names():
+        if table != "meta":
+            columns = ", ".join(db[table].columns_dict)
+            conn.execute(
+                f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM current.{table}"
+            )
+    conn.execute("DETACH DATABASE current")
+    conn.close()
 
 
 REVIEW = (
@@ -89,19 +112,7 @@ def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
         before = {i.id: engine.store.snapshot(i.id) for i in (finished, waiting)}
         history = {i.id: engine.store.history(i.id) for i in (finished, waiting)}
     path = tmp_path / "old.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    db = sqlite_utils.Database(conn)
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    for version, step in MIGRATIONS:
-        if version <= 10:
-            step(db)
-    db["meta"].insert({"key": "schema_version", "value": "10"})
-    conn.execute("ATTACH DATABASE ? AS current", (str(current),))
-    for table in db.table_names():
-        if table != "meta":
-            conn.execute(f"INSERT INTO main.{table} SELECT * FROM current.{table}")
-    conn.execute("DETACH DATABASE current")
-    conn.close()
+    old_copy(current, path, 10)
     # when
     with Engine(path) as engine:
         after = {i: engine.store.snapshot(i) for i in before}
@@ -112,7 +123,7 @@ def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
         events = [e.event for e in engine.store.history(waiting.id)]
     # then: every row is kept as it was, in a history table without rowid, and the waiting
     # instance goes on where it stopped
-    assert version_of(path) == SCHEMA_VERSION == 11
+    assert version_of(path) == SCHEMA_VERSION == 12
     with sqlite3.connect(path) as check:
         (ddl,) = check.execute("SELECT sql FROM sqlite_master WHERE name = 'history'").fetchone()
         assert ddl.endswith("WITHOUT ROWID")
@@ -129,6 +140,63 @@ def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
     assert kept == history
     assert resumed.state == "completed"
     assert events[-1] == "instance.completed"
+
+
+TREE = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">'
+    '<process id="top" isExecutable="true"><startEvent id="S1"/>'
+    '<callActivity id="C1" calledElement="middle"/><endEvent id="E1"/>'
+    '<sequenceFlow id="a1" sourceRef="S1" targetRef="C1"/>'
+    '<sequenceFlow id="a2" sourceRef="C1" targetRef="E1"/></process>'
+    '<process id="middle" isExecutable="true"><startEvent id="S2"/>'
+    '<callActivity id="C2" calledElement="leaf"/><endEvent id="E2"/>'
+    '<sequenceFlow id="b1" sourceRef="S2" targetRef="C2"/>'
+    '<sequenceFlow id="b2" sourceRef="C2" targetRef="E2"/></process>'
+    '<process id="leaf" isExecutable="true"><startEvent id="S3"/>'
+    '<userTask id="Review"/><endEvent id="E3"/>'
+    '<sequenceFlow id="c1" sourceRef="S3" targetRef="Review"/>'
+    '<sequenceFlow id="c2" sourceRef="Review" targetRef="E3"/></process></definitions>'
+)
+
+
+def test_a_version_11_database_gains_call_tree_roots_and_its_trees_go_on(
+    tmp_path: Path,
+) -> None:
+    # given: release 11's rows: a tree of three waiting at its leaf's user task, and a tree
+    # whose call is still in the outbox as release 11 wrote it (naming no root)
+    model = tmp_path / "tree.bpmn"
+    model.write_text(TREE, encoding="utf-8")
+    current = tmp_path / "current.db"
+    with Engine(current) as engine:
+        deep = engine.start(model, "top")
+        deep.run()
+        tree = engine.family(deep.id)
+        engine.postman.flush = lambda *args, **kwargs: 0  # type: ignore[method-assign]
+        pending = engine.start(model, "top")
+        pending.run()
+        with engine.store.transaction() as conn:
+            conn.execute("UPDATE outbox SET variables = json_remove(variables, '$.root')")
+    path = tmp_path / "old.db"
+    old_copy(current, path, 11)
+    # when
+    with Engine(path) as engine:
+        with sqlite3.connect(path) as check:
+            roots = dict(check.execute("SELECT id, root FROM instances"))
+        sizes = [engine.store.call_tree_size(i) for i in (deep.id, pending.id)]
+        leaf = engine.instance(tree[-1])
+        leaf.complete_task("Review")
+        leaf.run()
+        finished = engine.instance(deep.id).state
+        engine.instance(pending.id).run()  # delivers the call row release 11 left
+        second = engine.family(pending.id)
+        second_roots = {engine.instance(i).data.head.root for i in second}
+    # then: each instance names its tree's root; the trees are counted and go on
+    assert version_of(path) == SCHEMA_VERSION
+    assert roots == {deep.id: deep.id, tree[1]: deep.id, tree[2]: deep.id, pending.id: pending.id}
+    assert sizes == [3, 2]  # the second: its root, and the child its pending call will start
+    assert finished == "completed"
+    assert len(second) == 3 and second_roots == {pending.id}
 
 
 def test_a_database_from_a_newer_release_is_refused(tmp_path: Path) -> None:

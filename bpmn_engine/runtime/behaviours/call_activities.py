@@ -41,6 +41,7 @@ class CallActivityBehaviour(ActivityBehaviour):
                 f"{calls.MAX_DEPTH}): does the process call itself without end?",
                 node.id,
             )
+        self.check_tree_size(ctx, node, process_id)
         try:
             definitions = ctx.engine.callable_definitions(
                 process_id, ctx.definitions, node.binding, node.version
@@ -61,6 +62,30 @@ class CallActivityBehaviour(ActivityBehaviour):
         sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables)
         ctx.step.sent.append(sent)
         ctx.wait(WAIT, process=process_id, child=sent.key)
+
+    @staticmethod
+    def check_tree_size(ctx: StepContext, node: CallActivity, process_id: str) -> None:
+        """A call tree holds at most `Engine.max_tree_size` instances: the depth cap does
+        not bound its width, and a process that calls itself under a multi-instance or a
+        parallel fork doubles at each level. Counted before the child is asked for: the
+        store's count of the tree (its children still to start included) and this step's
+        own calls; the incident leaves nothing half-created (the step is undone)."""
+        head, limit = ctx.data.head, ctx.engine.max_tree_size
+        size = ctx.engine.store.call_tree_size(head.root)
+        size += sum(1 for sent in ctx.step.sent if sent.kind == calls.CALL)
+        if size < limit:
+            return
+        most = (
+            "the most one tree may have"
+            if size == limit
+            else f"more than the {limit:,} one tree may have"
+        )
+        raise Incident(
+            f"call tree of instance {head.root} has {size:,} instances, {most}; calling "
+            f"{process_id!r} would start one more: does a process call itself under a "
+            "multi-instance or a parallel gateway? (Engine(max_tree_size=...) sets the limit)",
+            node.id,
+        )
 
     def called_process(self, ctx: StepContext, node: CallActivity) -> str:
         text = node.called_element

@@ -20,14 +20,23 @@ from functools import cache
 import psycopg
 import sqlite_utils
 
-from bpmn_engine.store.schema import SCHEMA_VERSION, migrate
+from bpmn_engine.store.schema import ROOTS, SCHEMA_VERSION, migrate
 
 _TYPES = {"TEXT": 'text COLLATE "C"', "INTEGER": "bigint", "REAL": "double precision"}
 _TYPES |= {"FLOAT": "double precision", "BLOB": "bytea"}
 MIGRATION_LOCK = 0x62706D6E  # pg_advisory_xact_lock key ("bpmn"): one migrator at a time
 
-# version -> what to do to the rows after the shape reached that version (none yet)
-DATA_MIGRATIONS: dict[int, Callable[[psycopg.Connection], None]] = {}
+
+def _roots(conn: psycopg.Connection) -> None:
+    """v12: each instance's call tree root, from the parent links (as SQLite's `_v12`)."""
+    conn.execute(
+        ROOTS + "UPDATE instances SET root = tree.root FROM tree WHERE tree.id = instances.id"
+    )
+    conn.execute("UPDATE instances SET root = id WHERE root IS NULL")
+
+
+# version -> what to do to the rows after the shape reached that version
+DATA_MIGRATIONS: dict[int, Callable[[psycopg.Connection], None]] = {12: _roots}
 
 
 @dataclass(frozen=True)

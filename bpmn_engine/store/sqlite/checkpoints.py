@@ -111,6 +111,19 @@ class CheckpointRows(SqliteConnection):
         )
         return [r[0] for r in rows]
 
+    def call_tree_size(self, root: str) -> int:
+        """The instances whose tree's root is `root` (the index on `root`), and the children
+        the tree's pending call rows will start (a row whose child exists already, delivered
+        but not yet marked so, counts once)."""
+        row = self.conn.execute(
+            "SELECT (SELECT count(*) FROM instances WHERE root = ?) + ("
+            "SELECT count(*) FROM outbox o JOIN instances s ON s.id = o.source "
+            "WHERE o.status = 'pending' AND o.kind = 'call' AND s.root = ? "
+            "AND NOT EXISTS (SELECT 1 FROM instances c WHERE c.id = o.key))",
+            (root, root),
+        ).fetchone()
+        return int(row[0])
+
     def definition_of(self, instance_id: str) -> str:
         row = self.conn.execute(
             "SELECT definition FROM instances WHERE id = ?", (instance_id,)
@@ -157,14 +170,14 @@ class CheckpointRows(SqliteConnection):
         """Rebuild an instance from its rows alone."""
         conn = self.conn
         row = conn.execute(
-            "SELECT id, definition, process, version, " + ", ".join(HEAD_FIELDS) + " "
+            "SELECT id, definition, process, version, root, " + ", ".join(HEAD_FIELDS) + " "
             "FROM instances WHERE id = ?",
             (instance_id,),
         ).fetchone()
         if row is None:
             raise UsageError(f"no instance {instance_id!r} in {self.path}")
-        head = InstanceHead(id=row[0], definition=row[1], process=row[2], version=row[3])
-        for name, value in zip(HEAD_FIELDS, row[4:], strict=True):
+        head = InstanceHead(row[0], row[1], row[2], version=row[3], root=row[4] or row[0])
+        for name, value in zip(HEAD_FIELDS, row[5:], strict=True):
             setattr(head, name, value)
         head.state = InstanceState(head.state)
         data = InstanceData(head)
@@ -256,13 +269,22 @@ class CheckpointRows(SqliteConnection):
             values = [getattr(head, name) for name in HEAD_FIELDS]
             values[0] = str(values[0])
             conn.execute(
-                "INSERT INTO instances (id, definition, process, version, created_at, "
+                "INSERT INTO instances (id, definition, process, version, root, created_at, "
                 "updated_at, "
                 + ", ".join(HEAD_FIELDS)
-                + ") VALUES (?, ?, ?, ?, ?, ?"
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?"
                 + ", ?" * len(HEAD_FIELDS)
                 + ")",
-                (head.id, head.definition, head.process, head.version, now, now, *values),
+                (
+                    head.id,
+                    head.definition,
+                    head.process,
+                    head.version,
+                    head.root,
+                    now,
+                    now,
+                    *values,
+                ),
             )
             return
         changed: list[str] = []
