@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from bpmn_engine.validate import validate  # noqa: E402
 
-MIWG = ROOT.parent / "shared" / "miwg" / "reference"
+MIWG = ROOT / "tests" / "fixtures" / "miwg"
 CELL_W, CELL_H = 160, 120
 TASK = (100, 80)
 GATEWAY = (50, 50)

@@ -15,8 +15,8 @@ from tests.postgresql_server import drop_pool, drop_schemas
 pytest_plugins = ["bpmn_engine.testkit.pytest_plugin", "pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
-MIWG = ROOT.parent / "shared" / "miwg" / "reference"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+MIWG = FIXTURES / "miwg"  # the MIWG reference diagrams (CC BY 3.0: see its README.md)
 
 # Subprocesses the tests start (crash scripts, `bpmn` itself) import this checkout's package,
 # never whichever copy happens to be installed: a stale install must not pass or fail for us.
@@ -40,6 +40,4 @@ def _drop_postgresql_pool() -> Iterator[None]:
 
 @pytest.fixture
 def miwg_dir() -> Path:
-    if not MIWG.is_dir():
-        pytest.skip("the MIWG reference diagrams (../shared/miwg/reference) are not here")
     return MIWG

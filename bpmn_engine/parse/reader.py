@@ -156,6 +156,9 @@ class _Compiler:
         self.refusals: list[Refusal] = []  # of the process being compiled
         self.associations: dict[str, tuple[str, ...]] = {}  # source id -> target ids
         self.warnings: list[Refusal] = []
+        # the process being compiled is executable: an exclusive gateway without conditions
+        # takes its first flow, as Camunda 7 (a descriptive one's fork says nothing to run)
+        self.executable = True
         self._index: extensions.ElementIndex | None = None
 
     def index(self, element: etree._Element) -> extensions.ElementIndex:
@@ -303,6 +306,8 @@ class _Compiler:
         if not process_id:
             raise self.error("process has no id", element)
         self.refusals, self.warnings = [], []
+        executable = element.get("isExecutable", "true").strip().lower() != "false"
+        self.executable = executable
         nodes, flows = self.scope_contents(element)
         index = self.index(element)
         process_listeners = listeners.read(index, "process", self.refuse)
@@ -312,7 +317,7 @@ class _Compiler:
             nodes,
             flows,
             name=element.get("name"),
-            is_executable=element.get("isExecutable", "true").strip().lower() != "false",
+            is_executable=executable,
             variables=data.declared(index, process=True),
             inputs=data.process_inputs(index),
             interface=data.process_interface(index),
@@ -492,7 +497,7 @@ class _Compiler:
                     f"default flow {default!r} is not an outgoing sequence flow of this element",
                     by_id(node.id),
                 )
-            if _unconditional_choice(node, default, flows):
+            if self.executable and _unconditional_choice(node, default, flows):
                 self.warnings.append(
                     Refusal(
                         node.id,

@@ -391,3 +391,24 @@ def test_an_exclusive_gateway_without_conditions_takes_its_first_flow_and_says_s
     findings = validate([path]).findings
     [finding] = [f for f in findings if f.element == "G" and f.rule == "executable"]
     assert finding.severity == Severity.WARNING and "'zz'" in finding.message
+
+
+def test_in_a_process_not_marked_executable_such_a_gateway_is_an_incident(
+    bpmn: Bpmn, engine: Engine
+):
+    """A descriptive diagram's fork says nothing to run (MIWG C.2.0's first flow loops back
+    for ever): there it stays an incident, as before."""
+    # given
+    path = bpmn(
+        '<startEvent id="S"/><exclusiveGateway id="G"/><endEvent id="E1"/><endEvent id="E2"/>'
+        + flow("S", "G")
+        + flow("G", "E1", "zz")
+        + flow("G", "E2", "aa"),
+        process='id="p" isExecutable="false"',
+    )
+    # when
+    outcome = engine.start(path).run()
+    # then
+    assert outcome.state == "failed"
+    assert outcome.incident.startswith("G: exclusive gateway with 2 outgoing flows")
+    assert "not marked executable" in outcome.incident

@@ -11,11 +11,26 @@ from bpmn_engine.runtime.context import Incident, StepContext
 class ExclusiveGatewayBehaviour(FlowNodeBehaviour):
     """Takes the first flow (document order) whose condition holds, else the default. A flow
     without a condition holds, as in Camunda 7 and bpmn-engine: when none has one, that is
-    the first flow (the parser warns that the diagram does not choose)."""
+    the first flow (the parser warns that the diagram does not choose); in a process not
+    marked executable (a descriptive diagram) such a fork is an incident instead: nothing
+    says which way, and the first flow is often a loop back."""
 
     def outgoing(self, ctx: StepContext) -> list[SequenceFlow]:
         flows = ctx.scope_model.outgoing(ctx.node)
         default = getattr(ctx.node, "default", None)
+        if (
+            len(flows) > 1
+            and not default
+            and all(f.condition is None for f in flows)
+            and not ctx.definitions.processes[ctx.data.head.process].is_executable
+        ):
+            raise Incident(
+                f"exclusive gateway with {len(flows)} outgoing flows and no conditions in a "
+                "process not marked executable: the diagram does not say which way to go "
+                "(add conditions or a default flow, or pick one with `bpmn step` and "
+                "`choose`)",
+                ctx.node.id,
+            )
         for flow in flows:
             if flow.id != default and ctx.condition_holds(flow):
                 return [flow]
