@@ -78,6 +78,7 @@ class RunSettings:
     clock: str
     wait_timers: str
     checkpoint: str
+    search_path: tuple[str, ...] = ()  # --path: folders where called processes are found
 
     def engine(self, db: str, as_json: bool, *, existing: bool = True) -> Engine:
         """The engine on `db`; `existing`: the command acts on what a run left there."""
@@ -91,6 +92,7 @@ class RunSettings:
             as_json,
             self.clock,
             self.checkpoint,
+            search_path=self.search_path,
         )
 
     @property
@@ -105,12 +107,13 @@ class RunSettings:
         parts += ["--trust-scripts"] if self.trust_scripts else []
         parts += ["--clock virtual"] if self.clock == "virtual" else []
         parts += ["--checkpoint wait"] if self.checkpoint == "wait" else []
+        parts += [f"--path {shlex.quote(folder)}" for folder in self.search_path]
         return "".join(f" {part}" for part in parts)
 
 
 def run_options(command: Callable) -> Callable:
-    """--answers, --handlers, --trust-scripts, --clock, --wait-timers, --checkpoint, passed
-    as `settings`."""
+    """--answers, --handlers, --trust-scripts, --clock, --wait-timers, --checkpoint, --path,
+    passed as `settings`."""
 
     @functools.wraps(command)
     def collapsed(
@@ -121,12 +124,16 @@ def run_options(command: Callable) -> Callable:
         clock: str,
         wait_timers: str,
         checkpoint: str,
+        search_path: tuple[str, ...],
         **kwargs: Any,
     ) -> Any:
-        settings = RunSettings(answers, handlers, trust_scripts, clock, wait_timers, checkpoint)
+        settings = RunSettings(
+            answers, handlers, trust_scripts, clock, wait_timers, checkpoint, search_path
+        )
         return command(*args, settings=settings, **kwargs)
 
     f: Callable = collapsed
+    f = path_option(f)
     f = checkpoint_option(f)
     f = click.option(
         "--wait-timers",
@@ -165,6 +172,19 @@ def checkpoint_option(f: Callable) -> Callable:
         show_default=True,
         help="When steps are committed: step = each one; wait = together when the run "
         "waits (faster; a crash loses the steps since the last wait, and resume redoes them).",
+    )(f)
+
+
+def path_option(f: Callable) -> Callable:
+    """--path DIR (repeatable), passed as `search_path`."""
+    return click.option(
+        "--path",
+        "search_path",
+        multiple=True,
+        type=click.Path(exists=True, file_okay=False),
+        metavar="DIR",
+        help="A folder whose BPMN files a call activity's process is looked for in, after the "
+        "files given and the calling file's own folder (repeatable).",
     )(f)
 
 
@@ -353,6 +373,7 @@ def open_engine(
     clock: str = "real",
     checkpoint: str = "step",
     read_only: bool = False,
+    search_path: tuple[str, ...] = (),
 ) -> Engine:
     answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
     return new_engine(
@@ -363,6 +384,7 @@ def open_engine(
         trust_scripts=trust_scripts,
         on_user_task=answer_book,
         checkpoint=checkpoint,
+        search_path=search_path,
     )
 
 

@@ -47,6 +47,7 @@ from bpmn_engine.cli.common import (
     new_engine,
     parse_value,
     parse_variables,
+    path_option,
     var_options,
 )
 from bpmn_engine.cli.render import json_line, step_json, step_report
@@ -568,6 +569,7 @@ class Stepper:
 @db_option
 @click.option("--handlers", type=click.Path(dir_okay=False), help="Service task handlers (.py).")
 @click.option("--trust-scripts", is_flag=True, help="Run script tasks as full Python.")
+@path_option
 @click.option(
     "--clock",
     type=click.Choice(["real", "virtual"]),
@@ -591,6 +593,7 @@ def step(
     db: str,
     handlers: str | None,
     trust_scripts: bool,
+    search_path: tuple[str, ...],
     clock: str,
     view: str | None,
     as_json: bool,
@@ -605,7 +608,9 @@ def step(
     """
     if bool(files) == (instance_id is not None):
         raise click.UsageError("give a FILE to start, or --instance ID to go on with")
-    engine = new_engine(db, clock=clock, handlers=handlers, trust_scripts=trust_scripts)
+    engine = new_engine(
+        db, clock=clock, handlers=handlers, trust_scripts=trust_scripts, search_path=search_path
+    )
     others: list[Instance] = []
     if instance_id is not None:
         instance = engine.instance(instance_id)

@@ -47,6 +47,9 @@ class CallActivityBehaviour(ActivityBehaviour):
             )
         except BpmnEngineError as error:
             raise Incident(str(error), node.id) from None
+        found = ctx.engine.announce(process_id, ctx.definitions)
+        if found is not None:  # a file of a folder, not given: say which (once per run)
+            ctx.emit("process.found", process=process_id, file=found.path, message=found.note)
         ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
         locals_ = self.inputs(ctx)
         interface = definitions.processes[process_id].interface
