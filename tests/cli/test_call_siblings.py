@@ -10,8 +10,7 @@ from pathlib import Path
 from .conftest import Bpmn
 
 HEAD = (
-    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
-    'targetNamespace="t">'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">'
 )
 
 
