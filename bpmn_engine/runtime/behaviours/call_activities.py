@@ -47,9 +47,6 @@ class CallActivityBehaviour(ActivityBehaviour):
             )
         except BpmnEngineError as error:
             raise Incident(str(error), node.id) from None
-        found = ctx.engine.announce(process_id, ctx.definitions)
-        if found is not None:  # a file of a folder, not given: say which (once per run)
-            ctx.emit("process.found", process=process_id, file=found.path, message=found.note)
         ctx.step.touch_track(ctx.track).attempt += 1  # a retry calls a new child
         locals_ = self.inputs(ctx)
         interface = definitions.processes[process_id].interface
@@ -61,6 +58,9 @@ class CallActivityBehaviour(ActivityBehaviour):
             variables = self.interface_inputs(ctx, node, process_id, interface)
         else:
             variables = self.child_variables(ctx, node, locals_)
+        found = ctx.engine.announce(process_id, ctx.definitions)
+        if found is not None:  # a file of a folder, not given: say which (once per engine)
+            ctx.emit("process.found", process=process_id, file=found.path, message=found.note)
         sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables)
         ctx.step.sent.append(sent)
         ctx.wait(WAIT, process=process_id, child=sent.key)
