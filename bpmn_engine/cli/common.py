@@ -183,8 +183,8 @@ def path_option(f: Callable) -> Callable:
         multiple=True,
         type=click.Path(exists=True, file_okay=False),
         metavar="DIR",
-        help="A folder whose BPMN files a call activity's process is looked for in, after the "
-        "files given and the calling file's own folder (repeatable).",
+        help="A folder whose BPMN files a call activity's process is looked for in, when no "
+        "file given or deployed process is it and none beside the calling file (repeatable).",
     )(f)
 
 

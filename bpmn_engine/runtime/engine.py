@@ -119,7 +119,7 @@ class Engine:
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
         self._outward: dict[tuple[str, str], tuple[list[CallActivity], list[Task]]] = {}
         self.decisions = DecisionRegistry(self.store)
-        self.search_path = folders.search_path(search_path)
+        self._search_path = folders.search_path(search_path)
         # called processes found in folders: the folder of each version's file (None: not
         # there, or changed), what each search found (None: nothing), the notes given
         self._folders: dict[str, folders.Folder | None] = {}
@@ -444,7 +444,7 @@ class Engine:
             for deployment in self.store.deployments():
                 if deployment["process"] == process_id:
                     return self.definitions(deployment["definition"])
-        found = self.found_in_folders(process_id, caller)
+        found = self._found_in_folders(process_id, caller)
         if found is not None:
             if (caller.version, process_id) not in self._announced:
                 self._taken[(caller.version, process_id)] = found
@@ -456,7 +456,7 @@ class Engine:
                 return self.definitions(stored)
         return None
 
-    def found_in_folders(self, process_id: str, caller: Definitions) -> folders.FoundFile | None:
+    def _found_in_folders(self, process_id: str, caller: Definitions) -> folders.FoundFile | None:
         """The file beside the caller's, or in the search path, that defines the process
         (`parse/folders.py`), kept in the store like a file given (a resume finds it there).
         Searched once per engine: a folder is read only for a call found nowhere before."""
@@ -477,7 +477,7 @@ class Engine:
         if caller.version not in self._folders:
             self._folders[caller.version] = folders.beside(caller)
         own = self._folders[caller.version]
-        return ((own,) if own is not None else ()) + self.search_path
+        return ((own,) if own is not None else ()) + self._search_path
 
     def announce(self, process_id: str, caller: Definitions) -> folders.FoundFile | None:
         """The file of a folder the last call of `process_id` from `caller` took, the first

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 from .conftest import Bpmn
@@ -99,6 +100,22 @@ def test_complete_and_resume_take_path_for_a_call_made_after_the_run(bpmn: Bpmn)
     done = bpmn("resume", root, "--db", "e.db", "--path", "lib")
     assert done.returncode == 0, done.stderr
     assert "calls child from lib/child.bpmn (found in the search path lib)" in done.stdout
+
+
+def test_worker_takes_path(bpmn: Bpmn) -> None:
+    timer = (
+        '<intermediateCatchEvent id="wait"><timerEventDefinition><timeDuration>PT0.05S'
+        "</timeDuration></timerEventDefinition></intermediateCatchEvent>"
+    )
+    caller(bpmn.cwd / "app" / "caller.bpmn", called="${which}", before=timer)
+    callee(bpmn.cwd / "lib" / "child.bpmn", 6)
+    code, lines = bpmn.json_lines("run", "app/caller.bpmn", "--var", "which=child", "--db", "e.db")
+    assert code == 3
+    time.sleep(0.1)
+    done = bpmn("worker", "--once", "--db", "e.db", "--path", "lib")
+    assert done.returncode == 0, done.stderr
+    shown = bpmn("show", lines[-1]["instance"], "--db", "e.db", "--json")
+    assert json.loads(shown.stdout)["state"] == "completed"
 
 
 def test_step_finds_the_process_beside_and_in_path(bpmn: Bpmn) -> None:
