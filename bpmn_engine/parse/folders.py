@@ -32,7 +32,8 @@ SUFFIXES = (".bpmn", ".bpmn2", ".bpmn20.xml")
 @dataclass(frozen=True)
 class Folder:
     """A folder searched for called processes: `shown` as the user named it (joined to the
-    file names a message shows), `why` it is searched ("beside a.bpmn", "in --path DIR")."""
+    file names a message shows), `why` it is searched ("beside a.bpmn", "in the search
+    path DIR")."""
 
     shown: str
     why: str
