@@ -79,6 +79,7 @@ class RunSettings:
     wait_timers: str
     checkpoint: str
     simulate: bool = False
+    search_path: tuple[str, ...] = ()  # --path: folders where called processes are found
 
     def engine(self, db: str, as_json: bool, *, existing: bool = True) -> Engine:
         """The engine on `db`; `existing`: the command acts on what a run left there."""
@@ -93,6 +94,7 @@ class RunSettings:
             self.clock,
             self.checkpoint,
             simulate=self.simulate,
+            search_path=self.search_path,
         )
 
     @property
@@ -108,12 +110,13 @@ class RunSettings:
         parts += ["--clock virtual"] if self.clock == "virtual" else []
         parts += ["--checkpoint wait"] if self.checkpoint == "wait" else []
         parts += ["--simulate"] if self.simulate else []
+        parts += [f"--path {shlex.quote(folder)}" for folder in self.search_path]
         return "".join(f" {part}" for part in parts)
 
 
 def run_options(command: Callable) -> Callable:
     """--answers, --handlers, --simulate, --trust-scripts, --clock, --wait-timers,
-    --checkpoint, passed as `settings`."""
+    --checkpoint, --path, passed as `settings`."""
 
     @functools.wraps(command)
     def collapsed(
@@ -125,14 +128,16 @@ def run_options(command: Callable) -> Callable:
         wait_timers: str,
         checkpoint: str,
         simulate: bool,
+        search_path: tuple[str, ...],
         **kwargs: Any,
     ) -> Any:
         settings = RunSettings(
-            answers, handlers, trust_scripts, clock, wait_timers, checkpoint, simulate
+            answers, handlers, trust_scripts, clock, wait_timers, checkpoint, simulate, search_path
         )
         return command(*args, settings=settings, **kwargs)
 
     f: Callable = collapsed
+    f = path_option(f)
     f = checkpoint_option(f)
     f = click.option(
         "--wait-timers",
@@ -180,6 +185,19 @@ def checkpoint_option(f: Callable) -> Callable:
         show_default=True,
         help="When steps are committed: step = each one; wait = together when the run "
         "waits (faster; a crash loses the steps since the last wait, and resume redoes them).",
+    )(f)
+
+
+def path_option(f: Callable) -> Callable:
+    """--path DIR (repeatable), passed as `search_path`."""
+    return click.option(
+        "--path",
+        "search_path",
+        multiple=True,
+        type=click.Path(exists=True, file_okay=False),
+        metavar="DIR",
+        help="A folder whose BPMN files a call activity's process is looked for in, when no "
+        "file given or deployed process is it and none beside the calling file (repeatable).",
     )(f)
 
 
@@ -369,6 +387,7 @@ def open_engine(
     checkpoint: str = "step",
     read_only: bool = False,
     simulate: bool = False,
+    search_path: tuple[str, ...] = (),
 ) -> Engine:
     answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
     return new_engine(
@@ -380,6 +399,7 @@ def open_engine(
         on_user_task=answer_book,
         checkpoint=checkpoint,
         simulate=simulate,
+        search_path=search_path,
     )
 
 

@@ -19,6 +19,7 @@ from bpmn_engine.cli.common import (
     is_dmn,
     json_option,
     new_engine,
+    path_option,
     seconds,
     simulate_option,
 )
@@ -146,6 +147,7 @@ def show_decisions(decisions: Decisions, changed: bool, as_json: bool) -> None:
     "and gives up any job called longer ago, whoever holds it, as an incident (default: none).",
 )
 @checkpoint_option
+@path_option
 @json_option
 def worker(
     db: str,
@@ -159,6 +161,7 @@ def worker(
     horizon: str | None,
     job_timeout: float | None,
     checkpoint: str,
+    search_path: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Run every instance in the database that has something to do, and start instances
@@ -177,6 +180,7 @@ def worker(
         checkpoint=checkpoint,
         job_timeout=job_timeout,
         simulate=simulate,
+        search_path=search_path,
     )
 
     def notice(event: Event) -> None:

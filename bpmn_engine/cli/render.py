@@ -74,6 +74,8 @@ class Trace:
         elif kind == "element.waiting" and data.get("reason") == "call activity":
             called = f"{safe(str(data.get('process')))} as instance {safe(str(data.get('child')))}"
             line = f"  [magenta]↘[/] {self.name(event)} [magenta]calls[/] {called} {track}"
+        elif kind == "process.found":  # a called process from a file of a folder, not given
+            line = f"  [magenta]↘[/] [dim]{safe(str(data.get('message')))}[/]"
         elif kind == "element.waiting" and data.get("reason") == "ad-hoc":
             activatable = safe(", ".join(data.get("activatable", [])))
             line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for activations[/]: {activatable}"
@@ -469,6 +471,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
             "track.merged",
             "element.terminated",
             "warning",
+            "process.found",
             "incident.created",
             "element.completed",
         ):

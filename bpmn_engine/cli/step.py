@@ -47,6 +47,7 @@ from bpmn_engine.cli.common import (
     new_engine,
     parse_value,
     parse_variables,
+    path_option,
     simulate_option,
     var_options,
 )
@@ -570,6 +571,7 @@ class Stepper:
 @click.option("--handlers", type=click.Path(dir_okay=False), help="Service task handlers (.py).")
 @click.option("--trust-scripts", is_flag=True, help="Run script tasks as full Python.")
 @simulate_option
+@path_option
 @click.option(
     "--clock",
     type=click.Choice(["real", "virtual"]),
@@ -594,6 +596,7 @@ def step(
     handlers: str | None,
     trust_scripts: bool,
     simulate: bool,
+    search_path: tuple[str, ...],
     clock: str,
     view: str | None,
     as_json: bool,
@@ -609,7 +612,12 @@ def step(
     if bool(files) == (instance_id is not None):
         raise click.UsageError("give a FILE to start, or --instance ID to go on with")
     engine = new_engine(
-        db, clock=clock, handlers=handlers, trust_scripts=trust_scripts, simulate=simulate
+        db,
+        clock=clock,
+        handlers=handlers,
+        trust_scripts=trust_scripts,
+        simulate=simulate,
+        search_path=search_path,
     )
     others: list[Instance] = []
     if instance_id is not None:

@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 import click
 
 from bpmn_engine import LoadError
-from bpmn_engine.cli.common import console
+from bpmn_engine.cli.common import console, path_option
 from bpmn_engine.cli.render import json_line
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.terminal import safe, visible
@@ -50,6 +50,7 @@ MARKS = {"passed": ".", "failed": "F", "error": "E"}
 @click.option(
     "--json", "as_json", is_flag=True, help="JSON lines: one per scenario, then a summary."
 )
+@path_option
 def test(
     paths: tuple[str, ...],
     keyword: str | None,
@@ -58,6 +59,7 @@ def test(
     fail_under: float | None,
     junit: str | None,
     as_json: bool,
+    search_path: tuple[str, ...],
 ) -> None:
     """Run the scenario files (*.bpmntest.toml) in PATHs (default: this folder, recursively).
 
@@ -83,7 +85,7 @@ def test(
         chosen = [s for s in scenarios if keyword is None or keyword in s.name]
         results = []
         for scenario in chosen:
-            result = run_scenario(scenario)
+            result = run_scenario(scenario, search_path)
             results.append(result)
             if as_json:
                 click.echo(json_line(_scenario_json(result)))

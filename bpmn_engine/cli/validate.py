@@ -90,6 +90,15 @@ class ProgressBar:
 )
 @click.option("--strict", is_flag=True, help="Warnings count as errors: any warning exits 1.")
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
+@click.option(
+    "--path",
+    "search_path",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    metavar="DIR",
+    help="A folder whose BPMN files a call activity's process is looked for in, when no "
+    "file validated defines it and none beside the calling file does (repeatable).",
+)
 def validate(
     paths: tuple[str, ...],
     output_format: str,
@@ -98,6 +107,7 @@ def validate(
     max_warnings: int,
     strict: bool,
     as_json: bool,
+    search_path: tuple[str, ...],
 ) -> None:
     """Check BPMN files before deploy: schema, references, bpmnlint's rules, what the engine
     can run, and soundness (deadlocks, missing synchronisation, dead elements, livelocks).
@@ -114,7 +124,9 @@ def validate(
     output_format = "json" if as_json else output_format
     config = load_config(config_file)
     with ProgressBar() as progress:
-        report = validate_paths(paths, preset=preset, config=config, progress=progress)
+        report = validate_paths(
+            paths, preset=preset, config=config, progress=progress, search_path=search_path
+        )
     for note in report.notes:
         click.echo(visible(f"note: {note}"), err=True)
     EMITTERS[output_format](report, sys.stdout)

@@ -24,6 +24,7 @@ from bpmn_engine.model import (
     Task,
 )
 from bpmn_engine.model import SequenceFlow as Flow
+from bpmn_engine.parse.folders import FoundFile
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import SELF_COMPLETING, Track
@@ -71,6 +72,8 @@ class Services(Protocol):
     def callable_definitions(
         self, process_id: str, caller: Definitions, binding: str = ..., version: int | None = ...
     ) -> Definitions: ...
+    def announce(self, process_id: str, caller: Definitions) -> FoundFile | None:
+        """The file of a folder a call took the process from, the first time only."""
 
 
 class StepContext:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ from bpmn_engine.model import (
     Task,
 )
 from bpmn_engine.model import Listener as ElementListener
-from bpmn_engine.parse import compile_definitions, load_file
+from bpmn_engine.parse import compile_definitions, folders, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
@@ -84,7 +84,9 @@ class Engine:
     engine with the handler, a `Worker`); `simulate` completes it as a no-op instead.
     `max_tree_size` is the most instances one call tree may hold (the root and every
     instance its call activities started): the call that would start one more gets an
-    incident.
+    incident. `search_path` are folders where a call activity's process is looked for,
+    with the calling file's own folder, when no file given defines it
+    (docs/call-activities.md).
     """
 
     def __init__(
@@ -100,6 +102,7 @@ class Engine:
         undo: bool = False,
         simulate: bool = False,
         max_tree_size: int = MAX_TREE_SIZE,
+        search_path: Iterable[str | Path] = (),
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
         self.undo = undo  # keep each step's before-images, so that `rewind` can go back
@@ -135,6 +138,14 @@ class Engine:
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
         self._outward: dict[tuple[str, str], tuple[list[CallActivity], list[Task]]] = {}
         self.decisions = DecisionRegistry(self.store)
+        self._search_path = folders.search_path(search_path)
+        # called processes found in folders: the folder of each version's file (None: not
+        # there, or changed), what each search found (None: nothing), the notes given
+        self._folders: dict[str, folders.Folder | None] = {}
+        self._in_folders: dict[tuple[tuple[folders.Folder, ...], str], folders.FoundFile | None]
+        self._in_folders = {}
+        self._taken: dict[tuple[str, str], folders.FoundFile] = {}
+        self._announced: set[tuple[str, str]] = set()
 
     def close(self) -> None:
         self.heartbeat.close()
@@ -152,11 +163,15 @@ class Engine:
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
         if definitions.version not in self._deployed:
-            self.store.save_definition(definitions.version, definitions.path, definitions.source)
+            self._save(definitions)
             self._deployed[definitions.version] = None
-            self._keep_compiled(definitions, unless_kept=True)
-        self._definitions.setdefault(definitions.version, definitions)
         return definitions
+
+    def _save(self, definitions: Definitions) -> None:
+        """Keep definitions in the store: their source, and their compiled form."""
+        self.store.save_definition(definitions.version, definitions.path, definitions.source)
+        self._keep_compiled(definitions, unless_kept=True)
+        self._definitions.setdefault(definitions.version, definitions)
 
     def definitions(self, version: str) -> Definitions:
         """A stored definitions version, compiled once per engine: from the store's compiled
@@ -335,11 +350,14 @@ class Engine:
         caller's file and the files given with it; `version` takes that deployment of the
         process (1 = the first `bpmn deploy`). The process is checked to be startable (a none
         start event, expressions that compile)."""
-        found = self._find_callable(process_id, caller, binding, version)
+        try:
+            found = self._find_callable(process_id, caller, binding, version)
+        except LoadError as error:  # two files of a folder define it, or it does not load
+            raise UsageError(error.message) from None
         if found is None and binding == "latest":
             raise UsageError(
                 f"no process {process_id!r} to call: not in {caller.path}, in the files "
-                f"given, or in the store {self.store.path}"
+                f"given{self._folders_searched(caller)}, or in the store {self.store.path}"
             )
         if found is None:
             raise UsageError(
@@ -357,13 +375,25 @@ class Engine:
             called = node.called_element
             if not called or is_expression(called):
                 continue
-            if self._find_callable(called, definitions, node.binding, node.version) is None:
+            if self._found_for(node, definitions) is None:
                 raise LoadError(
                     "calls " + self._not_callable(called, definitions, node.binding, node.version),
                     file=definitions.path,
                     line=node.line,
                     element_id=node.id,
                 )
+
+    def _found_for(self, node: CallActivity, definitions: Definitions) -> Definitions | None:
+        """What a static `calledElement` finds; a folder holding two files that define it
+        (or one that does not load) is refused at the call activity."""
+        try:
+            return self._find_callable(
+                node.called_element or "", definitions, node.binding, node.version
+            )
+        except LoadError as error:
+            raise LoadError(
+                error.message, file=definitions.path, line=node.line, element_id=node.id
+            ) from None
 
     def check_called_compensation(self, definitions: Definitions, process: Process) -> None:
         """Refuse before the first step a compensation that would have to undo a called
@@ -374,10 +404,13 @@ class Engine:
             called = node.called_element
             if not called or is_expression(called):
                 return None
-            found = self._find_callable(called, definitions, node.binding, node.version)
+            holder = files.get(id(node), definitions)
+            found = self._found_for(node, holder)
             if found is None:
                 return None
             files.setdefault(id(found.processes[called]), found)
+            for _, inner in found.processes[called].walk():
+                files.setdefault(id(inner), found)
             return found.processes[called]
 
         for holder, node, reason in compensation.uncompensated_calls(process, find):
@@ -394,15 +427,21 @@ class Engine:
                 f"'version'), but the store {self.store.path} has {len(versions)} deployed "
                 "version(s) of it (`bpmn deploy` makes one each time the file changes)"
             )
+        searched = self._folders_searched(caller)
         if binding == "deployment":
             return (
                 f"process {process_id!r} of its own deployment (binding 'deployment'), but it "
-                f"is not in {caller.path} or the files given with it"
+                f"is not in {caller.path} or the files given with it{searched}"
             )
         return (
-            f"process {process_id!r}, which is in none of the files given and "
+            f"process {process_id!r}, which is in none of the files given{searched} and "
             f"not in the store {self.store.path}"
         )
+
+    def _folders_searched(self, caller: Definitions) -> str:
+        """The folders a call from `caller` searched, as words for a message ("" if none)."""
+        where = [f"the BPMN files {folder.why}" for folder in self._searched_folders(caller)]
+        return f", nor in {' or '.join(where)}" if where else ""
 
     def _find_callable(
         self,
@@ -411,6 +450,9 @@ class Engine:
         binding: str = "latest",
         version: int | None = None,
     ) -> Definitions | None:
+        """The definitions a call finds, in the order docs/call-activities.md gives; a
+        LoadError when the folders searched hold two files defining the process (or only
+        one that does not load)."""
         if binding == "version":
             versions = self._deployed_versions(process_id)
             if version is None or not 0 < version <= len(versions):
@@ -421,15 +463,53 @@ class Engine:
         for given in list(self._deployed):
             if process_id in self.definitions(given).processes:
                 return self.definitions(given)
+        if binding != "deployment":
+            for deployment in self.store.deployments():
+                if deployment["process"] == process_id:
+                    return self.definitions(deployment["definition"])
+        found = self._found_in_folders(process_id, caller)
+        if found is not None:
+            if (caller.version, process_id) not in self._announced:
+                self._taken[(caller.version, process_id)] = found
+            return self.definitions(found.definitions.version)
         if binding == "deployment":
             return None
-        for deployment in self.store.deployments():
-            if deployment["process"] == process_id:
-                return self.definitions(deployment["definition"])
         for stored in self.store.definition_versions():
             if process_id in self.definitions(stored).processes:
                 return self.definitions(stored)
         return None
+
+    def _found_in_folders(self, process_id: str, caller: Definitions) -> folders.FoundFile | None:
+        """The file beside the caller's, or in the search path, that defines the process
+        (`parse/folders.py`), kept in the store like a file given (a resume finds it there).
+        Searched once per engine: a folder is read only for a call found nowhere before."""
+        searched = self._searched_folders(caller)
+        key = (searched, process_id)
+        if not searched:
+            return None
+        if key not in self._in_folders:
+            skip = [Path(caller.path).resolve()]
+            found = folders.find_process(process_id, searched, skip)
+            if found is not None:
+                self._save(found.definitions)
+            self._in_folders[key] = found
+        return self._in_folders[key]
+
+    def _searched_folders(self, caller: Definitions) -> tuple[folders.Folder, ...]:
+        """The caller's own folder (while its file is there, unchanged), then the search path."""
+        if caller.version not in self._folders:
+            self._folders[caller.version] = folders.beside(caller)
+        own = self._folders[caller.version]
+        return ((own,) if own is not None else ()) + self._search_path
+
+    def announce(self, process_id: str, caller: Definitions) -> folders.FoundFile | None:
+        """The file of a folder the last call of `process_id` from `caller` took, the first
+        time this engine is asked (the run says it once, not at every call)."""
+        key = (caller.version, process_id)
+        found = self._taken.pop(key, None)
+        if found is not None:
+            self._announced.add(key)
+        return found
 
     def _deployed_versions(self, process_id: str) -> list[str]:
         """The definitions versions of each deployment of a process, oldest first: version

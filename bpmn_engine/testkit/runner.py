@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -107,6 +107,7 @@ class Runner:
         clock: datetime = DEFAULT_CLOCK,
         trust_scripts: bool = False,
         max_events: int = MAX_EVENTS,
+        search_path: Sequence[str | Path] = (),
     ) -> None:
         self.max_events = max_events
         self.calls: Counter[str] = Counter()
@@ -123,6 +124,7 @@ class Runner:
             on_user_task=self._answer,
             clock=self.clock,
             trust_scripts=trust_scripts,
+            search_path=search_path,
         )
         self.root: str | None = None
         self.deployed = False
@@ -333,11 +335,12 @@ class TaskNotWaiting(UsageError):
 
 
 class _ScenarioRun(Runner):
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, search_path: Sequence[str | Path] = ()) -> None:
         super().__init__(
             handlers=scenario.handlers_file,
             clock=scenario.clock,
             trust_scripts=scenario.trust_scripts,
+            search_path=search_path,
         )
         for name, mock in scenario.mocks.items():
             for call in mock.calls:
@@ -367,13 +370,14 @@ class _StepError(Exception):
     """A step that cannot be done (the run is not where the scenario thought)."""
 
 
-def run_scenario(scenario: Scenario) -> ScenarioResult:
-    """Run one scenario from scratch; never raises for what the scenario or diagram holds."""
+def run_scenario(scenario: Scenario, search_path: Sequence[str | Path] = ()) -> ScenarioResult:
+    """Run one scenario from scratch; never raises for what the scenario or diagram holds.
+    `search_path`: folders where called processes no diagram given defines are found."""
     result = ScenarioResult(scenario)
     began = time.perf_counter()
     run: _ScenarioRun | None = None
     try:
-        run = _ScenarioRun(scenario)
+        run = _ScenarioRun(scenario, search_path)
         if scenario.deploy:
             run.deploy(*scenario.diagrams)
         else:

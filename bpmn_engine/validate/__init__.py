@@ -39,15 +39,17 @@ def validate(
     preset: str | None = None,
     config: Config | str | Path | None = None,
     progress: Progress | None = None,
+    search_path: Iterable[str | Path] = (),
 ) -> Report:
     """Validate files, folders (recursively) and globs together, so references across them
     resolve. `preset` overrides the config's `extends` (default `recommended`); `config` is a
     `Config`, a path to a `.bpmnlintrc` / pyproject.toml, or None for no config file (the
-    command reads the one in the current folder: `load_config()`)."""
+    command reads the one in the current folder: `load_config()`). A called process none of
+    the files defines is looked for beside the calling file, then in `search_path`'s folders."""
     if isinstance(paths, str | Path):
         paths = [paths]
     if preset is not None and preset not in PRESETS:
         raise UsageError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     if config is not None and not isinstance(config, Config):
         config = load_config(config)
-    return run(paths, preset, config, progress)
+    return run(paths, preset, config, progress, search_path)

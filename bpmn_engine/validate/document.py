@@ -7,7 +7,9 @@ reference (a called process, a message) may resolve in another file.
 from __future__ import annotations
 
 import bisect
+import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +23,7 @@ from bpmn_engine.dmn.reader import VERSIONS as DMN_VERSIONS
 from bpmn_engine.errors import LoadError
 from bpmn_engine.model import Definitions
 from bpmn_engine.model.kinds import BPMN
-from bpmn_engine.parse import compile_tree
+from bpmn_engine.parse import compile_tree, folders
 from bpmn_engine.parse.xml import parse_xml, read_source
 from bpmn_engine.validate.repair import without_broken_references
 
@@ -186,16 +188,36 @@ class Workspace:
     """The documents validated together, and the BPMN files they import (read on demand).
 
     References such as `calledElement` or `messageRef` may point into any of them: the MIWG
-    diagram C.9.0 calls a process defined in C.9.2 and imports C.9.1.
+    diagram C.9.0 calls a process defined in C.9.2 and imports C.9.1. A called process none
+    of them defines is looked for as `bpmn run` looks for it: in the BPMN files beside the
+    calling file, then in the folders of `search_path` (`--path DIR`).
     """
 
-    def __init__(self, documents: list[Document]) -> None:
+    def __init__(self, documents: list[Document], search_path: Iterable[str | Path] = ()) -> None:
         self.documents: dict[str, Document] = {}
         for document in documents:
             self.documents.setdefault(_key(document.path), document)
             document.workspace = self
         self.validated = list(documents)
         self._decisions: dict[str, Decisions | LoadError] | None = None
+        self.search_path = folders.search_path(search_path)
+        self._in_folders: dict[tuple[str, str], folders.FoundFile | LoadError | None] = {}
+
+    def called_elsewhere(
+        self, document: Document, process_id: str
+    ) -> folders.FoundFile | LoadError | None:
+        """The file beside `document` (or in the search path) defining a process that no
+        file validated or imported defines; a LoadError when two files define it, or the one
+        that does does not load (`parse/folders.py`); None when no file does."""
+        key = (os.path.dirname(_key(document.path)), process_id)
+        if key not in self._in_folders:
+            searched = (folders.folder_of(document.path), *self.search_path)
+            skip = [Path(_key(d.path)) for d in self.all_documents]
+            try:
+                self._in_folders[key] = folders.find_process(process_id, searched, skip)
+            except LoadError as error:
+                self._in_folders[key] = error
+        return self._in_folders[key]
 
     def decisions(self) -> dict[str, Decisions | LoadError]:
         """Each DMN file validated, loaded (with what it imports beside it), or why not."""

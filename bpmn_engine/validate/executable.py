@@ -32,6 +32,7 @@ from bpmn_engine.model import (
     SubProcess,
     Task,
 )
+from bpmn_engine.parse.folders import FoundFile
 from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.timers import (
     TimerRangeError,
@@ -136,7 +137,10 @@ def _called_compensation(document: Document, process: Process) -> Iterator[Issue
         for other in documents:
             if other.definitions is not None and called in other.definitions.processes:
                 return other.definitions.processes[called]
-        return None
+        if document.workspace is None:
+            return None
+        found = document.workspace.called_elsewhere(document, called)
+        return found.definitions.processes[called] if isinstance(found, FoundFile) else None
 
     for holder, node, reason in compensation.uncompensated_calls(process, find):
         if holder is process:  # a called process's own calls: reported when it is checked
@@ -409,7 +413,22 @@ def _call(document: Document, node: CallActivity) -> Iterator[Issue]:
         return
     if any(i.element == node.id for i in references.problems(document)):
         return  # `references` already reports the dangling calledElement
-    message = f"calls process {called!r}, which is in none of the files validated or imported"
+    found = document.workspace.called_elsewhere(document, called)
+    if isinstance(found, LoadError):  # two files beside it define the process, or...
+        yield Issue(found.message, node.id, node.line)
+        return
+    if found is not None:  # a file beside the caller's (or in the search path) defines it
+        if not found.definitions.processes[called].is_executable:
+            message = (
+                f"calls process {called!r} (in {found.path}), which is not executable "
+                "(isExecutable=false)"
+            )
+            yield Issue(message, node.id, node.line, severity=Severity.WARNING)
+        return
+    message = (
+        f"calls process {called!r}, which is in none of the files validated or imported, "
+        "nor in the BPMN files beside it or in the search path"
+    )
     yield Issue(message, node.id, node.line)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from bpmn_engine.errors import LoadError
 from bpmn_engine.model.kinds import ACTIVITIES, EVENTS, GATEWAYS
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue
@@ -183,6 +184,16 @@ def _global(document: Document, attribute: str, value: str) -> str | None:
     if not ref:
         return f"{attribute} is empty"
     candidates = _candidates(document, ref)
+    if not candidates and attribute == "calledElement" and document.workspace is not None:
+        found = document.workspace.called_elsewhere(document, ref)
+        if isinstance(found, LoadError):  # two files beside it define the process...
+            return found.message
+        if found is not None:  # a file beside the caller's, as `bpmn run` finds it
+            return None
+        return (
+            f"{attribute} {ref!r} is not defined (in this file, the files validated with it, "
+            "the files it imports, or the BPMN files beside it or in the search path)"
+        )
     if not candidates:
         return (
             f"{attribute} {ref!r} is not defined (in this file, the files validated with it, "

@@ -75,8 +75,10 @@ def run(
     preset: str | None = None,
     config: Config | None = None,
     progress: Progress | None = None,
+    search_path: Iterable[str | Path] = (),
 ) -> Report:
-    """Read every file first (a reference may point into any of them), then check each."""
+    """Read every file first (a reference may point into any of them), then check each;
+    `search_path`: folders where a called process no file defines is looked for."""
     config = config or Config()
     rules = all_rules()
     levels, notes = resolve_levels(rules, preset, config)
@@ -91,7 +93,7 @@ def run(
         documents.append(Document.read(path))
         if progress is not None:
             progress(len(documents), steps)
-    Workspace(documents)
+    Workspace(documents, search_path)
     for done, document in enumerate(documents, start=len(documents) + 1):
         document.rule_options = config.options
         report.findings.extend(check(document, enabled, levels))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from .conftest import FIXTURES, Bpmn
 
@@ -34,9 +35,11 @@ def test_a_call_into_another_file_runs_and_completes_through_the_root(bpmn: Bpmn
 
 
 def test_a_called_process_in_no_file_given_is_refused_before_the_run(bpmn: Bpmn) -> None:
-    done = bpmn("run", CALLER)
+    alone = bpmn.cwd / "caller.bpmn"  # no file beside it defines `child`
+    alone.write_bytes(Path(CALLER).read_bytes())
+    done = bpmn("run", "caller.bpmn")
     assert done.returncode == 2
-    assert done.stderr.startswith(f"error: {CALLER}:5: call: calls process 'child'")
+    assert done.stderr.startswith("error: caller.bpmn:5: call: calls process 'child'")
     assert "Traceback" not in done.stderr
 
 
@@ -75,7 +78,8 @@ def test_process_picks_one_pool(bpmn: Bpmn) -> None:
 
 
 def test_validate_reports_a_called_process_missing_from_the_files_given(bpmn: Bpmn) -> None:
-    alone = bpmn("validate", CALLER)
+    (bpmn.cwd / "caller.bpmn").write_bytes(Path(CALLER).read_bytes())  # alone in its folder
+    alone = bpmn("validate", "caller.bpmn")
     assert alone.returncode == 1
     assert "error references calledElement 'child' is not defined" in alone.stdout
     assert "[call]" in alone.stdout

@@ -101,7 +101,9 @@ def test_binding_deployment_finds_only_the_files_given_together(
         "</extensionElements>"
     )
     path = caller(tmp_path, attributes, zeebe)
-    db = deployed_twice(tmp_path)  # deployed, but not given with the caller
+    elsewhere = tmp_path / "deployed"  # not beside the caller: its folder is its deployment
+    elsewhere.mkdir()
+    db = deployed_twice(elsewhere)  # deployed, but not given with the caller
     with Engine(db) as engine, pytest.raises(LoadError, match="of its own deployment"):
         engine.start(path, "parent", {"x": 1})
     with Engine(db) as engine:  # given together: that file, not the active deployment

@@ -59,6 +59,9 @@ class CallActivityBehaviour(ActivityBehaviour):
             variables = self.interface_inputs(ctx, node, process_id, interface)
         else:
             variables = self.child_variables(ctx, node, locals_)
+        found = ctx.engine.announce(process_id, ctx.definitions)
+        if found is not None:  # a file of a folder, not given: say which (once per engine)
+            ctx.emit("process.found", process=process_id, file=found.path, message=found.note)
         sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables)
         ctx.step.sent.append(sent)
         ctx.wait(WAIT, process=process_id, child=sent.key)
