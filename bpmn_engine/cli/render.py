@@ -95,7 +95,10 @@ class Trace:
         elif kind == "element.terminated":
             line = f"  [yellow]✗[/] {self.name(event)} terminated {track}"
         elif kind == "variables.updated":
-            shown = ", ".join(f"{k}={short(v)}" for k, v in data.get("variables", {}).items())
+            cut = self.console.is_terminal
+            shown = ", ".join(
+                f"{k}={short(v, cut=cut)}" for k, v in data.get("variables", {}).items()
+            )
             line = f"    [dim]{safe(shown)}[/]"
         elif kind == "warning":
             line = f"  [yellow]⚠ {safe(str(data.get('message')))}[/] [dim]{safe(event.element)}[/]"
@@ -108,9 +111,11 @@ class Trace:
             self.console.print(line, highlight=False)
 
 
-def short(value: Any, width: int = 40) -> str:
+def short(value: Any, width: int = 40, *, cut: bool = True) -> str:
+    """A value as JSON, cut at `width` for a terminal; whole when `cut` is False (piped
+    output, a CI log: never cut, docs/cli.md)."""
     text = json.dumps(value, default=str, ensure_ascii=False)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if not cut or len(text) <= width else text[: width - 1] + "…"
 
 
 def new_table(*headers: str, **options: Any) -> Table:
@@ -120,10 +125,10 @@ def new_table(*headers: str, **options: Any) -> Table:
     return Table(*headers, **options)
 
 
-def variables_table(variables: dict[str, Any]) -> Table:
+def variables_table(variables: dict[str, Any], cut: bool = True) -> Table:
     table = new_table("variable", "value", box=None, header_style="bold", pad_edge=False)
     for name in sorted(variables):
-        table.add_row(safe(name), safe(short(variables[name], 80)))
+        table.add_row(safe(name), safe(short(variables[name], 80, cut=cut)))
     return table
 
 
@@ -181,7 +186,7 @@ def outcome_summary(
         head += f" at {safe(outcome.end_event)}"
     console.print(head, highlight=False)
     if outcome.variables:
-        console.print(variables_table(outcome.variables))
+        console.print(variables_table(outcome.variables, console.is_terminal))
     db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
     if stuck:
         console.print(
@@ -330,7 +335,7 @@ def show(console: Console, instance: Instance, last: int = 0) -> None:
         )
     for line in ad_hoc_waits(outcome):
         console.print(f"waiting: {line}", highlight=False)
-    console.print(variables_table(outcome.variables))
+    console.print(variables_table(outcome.variables, console.is_terminal))
     events = instance.history()
     shown = events[-last:] if last else events
     title = "history" + (
@@ -348,7 +353,7 @@ def show(console: Console, instance: Instance, last: int = 0) -> None:
             e.event,
             safe(e.element or ""),
             "" if e.track is None else str(e.track),
-            safe(short(details, 60)) if details else "",
+            safe(short(details, 60, cut=console.is_terminal)) if details else "",
         )
     console.print(history)
 
@@ -477,12 +482,15 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
         ):
             trace(event)
     for name, (before, after) in report.variable_changes().items():
-        console.print(f"  {safe(name)}: {safe(short(before))} → {safe(short(after))}")
+        cut = console.is_terminal
+        console.print(
+            f"  {safe(name)}: {safe(short(before, cut=cut))} → {safe(short(after, cut=cut))}"
+        )
     if report.show == "help":
         console.print(stepper.help, markup=False)
         return
     if report.show == "vars":
-        console.print(variables_table(instance.variables))
+        console.print(variables_table(instance.variables, console.is_terminal))
         return
     if report.show == "history":
         for e in instance.history():

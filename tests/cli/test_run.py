@@ -411,3 +411,16 @@ def test_simulate_walks_past_a_service_task_without_handler(bpmn: Bpmn, tmp_path
     assert lines[-1]["event"] == "instance.completed"
     [warning] = [line for line in lines if line["event"] == "warning"]
     assert "simulated" in warning["message"]
+
+
+def test_piped_output_shows_values_whole(bpmn: Bpmn, tmp_path: Path) -> None:
+    """docs/cli.md: piped output is never cut; values were cut at 40, 60 and 80 characters."""
+    (tmp_path / "charge.bpmn").write_text(CHARGE)
+    long = "x" * 150
+    done = bpmn("run", "charge.bpmn", "--db", "long.db", "--simulate", "--var", f"note={long}")
+    assert done.returncode == 0
+    assert f'"{long}"' in done.stdout.split("completed instance", 1)[1]  # the summary's table
+    instance = done.stdout.split("completed instance ", 1)[1].split()[0]
+    shown = bpmn("show", instance, "--db", "long.db")
+    assert "…" not in shown.stdout
+    assert f'"{long}"' in shown.stdout
