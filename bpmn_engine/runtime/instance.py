@@ -41,8 +41,13 @@ from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import CHILD_FAILED, CallActivityBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
 from bpmn_engine.runtime.behaviours.complex_gateway import RECORDS, ComplexGatewayBehaviour
+from bpmn_engine.runtime.behaviours.events import CatchEventBehaviour
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
-from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
+from bpmn_engine.runtime.behaviours.tasks import (
+    ReceiveTaskBehaviour,
+    ServiceTaskBehaviour,
+    UserTaskBehaviour,
+)
 from bpmn_engine.runtime.calls import CallRow
 from bpmn_engine.runtime.checkpoints import Checkpoints, UnstorableStep
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -56,6 +61,7 @@ from bpmn_engine.runtime.events.trigger import (
 )
 from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
+from bpmn_engine.runtime.triggers import TRIGGER
 from bpmn_engine.runtime.variables import storable_all
 
 TRANSACTION_OUTCOMES = ("transaction.completed", "transaction.cancelled", "transaction.interrupted")
@@ -145,6 +151,7 @@ class Instance:
             ActionKind.TIMER: self._fire_timer,
             ActionKind.CONDITION: self._fire_condition,
             ActionKind.COMPLETE_TASK: self._complete_action,
+            ActionKind.TRIGGER: self._trigger_action,
         }
         # message subscriptions that look for a buffered message in turn (`_take_buffered`)
         self._buffered_looks: list[Subscription] | None = None
@@ -304,6 +311,8 @@ class Instance:
                 ):
                     continue  # listed below, with what they wait for
                 wait = {"element": track.element, "reason": track.wait, "track": track.id}
+                if track.wait == TRIGGER:  # `bpmn trigger` names it by id or name
+                    wait["name"] = self._name_of(track.element)
                 if track.wait == AD_HOC:
                     wait["activatable"] = ad_hoc.activatable(self.definitions, self.data, track)
                     if not wait["activatable"]:
@@ -444,6 +453,9 @@ class Instance:
 
     def _complete_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
         self.complete_task(action.task or action.element, variables, on_event)
+
+    def _trigger_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        self.trigger(action.element, variables, on_event, track=action.track)
 
     def _condition_holds(self, subscription: Subscription) -> bool:
         track = self.data.tracks[subscription.track]
@@ -596,6 +608,113 @@ class Instance:
             f"instance {self.id} has no waiting user task {task!r}"
             + (f"; waiting: {names}" if names else "; it waits for no user task")
         )
+
+    def waiting_triggers(self) -> list[Track]:
+        """The tokens that wait for the API to trigger them (`runtime/triggers.py`: a receive
+        task with no message and no name, a catch event with no definition), oldest first."""
+        waiting = [
+            t
+            for t in self.data.tracks.values()
+            if t.status is TrackState.WAITING and t.wait == TRIGGER
+        ]
+        return sorted(waiting, key=lambda t: t.id)
+
+    def triggers_at(self, element: str) -> list[Track]:
+        """The tokens waiting for a trigger at `element`: its id, else its name (a
+        `UsageError` when two waiting elements have that name)."""
+        waiting = self.waiting_triggers()
+        found = [t for t in waiting if t.element == element]
+        if found:
+            return found
+        found = [t for t in waiting if self._name_of(t.element) == element]
+        elements = sorted({t.element for t in found})
+        if len(elements) > 1:
+            raise UsageError(
+                f"{element!r} names {len(elements)} elements of instance {self.id} that wait "
+                f"for a trigger ({', '.join(elements)}): give the element's id"
+            )
+        return found
+
+    def _name_of(self, element: str) -> str | None:
+        return self.definitions.node_scopes[element].nodes[element].name
+
+    def trigger(
+        self,
+        element: str,
+        variables: dict[str, Any] | None = None,
+        on_event: Listener | None = None,
+        *,
+        track: int | None = None,
+    ) -> None:
+        """Move on the token that waits at `element` (its id, or its name when unique) for
+        the API to trigger it, as Camunda's `runtimeService.trigger` does; one step, in which
+        `variables` are set first (through the element's output mappings, if it has any,
+        else where the token's scope chain defines them, else in the process scope).
+        `track` says which token when several wait there (a parallel multi-instance)."""
+        found = self.triggers_at(element)
+        if track is not None:
+            found = [t for t in found if t.id == track]
+        if not found:
+            raise UsageError(self._not_waiting(element, track))
+        if len(found) > 1:
+            tracks = ", ".join(f"#{t.id}" for t in found)
+            raise UsageError(
+                f"{len(found)} tokens of instance {self.id} wait at {found[0].element!r} for "
+                f"a trigger (tracks {tracks}): say which one (--track N)"
+            )
+        values = checked_variables(variables or {})
+        waiting = found[0]
+        node = self.definitions.node_scopes[waiting.element].nodes[waiting.element]
+        behaviour = behaviour_for(node)
+        assert isinstance(behaviour, ReceiveTaskBehaviour | CatchEventBehaviour)
+
+        def moved(ctx: StepContext) -> None:
+            ctx.emit("element.triggered", variables=sorted(values))
+            behaviour.triggered(ctx, values)
+
+        self._step(waiting, moved, on_event)
+
+    def trigger_holder(self, element: str) -> Instance:
+        """The instance of this one's call tree (itself, or one it called, directly or not)
+        whose token waits at `element` for a trigger; a `UsageError` naming the instances
+        when several do, or what waits for a trigger when none does."""
+        members = [self]
+        for member in self.engine.family(self.id)[1:]:
+            members.append(self.engine.held_instance(member) or self.engine.instance(member))
+        found = [m for m in members if m.triggers_at(element)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            named = ", ".join(f"{m.id} ({m.process_id})" for m in found)
+            raise UsageError(
+                f"{element!r} waits for a trigger in {len(found)} instances of the call tree "
+                f"of {self.id}: {named}; give the instance meant instead of {self.id}"
+            )
+        waiting = [w for m in members for w in m._waits_described(m is not self)]
+        raise UsageError(
+            f"no token of instance {self.id}"
+            + (" or of the instances it called" if len(members) > 1 else "")
+            + f" waits at {element!r} for a trigger"
+            + (f"; waiting for a trigger: {', '.join(waiting)}" if waiting else "")
+        )
+
+    def _not_waiting(self, element: str, track: int | None) -> str:
+        token = "" if track is None else f" with track {track}"
+        waiting = self._waits_described(False, tracks=track is not None)
+        return f"instance {self.id} has no token{token} waiting at {element!r} for a trigger" + (
+            f"; waiting for a trigger: {', '.join(waiting)}" if waiting else ""
+        )
+
+    def _waits_described(self, where: bool, *, tracks: bool = False) -> list[str]:
+        """'Element (name)' per trigger wait; `where`: with the instance; `tracks`: the track."""
+        described = [
+            t.element
+            + (f" ({name})" if (name := self._name_of(t.element)) else "")
+            + (f" #{t.id}" if tracks else "")
+            + (f" in {self.id}" if where else "")
+            for t in self.waiting_triggers()
+        ]
+        return list(dict.fromkeys(described))
 
     def retry(
         self, on_event: Listener | None = None, variables: dict[str, Any] | None = None

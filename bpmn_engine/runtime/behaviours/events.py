@@ -6,6 +6,8 @@ reaches them, until event support lands.
 
 from __future__ import annotations
 
+from typing import Any
+
 from bpmn_engine.model import Event
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Subscription, Timer
@@ -18,6 +20,7 @@ from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import carried
 from bpmn_engine.runtime.events.trigger import settle
+from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -142,9 +145,10 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         refuse_definitions(ctx, (*WAITABLE, "link"))
         node = ctx.node
         assert isinstance(node, Event)
-        if not node.definitions:
-            raise Incident(f"intermediate catch event (line {node.line}) has no trigger", node.id)
         ctx.activated()
+        if not node.definitions:  # a wait state the API triggers (`runtime/triggers.py`)
+            ctx.wait(TRIGGER)
+            return
         if "link" in node.definition_kinds:
             if len(node.definitions) > 1:
                 raise Incident(f"a link catch event (line {node.line}) has one trigger", node.id)
@@ -164,6 +168,11 @@ class CatchEventBehaviour(FlowNodeBehaviour):
             if wait.status == "waiting":
                 settle(ctx, [wait])
 
+    def triggered(self, ctx: StepContext, variables: dict[str, Any]) -> None:
+        """`Instance.trigger` at a catch event with no definition: the variables, then on."""
+        ctx.set_variables(variables)
+        self.complete(ctx)
+
 
 class BoundaryEventBehaviour(FlowNodeBehaviour):
     """A token reaches a boundary event only when its trigger fired: it passes through."""
@@ -181,6 +190,12 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
         for flow in ctx.scope_model.outgoing(ctx.node):
             target = ctx.scope_model.nodes[flow.target]
             definitions = getattr(target, "definitions", ())
+            if waits_for_trigger(target):  # nothing the gateway could wait for
+                raise Incident(
+                    f"{target.kind} {target.id!r} after an event-based gateway names no "
+                    "message or event to wait for: give it a message, a timer or a signal",
+                    ctx.node.id,
+                )
             if target.kind == "receiveTask":
                 waits.append(MESSAGE.arm(ctx, target, None, ctx.node.id))
             elif target.kind == "intermediateCatchEvent" and definitions:
