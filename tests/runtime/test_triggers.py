@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bpmn_engine import ActionKind, Engine, UsageError
+from bpmn_engine import ActionKind, Engine, LoadError, UsageError
+from bpmn_engine.validate import validate
 from tests.runtime.conftest import HEADER, Bpmn, activations, flow
 
 CATCH = (
@@ -156,21 +157,26 @@ def test_the_stepper_is_offered_the_trigger_and_never_takes_it_itself(
     assert instance.run().variables == {"x": 1}
 
 
-def test_a_trigger_wait_after_an_event_based_gateway_is_an_incident(
-    bpmn: Bpmn, engine: Engine
+@pytest.mark.parametrize(
+    "wait", ['<intermediateCatchEvent id="wait"/>', '<receiveTask id="wait"/>']
+)
+def test_a_trigger_wait_after_an_event_based_gateway_is_refused_before_the_first_step(
+    bpmn: Bpmn, engine: Engine, wait: str
 ) -> None:
+    # the gateway waits for the events after it, and this one names none
     path = bpmn(
         f'<startEvent id="s"/>{flow("s", "g")}<eventBasedGateway id="g"/>'
-        f'{flow("g", "wait")}{flow("g", "t")}<intermediateCatchEvent id="wait"/>'
+        f"{flow('g', 'wait')}{flow('g', 't')}{wait}"
         '<intermediateCatchEvent id="t"><timerEventDefinition><timeDuration>PT1H'
         f"</timeDuration></timerEventDefinition></intermediateCatchEvent>"
         f'{flow("wait", "e")}{flow("t", "e")}<endEvent id="e"/>'
     )
-    outcome = engine.start(path).run()
-    assert outcome.state == "failed"
-    assert "'wait' after an event-based gateway names no message or event" in (
-        outcome.incident or ""
-    )
+    with pytest.raises(LoadError, match="follows event-based gateway 'g' but names no") as refused:
+        engine.start(path)
+    assert refused.value.element_id == "wait"
+    [finding] = [f for f in validate([path]).findings if f.rule == "executable"]
+    assert (finding.element, finding.severity.value) == ("wait", "error")
+    assert "follows event-based gateway 'g'" in finding.message
 
 
 CALLED = f"""<?xml version="1.0"?>

@@ -20,7 +20,7 @@ from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import carried
 from bpmn_engine.runtime.events.trigger import settle
-from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
+from bpmn_engine.runtime.triggers import TRIGGER
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -190,12 +190,6 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
         for flow in ctx.scope_model.outgoing(ctx.node):
             target = ctx.scope_model.nodes[flow.target]
             definitions = getattr(target, "definitions", ())
-            if waits_for_trigger(target):  # nothing the gateway could wait for
-                raise Incident(
-                    f"{target.kind} {target.id!r} after an event-based gateway names no "
-                    "message or event to wait for: give it a message, a timer or a signal",
-                    ctx.node.id,
-                )
             if target.kind == "receiveTask":
                 waits.append(MESSAGE.arm(ctx, target, None, ctx.node.id))
             elif target.kind == "intermediateCatchEvent" and definitions:
