@@ -111,6 +111,13 @@ class Outcome:
         return out
 
 
+def _person_hint(element: str, members: list[Instance]) -> str:
+    """'; ELEMENT is a user task: bpmn complete' when one of them waits there for a person."""
+    if any(m.waiting_task(element) is not None for m in members):
+        return f"; {element!r} is a user task waiting for a person: complete it (bpmn complete)"
+    return ""
+
+
 def _arrive(ctx: StepContext) -> None:
     behaviour_for(ctx.node).arrive(ctx)
 
@@ -626,7 +633,8 @@ class Instance:
         found = [t for t in waiting if t.element == element]
         if found:
             return found
-        found = [t for t in waiting if self._name_of(t.element) == element]
+        name = " ".join(element.split())
+        found = [t for t in waiting if " ".join((self._name_of(t.element) or "").split()) == name]
         elements = sorted({t.element for t in found})
         if len(elements) > 1:
             raise UsageError(
@@ -656,6 +664,11 @@ class Instance:
             found = [t for t in found if t.id == track]
         if not found:
             raise UsageError(self._not_waiting(element, track))
+        if self.state is not InstanceState.ACTIVE:  # failed: its incident comes first
+            raise UsageError(
+                f"instance {self.id} is {self.state}: fix its incident and `bpmn resume` it "
+                "before triggering anything"
+            )
         if len(found) > 1:
             tracks = ", ".join(f"#{t.id}" for t in found)
             raise UsageError(
@@ -696,13 +709,16 @@ class Instance:
             + (" or of the instances it called" if len(members) > 1 else "")
             + f" waits at {element!r} for a trigger"
             + (f"; waiting for a trigger: {', '.join(waiting)}" if waiting else "")
+            + _person_hint(element, members)
         )
 
     def _not_waiting(self, element: str, track: int | None) -> str:
         token = "" if track is None else f" with track {track}"
         waiting = self._waits_described(False, tracks=track is not None)
-        return f"instance {self.id} has no token{token} waiting at {element!r} for a trigger" + (
-            f"; waiting for a trigger: {', '.join(waiting)}" if waiting else ""
+        return (
+            f"instance {self.id} has no token{token} waiting at {element!r} for a trigger"
+            + (f"; waiting for a trigger: {', '.join(waiting)}" if waiting else "")
+            + _person_hint(element, [self])
         )
 
     def _waits_described(self, where: bool, *, tracks: bool = False) -> list[str]:

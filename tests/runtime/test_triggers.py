@@ -101,7 +101,7 @@ def test_triggering_what_does_not_wait_is_refused_naming_what_does(
     )
     instance = engine.start(path)
     instance.run()
-    with pytest.raises(UsageError, match=r"no token waiting at 'u' for a trigger$"):
+    with pytest.raises(UsageError, match=r"no token waiting at 'u' for a trigger; 'u' is a user"):
         instance.trigger("u")  # a user task is completed, not triggered
     with pytest.raises(UsageError, match="no token waiting at 'nowhere'"):
         instance.trigger("nowhere")
@@ -113,6 +113,24 @@ def test_triggering_what_does_not_wait_is_refused_naming_what_does(
     assert instance.run().state == "completed"
     with pytest.raises(UsageError, match="no token waiting at 'wait'"):
         instance.trigger("wait")  # it moved on: triggered once only
+
+
+def test_a_failed_instance_is_not_triggered_until_it_is_resumed(bpmn: Bpmn, engine: Engine) -> None:
+    path = bpmn(
+        f'<startEvent id="s"/>{flow("s", "fork")}<parallelGateway id="fork"/>'
+        f'{flow("fork", "wait")}{flow("fork", "boom")}<intermediateCatchEvent id="wait"/>'
+        '<scriptTask id="boom" scriptFormat="python"><script>y = missing</script></scriptTask>'
+        f'{flow("wait", "ew")}{flow("boom", "eb")}<endEvent id="ew"/><endEvent id="eb"/>'
+    )
+    instance = engine.start(path)
+    assert instance.run().state == "failed"
+    with pytest.raises(UsageError, match="is failed: fix its incident and `bpmn resume` it"):
+        instance.trigger("wait")
+    assert [t.element for t in instance.waiting_triggers()] == ["wait"]  # nothing moved
+    instance.retry(variables={"missing": 1})
+    instance.run()
+    instance.trigger("wait")
+    assert instance.run().state == "completed"
 
 
 def test_variables_that_cannot_be_stored_are_refused_and_nothing_moves(
