@@ -76,7 +76,10 @@ class Trace:
             activatable = safe(", ".join(data.get("activatable", [])))
             line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for activations[/]: {activatable}"
         elif kind == "element.waiting" and data.get("reason") == "trigger":
-            line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for a trigger[/] {track}"
+            choice = safe(", ".join(data.get("events", [])))  # at an event-based gateway
+            line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for a trigger[/]" + (
+                f" to choose: {choice} {track}" if choice else f" {track}"
+            )
         elif kind == "element.waiting" and data.get("reason") == "join":
             line = f"  [dim]… {self.name(event)} waits for the other branches {track}[/]"
         elif kind == "ad-hoc.activated":

@@ -58,10 +58,11 @@ from bpmn_engine.runtime.events.trigger import (
     deliver_buffered,
     fire_condition,
     fire_timer,
+    won,
 )
 from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
-from bpmn_engine.runtime.triggers import TRIGGER
+from bpmn_engine.runtime.triggers import TRIGGER, TriggerWait, trigger_waits
 from bpmn_engine.runtime.variables import storable_all
 
 TRANSACTION_OUTCOMES = ("transaction.completed", "transaction.cancelled", "transaction.interrupted")
@@ -315,16 +316,23 @@ class Instance:
                     *NOT_TOKENS,
                     CONSUMED,  # passed on by the gateway's reset, not waiting for anyone
                     AD_HOC_COMPLETING,
+                    TRIGGER,
                 ):
                     continue  # listed below, with what they wait for
                 wait = {"element": track.element, "reason": track.wait, "track": track.id}
-                if track.wait == TRIGGER:  # `bpmn trigger` names it by id or name
-                    wait["name"] = self._name_of(track.element)
                 if track.wait == AD_HOC:
                     wait["activatable"] = ad_hoc.activatable(self.definitions, self.data, track)
                     if not wait["activatable"]:
                         continue  # a Sequential one that runs an activity: listed as such
                 waits.append(wait)
+        for trigger in self.waiting_triggers():  # `bpmn trigger` names it by id or name
+            wait = {
+                "element": trigger.element,
+                "reason": TRIGGER,
+                "track": trigger.track,
+                "name": self._name_of(trigger.element),
+            }
+            waits.append(wait | ({"gateway": trigger.gateway} if trigger.gateway else {}))
         for subscription in self.data.subscriptions.values():
             if subscription.status in STILL_WAITING:
                 waits.append(
@@ -616,17 +624,13 @@ class Instance:
             + (f"; waiting: {names}" if names else "; it waits for no user task")
         )
 
-    def waiting_triggers(self) -> list[Track]:
-        """The tokens that wait for the API to trigger them (`runtime/triggers.py`: a receive
-        task with no message and no name, a catch event with no definition), oldest first."""
-        waiting = [
-            t
-            for t in self.data.tracks.values()
-            if t.status is TrackState.WAITING and t.wait == TRIGGER
-        ]
-        return sorted(waiting, key=lambda t: t.id)
+    def waiting_triggers(self) -> list[TriggerWait]:
+        """What waits for the API to trigger it (`runtime/triggers.py`: a receive task with
+        no message and no name, a catch event with no definition, also as the choice of an
+        event-based gateway's token), the oldest token first."""
+        return trigger_waits(self.definitions, self.data)
 
-    def triggers_at(self, element: str) -> list[Track]:
+    def triggers_at(self, element: str) -> list[TriggerWait]:
         """The tokens waiting for a trigger at `element`: its id, else its name (a
         `UsageError` when two waiting elements have that name)."""
         waiting = self.waiting_triggers()
@@ -661,7 +665,7 @@ class Instance:
         `track` says which token when several wait there (a parallel multi-instance)."""
         found = self.triggers_at(element)
         if track is not None:
-            found = [t for t in found if t.id == track]
+            found = [t for t in found if t.track == track]
         if not found:
             raise UsageError(self._not_waiting(element, track))
         if self.state is not InstanceState.ACTIVE:  # failed: its incident comes first
@@ -670,7 +674,7 @@ class Instance:
                 "before triggering anything"
             )
         if len(found) > 1:
-            tracks = ", ".join(f"#{t.id}" for t in found)
+            tracks = ", ".join(f"#{t.track}" for t in found)
             raise UsageError(
                 f"{len(found)} tokens of instance {self.id} wait at {found[0].element!r} for "
                 f"a trigger (tracks {tracks}): say which one (--track N)"
@@ -682,10 +686,12 @@ class Instance:
         assert isinstance(behaviour, ReceiveTaskBehaviour | CatchEventBehaviour)
 
         def moved(ctx: StepContext) -> None:
+            if waiting.gateway is not None:  # chosen at an event-based gateway: it wins
+                ctx = won(ctx, waiting.element)
             ctx.emit("element.triggered", variables=sorted(values))
             behaviour.triggered(ctx, values)
 
-        self._step(waiting, moved, on_event)
+        self._step(self.data.tracks[waiting.track], moved, on_event)
 
     def trigger_holder(self, element: str) -> Instance:
         """The instance of this one's call tree (itself, or one it called, directly or not)
@@ -726,7 +732,7 @@ class Instance:
         described = [
             t.element
             + (f" ({name})" if (name := self._name_of(t.element)) else "")
-            + (f" #{t.id}" if tracks else "")
+            + (f" #{t.track}" if tracks else "")
             + (f" in {self.id}" if where else "")
             for t in self.waiting_triggers()
         ]

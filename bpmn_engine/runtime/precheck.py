@@ -32,7 +32,6 @@ from bpmn_engine.runtime.events.timers import (
     schedule,
 )
 from bpmn_engine.runtime.listeners import compile_listener, listeners_of
-from bpmn_engine.runtime.triggers import waits_for_trigger
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:
@@ -49,32 +48,8 @@ def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> 
             ) from None
     _check_timers(definitions, scope)
     _check_loops(definitions, scope)
-    for element, line, problem in gateway_problems(scope):
-        raise LoadError(problem, file=definitions.path, line=line, element_id=element)
     for prop, line, problem in correlation_problems(definitions):
         raise LoadError(problem, file=definitions.path, line=line, element_id=prop)
-
-
-def gateway_problems(scope: FlowScope) -> list[tuple[str, int, str]]:
-    """(element, line, why) for each wait state the API triggers (`runtime/triggers.py`)
-    that follows an event-based gateway: the gateway waits for events, and it names none."""
-    found = []
-    for holder, node in scope.walk():
-        if node.kind != "eventBasedGateway":
-            continue
-        for flow in holder.outgoing(node):
-            target = holder.nodes[flow.target]
-            if waits_for_trigger(target):
-                found.append(
-                    (
-                        target.id,
-                        target.line,
-                        f"{target.kind} follows event-based gateway {node.id!r} but names no "
-                        "message or event for it to wait for: give it a message, a timer or "
-                        "a signal",
-                    )
-                )
-    return found
 
 
 def correlation_problems(definitions: Definitions) -> list[tuple[str, int | None, str]]:

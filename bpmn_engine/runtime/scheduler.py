@@ -28,7 +28,7 @@ from bpmn_engine.records.rows import Subscription, Timer, Track
 from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours import complex_gateway
 from bpmn_engine.runtime.clock import Clock
-from bpmn_engine.runtime.triggers import TRIGGER
+from bpmn_engine.runtime.triggers import trigger_waits
 
 
 class ActionKind(StrEnum):
@@ -82,15 +82,8 @@ class Scheduler:
             (t for t in self.data.tasks.values() if t.status == "waiting"), key=lambda t: t.id
         )
         actions += [Action(ActionKind.COMPLETE_TASK, t.track, t.element, t.id) for t in tasks]
-        triggers = sorted(
-            (
-                t
-                for t in self.data.tracks.values()
-                if t.status is TrackState.WAITING and t.wait == TRIGGER
-            ),
-            key=lambda t: t.id,
-        )
-        actions += [Action(ActionKind.TRIGGER, t.id, t.element) for t in triggers]
+        triggers = trigger_waits(self.definitions, self.data)
+        actions += [Action(ActionKind.TRIGGER, t.track, t.element) for t in triggers]
         return actions
 
     def _automatic(self) -> Iterator[Action]:

@@ -44,7 +44,6 @@ from bpmn_engine.runtime.precheck import (
     control_expressions,
     correlation_problems,
     data_expressions,
-    gateway_problems,
     loop_expressions,
     unrunnable_loop,
 )
@@ -102,10 +101,7 @@ class ExecutableRule:
                 yield Issue(refusal.message, refusal.element, refusal.line)
             for warned in process.warned:
                 yield Issue(warned.message, warned.element, warned.line, severity=Severity.WARNING)
-            refused = gateway_problems(process)
-            yield from _scope(document, process, {element for element, _, _ in refused})
-            for element, line, why in refused:
-                yield Issue(why, element, line)
+            yield from _scope(document, process)
             yield from _called_compensation(document, process)
             yield from _listeners(process)
 
@@ -154,16 +150,13 @@ def _load_error(document: Document) -> Iterator[Issue]:
         yield Issue(message, element=error.element_id, line=error.line)
 
 
-def _scope(
-    document: Document, scope: FlowScope, refused: frozenset[str] | set[str] = frozenset()
-) -> Iterator[Issue]:
-    """`refused`: wait states the API triggers that are errors where they are (no warning)."""
+def _scope(document: Document, scope: FlowScope) -> Iterator[Issue]:
     for flow in scope.flows.values():
         if flow.condition is not None:
             yield from _expression(flow.id, flow.condition, flow.line, "condition")
     for node in scope.nodes.values():
         yield from _unsupported(node)
-        if waits_for_trigger(node) and node.id not in refused:
+        if waits_for_trigger(node):
             yield _trigger_wait(node)
         yield from _node_expressions(node)
         if isinstance(node, Event):
@@ -175,7 +168,7 @@ def _scope(
         if isinstance(node, Task) and node.decision is not None:
             yield from _decision(document, node)
         if isinstance(node, SubProcess) and node.scope is not None:
-            yield from _scope(document, node.scope, refused)
+            yield from _scope(document, node.scope)
 
 
 def _dmn(document: Document) -> Iterator[Issue]:

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bpmn_engine import ActionKind, Engine, LoadError, UsageError
-from bpmn_engine.validate import validate
+from bpmn_engine import ActionKind, Engine, UsageError
 from tests.runtime.conftest import HEADER, Bpmn, activations, flow
 
 CATCH = (
@@ -153,12 +152,12 @@ def test_tokens_of_a_parallel_multi_instance_are_triggered_one_by_one(
     )
     instance = engine.start(path)
     instance.run()
-    tracks = [t.id for t in instance.waiting_triggers()]
+    tracks = [t.track for t in instance.waiting_triggers()]
     assert len(tracks) == 2
     with pytest.raises(UsageError, match=r"2 tokens .* wait at 'r' .*--track"):
         instance.trigger("r")
     instance.trigger("r", track=tracks[1])
-    assert [t.id for t in instance.waiting_triggers()] == tracks[:1]
+    assert [t.track for t in instance.waiting_triggers()] == tracks[:1]
     instance.trigger("r")  # one left: no need to say which
     assert instance.run().state == "completed"
 
@@ -175,26 +174,50 @@ def test_the_stepper_is_offered_the_trigger_and_never_takes_it_itself(
     assert instance.run().variables == {"x": 1}
 
 
-@pytest.mark.parametrize(
-    "wait", ['<intermediateCatchEvent id="wait"/>', '<receiveTask id="wait"/>']
-)
-def test_a_trigger_wait_after_an_event_based_gateway_is_refused_before_the_first_step(
-    bpmn: Bpmn, engine: Engine, wait: str
+def test_after_an_event_based_gateway_the_trigger_chooses_the_path(
+    bpmn: Bpmn, engine: Engine
 ) -> None:
-    # the gateway waits for the events after it, and this one names none
+    # as a click on the event in the token simulator: it wins, the timer's wait ends
     path = bpmn(
         f'<startEvent id="s"/>{flow("s", "g")}<eventBasedGateway id="g"/>'
-        f"{flow('g', 'wait')}{flow('g', 't')}{wait}"
+        f'{flow("g", "click")}{flow("g", "t")}<intermediateCatchEvent id="click" name="Click"/>'
         '<intermediateCatchEvent id="t"><timerEventDefinition><timeDuration>PT1H'
         f"</timeDuration></timerEventDefinition></intermediateCatchEvent>"
-        f'{flow("wait", "e")}{flow("t", "e")}<endEvent id="e"/>'
+        f'{flow("click", "ec")}{flow("t", "et")}<endEvent id="ec"/><endEvent id="et"/>'
     )
-    with pytest.raises(LoadError, match="follows event-based gateway 'g' but names no") as refused:
-        engine.start(path)
-    assert refused.value.element_id == "wait"
-    [finding] = [f for f in validate([path]).findings if f.rule == "executable"]
-    assert (finding.element, finding.severity.value) == ("wait", "error")
-    assert "follows event-based gateway 'g'" in finding.message
+    instance = engine.start(path)
+    outcome = instance.run()
+    assert outcome.state == "waiting"
+    assert sorted((w["element"], w["reason"], w.get("gateway")) for w in outcome.waiting_for) == [
+        ("click", "trigger", "g"),
+        ("t", "timer", None),
+    ]
+    assert not instance.is_stuck()
+    instance.trigger("Click", {"clicked": True})
+    outcome = instance.run()
+    assert (outcome.state, outcome.end_event) == ("completed", "ec")
+    assert outcome.variables == {"clicked": True}
+    assert activations(instance) == ["s", "g", "click", "ec"]
+
+
+def test_an_event_based_gateway_of_trigger_waits_only_waits_for_the_choice(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    path = bpmn(
+        f'<startEvent id="s"/>{flow("s", "g")}<eventBasedGateway id="g"/>'
+        f'{flow("g", "a")}{flow("g", "b")}<intermediateCatchEvent id="a"/><receiveTask id="b"/>'
+        f'{flow("a", "ea")}{flow("b", "eb")}<endEvent id="ea"/><endEvent id="eb"/>'
+    )
+    instance = engine.start(path)
+    assert instance.run().state == "waiting"
+    assert [(a.kind, a.element) for a in instance.enabled()] == [
+        (ActionKind.TRIGGER, "a"),
+        (ActionKind.TRIGGER, "b"),
+    ]
+    assert not instance.is_stuck()
+    instance.trigger("b")
+    assert instance.run().end_event == "eb"
+    assert "a" not in activations(instance)
 
 
 CALLED = f"""<?xml version="1.0"?>

@@ -20,7 +20,7 @@ from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import carried
 from bpmn_engine.runtime.events.trigger import settle
-from bpmn_engine.runtime.triggers import TRIGGER
+from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -182,15 +182,21 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
     """Waits for every event after it at once; the first that fires wins (spec 13.4.4).
 
     The losing timers and subscriptions are cancelled in the same step, because the track
-    leaves the gateway (see `Step.cancel_stale_waits`): no event can fire twice.
+    leaves the gateway (see `Step.cancel_stale_waits`): no event can fire twice. An event
+    that names nothing to wait for (a catch event with no definition, a receive task with
+    neither a message nor a name) is chosen by the API (`Instance.trigger`, as a click on it
+    in the token simulator): the gateway then waits as a trigger wait (`runtime/triggers.py`).
     """
 
     def execute(self, ctx: StepContext) -> None:
         waits: list[Subscription | Timer] = []
+        chosen_by_api: list[str] = []
         for flow in ctx.scope_model.outgoing(ctx.node):
             target = ctx.scope_model.nodes[flow.target]
             definitions = getattr(target, "definitions", ())
-            if target.kind == "receiveTask":
+            if waits_for_trigger(target):
+                chosen_by_api.append(target.id)
+            elif target.kind == "receiveTask":
                 waits.append(MESSAGE.arm(ctx, target, None, ctx.node.id))
             elif target.kind == "intermediateCatchEvent" and definitions:
                 definition = definitions[0]
@@ -208,5 +214,8 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
                     f"not to {target.kind} {target.id!r}",
                     ctx.node.id,
                 )
-        ctx.wait("event")
+        if chosen_by_api:
+            ctx.wait(TRIGGER, events=chosen_by_api)
+        else:
+            ctx.wait("event")
         settle(ctx, waits)
