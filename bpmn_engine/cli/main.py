@@ -51,6 +51,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "activate",
         "Activate ELEMENT, an activity of an ad-hoc subprocess INSTANCE waits in, and run on.",
     ),
+    "trigger": (
+        "bpmn_engine.cli.trigger",
+        "trigger",
+        "Move on a token that waits at ELEMENT for a trigger, and run on.",
+    ),
     "cancel": (
         "bpmn_engine.cli.run",
         "cancel",

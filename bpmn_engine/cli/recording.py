@@ -1,4 +1,5 @@
-"""`--record FILE` on `run`, `complete`, `message` and `signal` (bpmn_engine.testkit.record)."""
+"""`--record FILE` on `run`, `complete`, `activate`, `trigger`, `message` and `signal`
+(bpmn_engine.testkit.record)."""
 
 from __future__ import annotations
 

@@ -79,6 +79,11 @@ class Trace:
         elif kind == "element.waiting" and data.get("reason") == "ad-hoc":
             activatable = safe(", ".join(data.get("activatable", [])))
             line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for activations[/]: {activatable}"
+        elif kind == "element.waiting" and data.get("reason") == "trigger":
+            choice = safe(", ".join(data.get("events", [])))  # at an event-based gateway
+            line = f"  [cyan]⏸[/] {self.name(event)} [cyan]waits for a trigger[/]" + (
+                f" to choose: {choice} {track}" if choice else f" {track}"
+            )
         elif kind == "element.waiting" and data.get("reason") == "join":
             line = f"  [dim]… {self.name(event)} waits for the other branches {track}[/]"
         elif kind == "ad-hoc.activated":
@@ -137,9 +142,13 @@ def family_summary(console: Console, engine: Engine, root: str, db: str, options
     waits for; the commands name the root, which finds a task anywhere in its tree."""
     db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
     ended = 0
-    for member in engine.family(root)[1:]:
-        called = engine.instance(member)
-        outcome = called.outcome()
+    members = [engine.instance(member) for member in engine.family(root)[1:]]
+    outcomes = [called.outcome() for called in members]
+    # a trigger wait is named by its root, unless it waits in two instances of the tree
+    triggers = [
+        w["element"] for o in outcomes for w in o.waiting_for if w.get("reason") == "trigger"
+    ]
+    for called, outcome in zip(members, outcomes, strict=True):
         if outcome.state in ("completed", "terminated"):
             ended += 1
             continue
@@ -159,6 +168,14 @@ def family_summary(console: Console, engine: Engine, root: str, db: str, options
                 console.print(
                     f"  waiting for user task [bold]{safe(wait['element'])}[/]: "
                     f"[bold]bpmn complete {safe(root)} {element} --var NAME=VALUE{db_opt}[/]",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            elif wait.get("reason") == "trigger":
+                holder = root if triggers.count(wait["element"]) == 1 else called.id
+                console.print(
+                    f"  waiting at [bold]{safe(wait['element'])}[/] for a trigger: "
+                    f"[bold]bpmn trigger {safe(holder)} {trigger_args(wait, outcome)}{db_opt}[/]",
                     highlight=False,
                     soft_wrap=True,
                 )
@@ -245,6 +262,14 @@ def outcome_summary(
             )
         elif wait.get("reason") == "job":
             _job_hint(console, outcome.instance, wait, db_opt)
+        elif wait.get("reason") == "trigger":
+            console.print(
+                f"waiting at {trigger_wait(wait)} for a trigger; to move it on: "
+                f"[bold]bpmn trigger {outcome.instance} {trigger_args(wait, outcome)}"
+                f"{db_opt}[/]",
+                highlight=False,
+                soft_wrap=True,
+            )
         elif wait.get("reason") == "ad-hoc":
             console.print(
                 f"waiting at {ad_hoc_wait(wait)}; to activate one: "
@@ -335,6 +360,14 @@ def show(console: Console, instance: Instance, last: int = 0) -> None:
         )
     for line in ad_hoc_waits(outcome):
         console.print(f"waiting: {line}", highlight=False)
+    for wait in outcome.waiting_for:
+        if wait.get("reason") == "trigger":
+            console.print(
+                f"waiting: {trigger_wait(wait)} for a trigger: [bold]bpmn trigger "
+                f"{safe(instance.id)} {trigger_args(wait, outcome)}[/]",
+                highlight=False,
+                soft_wrap=True,
+            )
     console.print(variables_table(outcome.variables, console.is_terminal))
     events = instance.history()
     shown = events[-last:] if last else events
@@ -532,6 +565,7 @@ def step_report(console: Console, stepper: Any, report: Any) -> None:
             "timer": "fire the timer",
             "condition": "fire the condition of",
             "complete-task": "complete",
+            "trigger": "trigger",
         }[action["kind"]]
         wait = stepper.time_to(actions[action["number"] - 1])
         console.print(
@@ -554,3 +588,19 @@ def ad_hoc_wait(wait: dict[str, Any]) -> str:
 def ad_hoc_waits(outcome: Outcome) -> list[str]:
     """One line per ad-hoc subprocess that waits for activations."""
     return [ad_hoc_wait(w) for w in outcome.waiting_for if w.get("reason") == "ad-hoc"]
+
+
+def trigger_wait(wait: dict[str, Any]) -> str:
+    """'[bold]Element[/] (its name)' of a trigger wait (escaped for rich)."""
+    name = " ".join((wait.get("name") or "").split())
+    return f"[bold]{safe(wait['element'])}[/]" + (f" ({safe(name)})" if name else "")
+
+
+def trigger_args(wait: dict[str, Any], outcome: Outcome) -> str:
+    """`ELEMENT`, with `--track N` when more tokens of the instance wait there (escaped)."""
+    element = wait["element"]
+    there = [
+        w for w in outcome.waiting_for if w.get("reason") == "trigger" and w["element"] == element
+    ]
+    track = f" --track {wait['track']}" if len(there) > 1 else ""
+    return safe(shlex.quote(element)) + track

@@ -57,6 +57,8 @@ from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.userfiles import write_user_file
 
 CONTINUE_LIMIT = 100_000
+# actions that wait for someone (a person, the API): offered, never taken by next/continue
+MANUAL = (ActionKind.COMPLETE_TASK, ActionKind.TRIGGER)
 
 HELP = """\
 next [N|#TRACK|ELEMENT] (n)  advance one token one element (default: the engine's next)
@@ -67,6 +69,7 @@ set NAME=VALUE / unset NAME  change a variable of the stopped token (else of the
 choose GATEWAY FLOW...       take these flows at the gateway's next decision
 complete TASK [NAME=VALUE...]
 activate ELEMENT             start an inner activity of a waiting ad-hoc subprocess
+trigger ELEMENT [#TRACK] [NAME=VALUE...]  move on a token that waits for a trigger
 message NAME [KEY] [N=V...]  deliver a message this instance waits for
 signal NAME [N=V...]         broadcast a signal (to every waiting instance)
 advance DURATION             move the virtual clock (timers that fall due can then fire)
@@ -183,6 +186,7 @@ class Stepper:
             "choose": self._choose,
             "complete": self._complete,
             "activate": self._activate,
+            "trigger": self._trigger,
             "back": self._back,
             "save": self._save,
             "help": lambda args, r: setattr(r, "show", "help"),
@@ -293,10 +297,12 @@ class Stepper:
 
     def _pick(self, args: list[str]) -> Move:
         actions = self.actions()
-        automatic = [a for a in actions if a.kind != "complete-task"]
+        automatic = [a for a in actions if a.kind not in MANUAL]
         if not args:
             if not automatic:
-                raise UsageError("nothing can move on its own: complete a task, or set/choose")
+                raise UsageError(
+                    "nothing can move on its own: complete a task, trigger a wait, or set/choose"
+                )
             return automatic[0]
         target = args[0]
         if target.isdigit():
@@ -313,12 +319,14 @@ class Stepper:
         return found[0]
 
     def _next(self, args: list[str], report: Report) -> None:
-        automatic = [a for a in self.actions() if a.kind != "complete-task"]
+        automatic = [a for a in self.actions() if a.kind not in MANUAL]
         if not args and not automatic and self._start_kept_messages(report):
             return
         action = self._pick(args)
         if action is not None and action.kind is ActionKind.COMPLETE_TASK:
             raise UsageError(f"{action.element} waits for a person: complete {action.element} ...")
+        if action.kind is ActionKind.TRIGGER:
+            raise UsageError(f"{action.element} waits for a trigger: trigger {action.element} ...")
         wait = self.time_to(action)
         if wait is not None:
             raise UsageError(f"waiting for timer {action.element}, due in {wait}: advance {wait}")
@@ -329,7 +337,7 @@ class Stepper:
     def _continue(self, args: list[str], report: Report) -> None:
         steps = 0
         while steps < CONTINUE_LIMIT:  # every instance stepped: the root may have ended
-            automatic = [a for a in self.actions() if a.kind != "complete-task"]
+            automatic = [a for a in self.actions() if a.kind not in MANUAL]
             if not automatic and self._start_kept_messages(report):
                 continue
             if not automatic:
@@ -497,6 +505,26 @@ class Stepper:
         self._checkpoint()
         self.instance.activate(args[0], report.events.append)
         report.message = f"activated {args[0]}"
+
+    def _trigger(self, args: list[str], report: Report) -> None:
+        """trigger ELEMENT [#TRACK] [NAME=VALUE...]: in the root or any instance of the tree."""
+        if not args:
+            raise UsageError("trigger ELEMENT [#TRACK] [NAME=VALUE...]")
+        element, rest = args[0], args[1:]
+        track = None
+        if rest and rest[0].startswith("#") and rest[0][1:].isdigit():
+            track = int(rest.pop(0)[1:])
+        variables = parse_assignments(rest)
+        live = [m for m in self.tree() if m.state is InstanceState.ACTIVE]
+        found = [m for m in live if m.triggers_at(element)]
+        if len(found) > 1:
+            named = ", ".join(f"{m.id} ({m.process_id})" for m in found)
+            raise UsageError(f"{element!r} waits for a trigger in {len(found)} instances: {named}")
+        holder = found[0] if found else self.instance.trigger_holder(element)  # says why not
+        self._checkpoint()
+        holder.trigger(element, variables, report.events.append, track=track)
+        where = "" if holder is self.instance else f" in {holder.id}"
+        report.message = f"triggered {element}{where}"
 
     def _save(self, args: list[str], report: Report) -> None:
         report.message = (

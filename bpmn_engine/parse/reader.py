@@ -83,8 +83,7 @@ _BPMN_PREFIX = f"{{{BPMN}}}"
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 # SpiffWorkflow's task specs for these are manual: the workflow waits for a person
 _SPIFF_MANUAL_TASKS = frozenset((f"{_BPMN_PREFIX}task", f"{_BPMN_PREFIX}manualTask"))
-_RECEIVE_TASK = f"{_BPMN_PREFIX}receiveTask"
-_MESSAGE_TASKS = frozenset({_RECEIVE_TASK, f"{_BPMN_PREFIX}sendTask"})
+_MESSAGE_TASKS = frozenset({f"{_BPMN_PREFIX}receiveTask", f"{_BPMN_PREFIX}sendTask"})
 # the data associations a message event carries its message by, per event kind
 _MESSAGE_DATA = {
     "intermediateThrowEvent": "dataInputAssociation",
@@ -92,7 +91,7 @@ _MESSAGE_DATA = {
     "intermediateCatchEvent": "dataOutputAssociation",
     "boundaryEvent": "dataOutputAssociation",
 }
-# a message event or receive task must say which message: by messageRef, else by its name
+# a message event must say which message: by messageRef, else by its name
 _NO_MESSAGE = (
     "names no message: give it a messageRef, or a name (a message without a messageRef is "
     "addressed by the event's name)"
@@ -818,8 +817,8 @@ def _read_task(
     if not message_ref and element.tag in _MESSAGE_TASKS and ext.children:
         for definition in ext.bpmn_children("messageEventDefinition"):  # as SpiffWorkflow reads
             message_ref = definition.get("messageRef") or message_ref
-    if element.tag == _RECEIVE_TASK and not message_ref and not attrs.get("name"):
-        c.refuse(element, _NO_MESSAGE)
+    # a receive task with neither a message nor a name waits for `bpmn trigger`
+    # (runtime/triggers.py), as Camunda 7, Activiti and Flowable run it
     waits = c.spiff and element.tag in _SPIFF_MANUAL_TASKS
     if ext.plain and element.tag != _BUSINESS_RULE_TASK and not waits:
         # nothing but an id and a name: every other field is its default (as below)

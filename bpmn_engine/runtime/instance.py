@@ -42,8 +42,13 @@ from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import CHILD_FAILED, CallActivityBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import WAIT as CALL_WAIT
 from bpmn_engine.runtime.behaviours.complex_gateway import RECORDS, ComplexGatewayBehaviour
+from bpmn_engine.runtime.behaviours.events import CatchEventBehaviour
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
-from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour, UserTaskBehaviour
+from bpmn_engine.runtime.behaviours.tasks import (
+    ReceiveTaskBehaviour,
+    ServiceTaskBehaviour,
+    UserTaskBehaviour,
+)
 from bpmn_engine.runtime.calls import CallRow
 from bpmn_engine.runtime.checkpoints import Checkpoints, UnstorableStep
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -54,9 +59,11 @@ from bpmn_engine.runtime.events.trigger import (
     deliver_buffered,
     fire_condition,
     fire_timer,
+    won,
 )
 from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
+from bpmn_engine.runtime.triggers import TRIGGER, TriggerWait, trigger_waits
 from bpmn_engine.runtime.variables import storable_all
 
 TRANSACTION_OUTCOMES = ("transaction.completed", "transaction.cancelled", "transaction.interrupted")
@@ -104,6 +111,13 @@ class Outcome:
         if self.state == "waiting":
             out["waiting_for"] = self.waiting_for
         return out
+
+
+def _person_hint(element: str, members: list[Instance]) -> str:
+    """'; ELEMENT is a user task: bpmn complete' when one of them waits there for a person."""
+    if any(m.waiting_task(element) is not None for m in members):
+        return f"; {element!r} is a user task waiting for a person: complete it (bpmn complete)"
+    return ""
 
 
 def _arrive(ctx: StepContext) -> None:
@@ -160,6 +174,7 @@ class Instance:
             ActionKind.TIMER: self._fire_timer,
             ActionKind.CONDITION: self._fire_condition,
             ActionKind.COMPLETE_TASK: self._complete_action,
+            ActionKind.TRIGGER: self._trigger_action,
         }
         # message subscriptions that look for a buffered message in turn (`_take_buffered`)
         self._buffered_looks: list[Subscription] | None = None
@@ -316,6 +331,7 @@ class Instance:
                     *NOT_TOKENS,
                     CONSUMED,  # passed on by the gateway's reset, not waiting for anyone
                     AD_HOC_COMPLETING,
+                    TRIGGER,
                 ):
                     continue  # listed below, with what they wait for
                 wait = {"element": track.element, "reason": track.wait, "track": track.id}
@@ -327,6 +343,14 @@ class Instance:
                     if not wait["activatable"]:
                         continue  # a Sequential one that runs an activity: listed as such
                 waits.append(wait)
+        for trigger in self.waiting_triggers():  # `bpmn trigger` names it by id or name
+            wait = {
+                "element": trigger.element,
+                "reason": TRIGGER,
+                "track": trigger.track,
+                "name": self._name_of(trigger.element),
+            }
+            waits.append(wait | ({"gateway": trigger.gateway} if trigger.gateway else {}))
         for subscription in self.data.subscriptions.values():
             if subscription.status in STILL_WAITING:
                 waits.append(
@@ -477,6 +501,9 @@ class Instance:
 
     def _complete_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
         self.complete_task(action.task or action.element, variables, on_event)
+
+    def _trigger_action(self, action: Action, variables: Any, on_event: Listener | None) -> None:
+        self.trigger(action.element, variables, on_event, track=action.track)
 
     def _condition_holds(self, subscription: Subscription) -> bool:
         track = self.data.tracks[subscription.track]
@@ -629,6 +656,120 @@ class Instance:
             f"instance {self.id} has no waiting user task {task!r}"
             + (f"; waiting: {names}" if names else "; it waits for no user task")
         )
+
+    def waiting_triggers(self) -> list[TriggerWait]:
+        """What waits for the API to trigger it (`runtime/triggers.py`: a receive task with
+        no message and no name, a catch event with no definition, also as the choice of an
+        event-based gateway's token), the oldest token first."""
+        return trigger_waits(self.definitions, self.data)
+
+    def triggers_at(self, element: str) -> list[TriggerWait]:
+        """The tokens waiting for a trigger at `element`: its id, else its name (a
+        `UsageError` when two waiting elements have that name)."""
+        waiting = self.waiting_triggers()
+        found = [t for t in waiting if t.element == element]
+        if found:
+            return found
+        name = " ".join(element.split())
+        found = [t for t in waiting if " ".join((self._name_of(t.element) or "").split()) == name]
+        elements = sorted({t.element for t in found})
+        if len(elements) > 1:
+            raise UsageError(
+                f"{element!r} names {len(elements)} elements of instance {self.id} that wait "
+                f"for a trigger ({', '.join(elements)}): give the element's id"
+            )
+        return found
+
+    def _name_of(self, element: str) -> str | None:
+        return self.definitions.node_scopes[element].nodes[element].name
+
+    def trigger(
+        self,
+        element: str,
+        variables: dict[str, Any] | None = None,
+        on_event: Listener | None = None,
+        *,
+        track: int | None = None,
+    ) -> None:
+        """Move on the token that waits at `element` (its id, or its name when unique) for
+        the API to trigger it, as Camunda's `runtimeService.trigger` does; one step, in which
+        `variables` are set first (through the element's output mappings, if it has any,
+        else where the token's scope chain defines them, else in the process scope).
+        `track` says which token when several wait there (a parallel multi-instance)."""
+        found = self.triggers_at(element)
+        if track is not None:
+            found = [t for t in found if t.track == track]
+        if not found:
+            raise UsageError(self._not_waiting(element, track))
+        if self.state is not InstanceState.ACTIVE:  # failed: its incident comes first
+            raise UsageError(
+                f"instance {self.id} is {self.state}: fix its incident and `bpmn resume` it "
+                "before triggering anything"
+            )
+        if len(found) > 1:
+            tracks = ", ".join(f"#{t.track}" for t in found)
+            raise UsageError(
+                f"{len(found)} tokens of instance {self.id} wait at {found[0].element!r} for "
+                f"a trigger (tracks {tracks}): say which one (--track N)"
+            )
+        values = checked_variables(variables or {})
+        waiting = found[0]
+        node = self.definitions.node_scopes[waiting.element].nodes[waiting.element]
+        behaviour = behaviour_for(node)
+        assert isinstance(behaviour, ReceiveTaskBehaviour | CatchEventBehaviour)
+
+        def moved(ctx: StepContext) -> None:
+            if waiting.gateway is not None:  # chosen at an event-based gateway: it wins
+                ctx = won(ctx, waiting.element)
+            ctx.emit("element.triggered", variables=sorted(values))
+            behaviour.triggered(ctx, values)
+
+        self._step(self.data.tracks[waiting.track], moved, on_event)
+
+    def trigger_holder(self, element: str) -> Instance:
+        """The instance of this one's call tree (itself, or one it called, directly or not)
+        whose token waits at `element` for a trigger; a `UsageError` naming the instances
+        when several do, or what waits for a trigger when none does."""
+        members = [self]
+        for member in self.engine.family(self.id)[1:]:
+            members.append(self.engine.held_instance(member) or self.engine.instance(member))
+        found = [m for m in members if m.triggers_at(element)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            named = ", ".join(f"{m.id} ({m.process_id})" for m in found)
+            raise UsageError(
+                f"{element!r} waits for a trigger in {len(found)} instances of the call tree "
+                f"of {self.id}: {named}; give the instance meant instead of {self.id}"
+            )
+        waiting = [w for m in members for w in m._waits_described(m is not self)]
+        raise UsageError(
+            f"no token of instance {self.id}"
+            + (" or of the instances it called" if len(members) > 1 else "")
+            + f" waits at {element!r} for a trigger"
+            + (f"; waiting for a trigger: {', '.join(waiting)}" if waiting else "")
+            + _person_hint(element, members)
+        )
+
+    def _not_waiting(self, element: str, track: int | None) -> str:
+        token = "" if track is None else f" with track {track}"
+        waiting = self._waits_described(False, tracks=track is not None)
+        return (
+            f"instance {self.id} has no token{token} waiting at {element!r} for a trigger"
+            + (f"; waiting for a trigger: {', '.join(waiting)}" if waiting else "")
+            + _person_hint(element, [self])
+        )
+
+    def _waits_described(self, where: bool, *, tracks: bool = False) -> list[str]:
+        """'Element (name)' per trigger wait; `where`: with the instance; `tracks`: the track."""
+        described = [
+            t.element
+            + (f" ({name})" if (name := self._name_of(t.element)) else "")
+            + (f" #{t.track}" if tracks else "")
+            + (f" in {self.id}" if where else "")
+            for t in self.waiting_triggers()
+        ]
+        return list(dict.fromkeys(described))
 
     def retry(
         self, on_event: Listener | None = None, variables: dict[str, Any] | None = None

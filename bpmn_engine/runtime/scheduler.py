@@ -10,8 +10,9 @@ ready first (lowest `seq`); (4) a waiting inclusive join whose OR-join rule now 
 complex gateway waiting for reset that no token can reach any more (the same upstream rule),
 the longest waiting first; (5) the earliest timer that is due; and, on a virtual clock with
 nothing else to do, the earliest finite timer (the clock jumps to it). Completing a user
-task needs a person: it is offered, never chosen. `Instance.run` takes the first action,
-`Instance.enabled` (the stepper) lists them all: both read this one source.
+task needs a person, and a trigger wait the API (`runtime/triggers.py`): they are offered,
+never chosen. `Instance.run` takes the first action, `Instance.enabled` (the stepper) lists
+them all: both read this one source.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from bpmn_engine.records.rows import Subscription, Timer, Track
 from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours import complex_gateway
 from bpmn_engine.runtime.clock import Clock
+from bpmn_engine.runtime.triggers import trigger_waits
 
 
 class ActionKind(StrEnum):
@@ -38,6 +40,7 @@ class ActionKind(StrEnum):
     JOIN = "join"
     TIMER = "timer"
     COMPLETE_TASK = "complete-task"
+    TRIGGER = "trigger"  # a wait state the API triggers (`runtime/triggers.py`)
 
 
 @dataclass(frozen=True)
@@ -77,12 +80,14 @@ class Scheduler:
 
     def enabled(self) -> list[Action]:
         """Everything that can happen next, the engine's own choice first; completing a
-        waiting user task comes last."""
+        waiting user task, then triggering a trigger wait, come last."""
         actions = list(self._automatic())
         tasks = sorted(
             (t for t in self.data.tasks.values() if t.status == "waiting"), key=lambda t: t.id
         )
         actions += [Action(ActionKind.COMPLETE_TASK, t.track, t.element, t.id) for t in tasks]
+        triggers = trigger_waits(self.definitions, self.data)
+        actions += [Action(ActionKind.TRIGGER, t.track, t.element) for t in triggers]
         return actions
 
     def _automatic(self) -> Iterator[Action]:

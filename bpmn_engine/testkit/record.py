@@ -131,7 +131,7 @@ class Recording:
         return answering
 
     def step(self, kind: str, target: str, variables: Mapping[str, Any], **more: Any) -> None:
-        """A command's action: complete, message or signal."""
+        """A command's action: complete, message, signal, activate or trigger."""
         step: dict[str, Any] = {kind: target}
         step.update({k: v for k, v in more.items() if v is not None})
         if variables:

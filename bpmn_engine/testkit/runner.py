@@ -297,6 +297,35 @@ class Runner:
         self.instance.activate(element)
         self.settle()
 
+    def trigger(
+        self,
+        element: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        track: int | None = None,
+    ) -> None:
+        """Move on a token that waits at `element` (id or name) for a trigger (a receive
+        task with neither a message nor a name, a catch event with no event definition), in
+        the instance or any instance it called, with these variables, and run on."""
+        self._trigger_holder(element).trigger(element, dict(variables or {}), track=track)
+        self.settle()
+
+    def _trigger_holder(self, element: str) -> Instance:
+        try:
+            if not self.deployed:
+                return self.instance.trigger_holder(element)
+            found = [m for m in self._members() if m.triggers_at(element)]
+            if len(found) == 1:
+                return found[0]
+            named = ", ".join(m.id for m in found)
+            raise UsageError(
+                f"{len(found)} instances wait at {element!r} for a trigger: {named}"
+                if found
+                else f"no instance waits at {element!r} for a trigger"
+            )
+        except UsageError as error:
+            raise TriggerNotWaiting(f"trigger {element!r}: {error}") from None
+
     def signal(self, name: str, variables: Mapping[str, Any] | None = None) -> None:
         self.engine.broadcast_signal(name, dict(variables or {}))
         self.settle()
@@ -334,6 +363,10 @@ class TaskNotWaiting(UsageError):
     """A step completes a user task that does not wait (the run is not where one thought)."""
 
 
+class TriggerNotWaiting(UsageError):
+    """A step triggers an element no token waits at (the run is not where one thought)."""
+
+
 class _ScenarioRun(Runner):
     def __init__(self, scenario: Scenario, search_path: Sequence[str | Path] = ()) -> None:
         super().__init__(
@@ -362,6 +395,11 @@ class _ScenarioRun(Runner):
             self.signal(action.target, action.variables)
         elif action.kind == "activate":
             self.activate(action.target, action.variables)
+        elif action.kind == "trigger":
+            try:
+                self.trigger(action.target, action.variables)
+            except TriggerNotWaiting as error:
+                raise _StepError(f"step {action.number}, line {action.line}: {error}") from None
         elif action.kind == "advance":
             self.advance(action.target)
 

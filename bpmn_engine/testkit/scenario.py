@@ -131,7 +131,7 @@ EXPECT_KEYS = {
     "calls",
     "instances",
 }
-ACTIONS = ("complete", "message", "signal", "activate", "advance")
+ACTIONS = ("complete", "message", "signal", "activate", "trigger", "advance")
 STEP_KEYS = {*ACTIONS, "key", "variables", "expect"}
 MOCK_KEYS = {"returns", "error", "message", "fail", "calls"}
 
@@ -414,7 +414,7 @@ def _step(reader: _Reader, block: int, number: int, spec: Any) -> Action:
     )
     if variables and kind in ("advance", "check"):
         raise reader.error(
-            f"{what}: `variables` go with complete, message, signal or activate", line
+            f"{what}: `variables` go with complete, message, signal, activate or trigger", line
         )
     expect = None
     if "expect" in spec:

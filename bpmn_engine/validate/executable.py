@@ -48,6 +48,7 @@ from bpmn_engine.runtime.precheck import (
     loop_expressions,
     unrunnable_loop,
 )
+from bpmn_engine.runtime.triggers import waits_for_trigger
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -165,6 +166,8 @@ def _scope(document: Document, scope: FlowScope) -> Iterator[Issue]:
             yield from _expression(flow.id, flow.condition, flow.line, "condition")
     for node in scope.nodes.values():
         yield from _unsupported(node)
+        if waits_for_trigger(node):
+            yield _trigger_wait(node)
         yield from _node_expressions(node)
         if isinstance(node, Event):
             for definition in node.definitions:
@@ -217,6 +220,19 @@ def _deployed_starts(process: FlowScope) -> Iterator[Issue]:
                 "refuses it (use a multiple start, or a parallel multiple catch after it)"
             )
             yield _warning(node, message)
+
+
+def _trigger_wait(node: FlowNode) -> Issue:
+    """Drawn so on purpose in token-simulation diagrams, and a plain wait state in Camunda 7,
+    Activiti and Flowable: a warning that says what a run does there."""
+    what = (
+        "has neither a message nor a name" if isinstance(node, Task) else "has no event definition"
+    )
+    message = (
+        f"{subject(node)} {what}: nothing but the API can move a token on from it, so a run "
+        f"waits there for `bpmn trigger INSTANCE {node.id}` (Camunda's runtimeService.trigger)"
+    )
+    return _warning(node, message)
 
 
 def _unsupported(node: FlowNode) -> Iterator[Issue]:

@@ -227,3 +227,53 @@ def test_a_deployment_is_tested_through_the_instances_it_starts(scenario_file) -
     assert re.fullmatch(
         r"at the end, line 10: instance \w+: expected state completed, got waiting", failure
     ), failure
+
+
+TRIGGERED = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="P" isExecutable="true">
+    <startEvent id="Start" />
+    <intermediateCatchEvent id="WaitClick" name="Click" />
+    <endEvent id="End" />
+    <sequenceFlow id="f1" sourceRef="Start" targetRef="WaitClick" />
+    <sequenceFlow id="f2" sourceRef="WaitClick" targetRef="End" />
+  </process>
+</definitions>
+"""
+
+
+def test_a_trigger_step_moves_a_wait_state_on(scenario_file, models: Path) -> None:
+    (models / "click.bpmn").write_text(TRIGGERED)
+    [result] = run(
+        scenario_file(
+            'diagram = "click.bpmn"\n[[scenario]]\nname = "t"\n'
+            '[[scenario.steps]]\nexpect = { state = "waiting", waiting_at = ["WaitClick"] }\n'
+            '[[scenario.steps]]\ntrigger = "Click"\nvariables = { clicked = true }\n'
+            '[scenario.expect]\nstate = "completed"\nvariables = { clicked = true }\n'
+        )
+    )
+    assert result.passed, result.report()
+
+
+def test_triggering_what_does_not_wait_fails_the_scenario(scenario_file, models: Path) -> None:
+    (models / "click.bpmn").write_text(TRIGGERED)
+    [result] = run(
+        scenario_file(
+            'diagram = "click.bpmn"\n[[scenario]]\nname = "t"\n'
+            '[[scenario.steps]]\ntrigger = "End"\n'
+            '[scenario.expect]\nstate = "completed"\n'
+        )
+    )
+    assert result.outcome == "failed"
+    [failure] = result.failures
+    assert failure.startswith("step 1, line 5: trigger 'End': no token of instance ")
+    assert failure.endswith("waiting for a trigger: WaitClick (Click)")
+
+
+def test_the_runner_triggers_in_python(models: Path) -> None:
+    (models / "click.bpmn").write_text(TRIGGERED)
+    with Runner() as runner:
+        runner.start(models / "click.bpmn")
+        runner.trigger("WaitClick", {"n": 1})
+        assert runner.instance.outcome().state == "completed"
+        assert runner.instance.variables == {"n": 1}

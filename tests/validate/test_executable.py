@@ -412,3 +412,34 @@ def test_a_condition_is_reported_at_its_own_line_as_run_reports_it(tmp_path: Pat
     # then: the line to edit, which `bpmn run` names too (not the flow's start tag, line 4)
     assert (finding.line, finding.column, finding.element) == (7, 3, "F")
     assert finding.message.startswith("condition does not compile")
+
+
+@pytest.mark.parametrize(
+    ("element", "what"),
+    [
+        ('<bpmn:intermediateCatchEvent id="Wait"/>', "has no event definition"),
+        ('<bpmn:receiveTask id="Wait"/>', "has neither a message nor a name"),
+    ],
+)
+def test_a_wait_state_the_api_triggers_is_a_warning_naming_bpmn_trigger(
+    tmp_path: Path, element: str, what: str
+) -> None:
+    # token-simulation diagrams are drawn so on purpose: it runs, and waits for the trigger
+    body = (
+        f'<bpmn:startEvent id="S"/>{element}<bpmn:endEvent id="E"/>'
+        '<bpmn:sequenceFlow id="F1" sourceRef="S" targetRef="Wait"/>'
+        '<bpmn:sequenceFlow id="F2" sourceRef="Wait" targetRef="E"/>'
+    )
+    [finding] = executable_findings(write(tmp_path, body))
+    assert (finding.element, finding.severity) == ("Wait", Severity.WARNING)
+    assert what in finding.message
+    assert "`bpmn trigger INSTANCE Wait`" in finding.message
+
+
+def test_a_named_receive_task_waits_for_its_message_and_is_no_finding(tmp_path: Path) -> None:
+    body = (
+        '<bpmn:startEvent id="S"/><bpmn:receiveTask id="Wait" name="parcel"/>'
+        '<bpmn:endEvent id="E"/><bpmn:sequenceFlow id="F1" sourceRef="S" targetRef="Wait"/>'
+        '<bpmn:sequenceFlow id="F2" sourceRef="Wait" targetRef="E"/>'
+    )
+    assert executable_findings(write(tmp_path, body)) == []

@@ -6,6 +6,8 @@ reaches them, until event support lands.
 
 from __future__ import annotations
 
+from typing import Any
+
 from bpmn_engine.model import Event
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Subscription, Timer
@@ -18,6 +20,7 @@ from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import carried
 from bpmn_engine.runtime.events.trigger import settle
+from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -142,9 +145,10 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         refuse_definitions(ctx, (*WAITABLE, "link"))
         node = ctx.node
         assert isinstance(node, Event)
-        if not node.definitions:
-            raise Incident(f"intermediate catch event (line {node.line}) has no trigger", node.id)
         ctx.activated()
+        if not node.definitions:  # a wait state the API triggers (`runtime/triggers.py`)
+            ctx.wait(TRIGGER)
+            return
         if "link" in node.definition_kinds:
             if len(node.definitions) > 1:
                 raise Incident(f"a link catch event (line {node.line}) has one trigger", node.id)
@@ -164,6 +168,11 @@ class CatchEventBehaviour(FlowNodeBehaviour):
             if wait.status == "waiting":
                 settle(ctx, [wait])
 
+    def triggered(self, ctx: StepContext, variables: dict[str, Any]) -> None:
+        """`Instance.trigger` at a catch event with no definition: the variables, then on."""
+        ctx.set_variables(variables)
+        self.complete(ctx)
+
 
 class BoundaryEventBehaviour(FlowNodeBehaviour):
     """A token reaches a boundary event only when its trigger fired: it passes through."""
@@ -173,15 +182,21 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
     """Waits for every event after it at once; the first that fires wins (spec 13.4.4).
 
     The losing timers and subscriptions are cancelled in the same step, because the track
-    leaves the gateway (see `Step.cancel_stale_waits`): no event can fire twice.
+    leaves the gateway (see `Step.cancel_stale_waits`): no event can fire twice. An event
+    that names nothing to wait for (a catch event with no definition, a receive task with
+    neither a message nor a name) is chosen by the API (`Instance.trigger`, as a click on it
+    in the token simulator): the gateway then waits as a trigger wait (`runtime/triggers.py`).
     """
 
     def execute(self, ctx: StepContext) -> None:
         waits: list[Subscription | Timer] = []
+        chosen_by_api: list[str] = []
         for flow in ctx.scope_model.outgoing(ctx.node):
             target = ctx.scope_model.nodes[flow.target]
             definitions = getattr(target, "definitions", ())
-            if target.kind == "receiveTask":
+            if waits_for_trigger(target):
+                chosen_by_api.append(target.id)
+            elif target.kind == "receiveTask":
                 waits.append(MESSAGE.arm(ctx, target, None, ctx.node.id))
             elif target.kind == "intermediateCatchEvent" and definitions:
                 definition = definitions[0]
@@ -199,5 +214,8 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
                     f"not to {target.kind} {target.id!r}",
                     ctx.node.id,
                 )
-        ctx.wait("event")
+        if chosen_by_api:
+            ctx.wait(TRIGGER, events=chosen_by_api)
+        else:
+            ctx.wait("event")
         settle(ctx, waits)

@@ -17,6 +17,7 @@ from bpmn_engine.runtime.decisions import mapped
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.handlers import ServiceTaskContext
+from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
 
 
 class UserTaskBehaviour(ActivityBehaviour):
@@ -58,12 +59,21 @@ class ManualTaskBehaviour(UserTaskBehaviour):
 
 
 class ReceiveTaskBehaviour(ActivityBehaviour):
-    """Waits for its message; the message's variables are set when it arrives."""
+    """Waits for its message; the message's variables are set when it arrives. One with
+    neither a message nor a name waits for the API to trigger it (`runtime/triggers.py`)."""
 
     def execute(self, ctx: StepContext) -> None:
+        if waits_for_trigger(ctx.node):
+            ctx.wait(TRIGGER)
+            return
         subscription = MESSAGE.arm(ctx, ctx.node, None, ctx.node.id)
         ctx.wait("message", name=subscription.name)
         settle(ctx, [subscription])
+
+    def triggered(self, ctx: StepContext, variables: dict[str, Any]) -> None:
+        """`Instance.trigger`: the variables through its output mappings (if any), then on."""
+        self.finish_with(ctx, variables, self.inputs(ctx))
+        self.complete(ctx)
 
 
 class ScriptTaskBehaviour(ActivityBehaviour):

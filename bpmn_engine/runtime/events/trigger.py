@@ -40,19 +40,28 @@ def trigger(ctx: StepContext, element: str, **data: Any) -> None:
         if repeats(event) and ctx.track.live:
             listen_again(ctx, event)
         return
-    track = ctx.track
-    if track.element != element:  # an event-based gateway: the first event wins
-        gateway = ctx.scope_model.nodes[track.element]
-        ctx.completed()
-        flow = next(f for f in ctx.scope_model.outgoing(gateway) if f.target == element)
-        ctx.step.emit("flow.taken", gateway.id, track.id, flow=flow.id, target=element)
-        ctx.engine.listen(ctx, "take", flow)
-        ctx.step.touch_track(track)
-        track.element, track.via = element, flow.id
-        ctx = ctx.for_track(track)
-        ctx.emit("element.activated", type=event.kind, name=event.name)
-        ctx.engine.listen(ctx, "start", event)
+    if ctx.track.element != element:  # an event-based gateway: the first event wins
+        ctx = won(ctx, element)
     ctx.behaviour(event).complete(ctx)
+
+
+def won(ctx: StepContext, element: str) -> StepContext:
+    """The event `element` after the event-based gateway the track waits at fired first (or
+    the API chose it: `Instance.trigger`): the token moves to it, and the context there.
+    The gateway's other waits end with the step (`Step.cancel_stale_waits`)."""
+    track = ctx.track
+    gateway = ctx.scope_model.nodes[track.element]
+    event = ctx.scope_model.nodes[element]
+    ctx.completed()
+    flow = next(f for f in ctx.scope_model.outgoing(gateway) if f.target == element)
+    ctx.step.emit("flow.taken", gateway.id, track.id, flow=flow.id, target=element)
+    ctx.engine.listen(ctx, "take", flow)
+    ctx.step.touch_track(track)
+    track.element, track.via = element, flow.id
+    ctx = ctx.for_track(track)
+    ctx.emit("element.activated", type=event.kind, name=event.name)
+    ctx.engine.listen(ctx, "start", event)
+    return ctx
 
 
 def repeats(event: FlowNode) -> bool:

@@ -1,0 +1,70 @@
+"""`bpmn trigger`: move on a wait state the API triggers, then run on (`Instance.trigger`)."""
+
+from __future__ import annotations
+
+import click
+
+from bpmn_engine.cli import recording
+from bpmn_engine.cli.common import (
+    RUNNING,
+    RunSettings,
+    db_option,
+    event_listener,
+    json_option,
+    parse_variables,
+    run_options,
+    var_options,
+)
+from bpmn_engine.cli.recording import record_option, recorded
+from bpmn_engine.cli.run import finish_tree
+
+
+@click.command()
+@click.argument("instance_id", metavar="INSTANCE")
+@click.argument("element")
+@var_options
+@click.option(
+    "--track",
+    type=int,
+    help="Which token, when several wait at ELEMENT (a parallel multi-instance): its track.",
+)
+@db_option
+@run_options
+@record_option
+@json_option
+def trigger(
+    instance_id: str,
+    element: str,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    track: int | None,
+    db: str,
+    settings: RunSettings,
+    record: str | None,
+    as_json: bool,
+) -> None:
+    """Move on a token that waits at ELEMENT for a trigger, and run on.
+
+    ELEMENT (its id, or its name when unique) is a receive task with neither a message nor
+    a name, or an intermediate catch event with no event definition: nothing but this
+    command moves a token on from it (Camunda's runtimeService.trigger). It may wait in any
+    instance INSTANCE called (call activities): the whole tree runs on. --var/--vars are set
+    as process variables (through the element's output mappings, if it has any) as it moves.
+    Example: bpmn trigger 3f9a2c Wait_ForDelivery --var delivered=true
+    """
+    variables = parse_variables(var_pairs, vars_file)
+    engine = settings.engine(db, as_json)
+    instance = engine.instance(instance_id)
+    RUNNING.append((instance.id, db))
+    recorder = recording.go_on(record, engine, instance.id)
+    listener = event_listener(as_json, instance, engine)
+    holder = instance.trigger_holder(element)
+    if recorder is not None:
+        recorder.step("trigger", element, variables)
+    with recorded(recorder, engine, instance.id):
+        holder.trigger(element, variables, listener, track=track)
+        if holder is not instance:  # a called instance's wait: it runs on, then the tree
+            holder.run(listener, settings.wait)
+            instance = engine.instance(instance.id)
+        outcome = instance.run(listener, settings.wait)
+        finish_tree(engine, outcome, db, listener, settings.options)
