@@ -204,6 +204,7 @@ def task_holder(engine: Engine, instance: Instance, task: str) -> Instance:
 @var_options
 @db_option
 @run_options
+@record_option
 @json_option
 def resume(
     instance_id: str,
@@ -211,6 +212,7 @@ def resume(
     vars_file: str | None,
     db: str,
     settings: RunSettings,
+    record: str | None,
     as_json: bool,
 ) -> None:
     """Go on with an instance: after a crash, a fix, or a wait. Failed tracks are retried.
@@ -222,9 +224,20 @@ def resume(
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     RUNNING.append((instance.id, db))
+    recorder = recording.go_on(record, engine, _root(engine, instance).id)
+    if recorder is not None:
+        recorder.step("resume", True, variables)
     listener = event_listener(as_json, instance, engine)
-    instance.retry(listener, variables)
-    finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
+    with recorded(recorder, engine, _root(engine, instance).id):
+        instance.retry(listener, variables)
+        finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
+
+
+def _root(engine: Engine, instance: Instance) -> Instance:
+    """The root of the instance's call tree: what a recording records."""
+    while instance.parent is not None:
+        instance = engine.instance(instance.parent)
+    return instance
 
 
 @click.command()

@@ -330,6 +330,14 @@ class Runner:
         self.engine.broadcast_signal(name, dict(variables or {}))
         self.settle()
 
+    def resume(self, variables: Mapping[str, Any] | None = None) -> None:
+        """As `bpmn resume`: the instance whose incident failed the run (the root, or the
+        called instance it came from) retries its failed tracks, with these variables set
+        first (the fix for a missing or wrong value), and everything runs on; a job that
+        waited for a handler is served by a mock added since."""
+        self.engine.instance(self.instance.incident_origin).retry(variables=dict(variables or {}))
+        self.settle()
+
     def advance(self, duration: str) -> None:
         """Let time pass (ISO 8601, `PT30M`): timers that fall due fire."""
         self.clock.advance(duration)
@@ -400,6 +408,8 @@ class _ScenarioRun(Runner):
                 self.trigger(action.target, action.variables)
             except TriggerNotWaiting as error:
                 raise _StepError(f"step {action.number}, line {action.line}: {error}") from None
+        elif action.kind == "resume":
+            self.resume(action.variables)
         elif action.kind == "advance":
             self.advance(action.target)
 

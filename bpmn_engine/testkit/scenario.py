@@ -131,7 +131,7 @@ EXPECT_KEYS = {
     "calls",
     "instances",
 }
-ACTIONS = ("complete", "message", "signal", "activate", "trigger", "advance")
+ACTIONS = ("complete", "message", "signal", "activate", "trigger", "resume", "advance")
 STEP_KEYS = {*ACTIONS, "key", "variables", "expect"}
 MOCK_KEYS = {"returns", "error", "message", "fail", "calls"}
 
@@ -402,7 +402,12 @@ def _step(reader: _Reader, block: int, number: int, spec: Any) -> Action:
     if not kinds and "expect" not in spec:
         raise reader.error(f"{what} does nothing: give one of {', '.join(ACTIONS)} or expect", line)
     kind = kinds[0] if kinds else "check"
-    target = reader.text(spec[kind], f"{what}: `{kind}`", block, kind) if kinds else ""
+    if kind == "resume" and spec[kind] is not True:  # `bpmn resume` names nothing to act on
+        raise reader.error(f"{what}: write `resume = true`", reader.line_of(kind, block))
+    if kind == "resume" or not kinds:
+        target = ""
+    else:
+        target = reader.text(spec[kind], f"{what}: `{kind}`", block, kind)
     line = reader.line_of(kind, block, after=line) or line if kinds else line
     key = spec.get("key")
     if key is not None and kind != "message":
@@ -414,7 +419,9 @@ def _step(reader: _Reader, block: int, number: int, spec: Any) -> Action:
     )
     if variables and kind in ("advance", "check"):
         raise reader.error(
-            f"{what}: `variables` go with complete, message, signal, activate or trigger", line
+            f"{what}: `variables` go with complete, message, signal, activate, trigger or "
+            "resume",
+            line,
         )
     expect = None
     if "expect" in spec:

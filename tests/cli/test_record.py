@@ -132,3 +132,38 @@ def test_one_run_with_answers_a_handler_and_a_message_replays(bpmn: Bpmn, tmp_pa
     assert scenario["expect"]["end_event"] == "EndEvent_OrderShipped"
     replay = bpmn("test", "all.bpmntest.toml")
     assert replay.returncode == 0, replay.stdout
+
+
+PAY = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+<process id="P" isExecutable="true"><startEvent id="s"/>
+<sequenceFlow id="f1" sourceRef="s" targetRef="Pay"/>
+<serviceTask id="Pay" implementation="pay"/>
+<sequenceFlow id="f2" sourceRef="Pay" targetRef="e"/><endEvent id="e"/></process>
+</definitions>
+"""
+
+
+def test_a_failed_run_and_its_resume_replay_to_the_same_end(bpmn: Bpmn, tmp_path: Path) -> None:
+    """`resume` had no --record: a bug fixed by a resume could not become a scenario."""
+    (tmp_path / "pay.bpmn").write_text(PAY)
+    (tmp_path / "down.py").write_text("def pay(ctx):\n    raise RuntimeError('bank down')\n")
+    (tmp_path / "up.py").write_text("def pay(ctx):\n    return {'paid': ctx.variables['sum']}\n")
+    record = ["--db", "r.db", "--record", "bug.bpmntest.toml"]
+    code, lines = bpmn.json_lines("run", "pay.bpmn", "--handlers", "down.py", *record)
+    assert code == 1
+    instance = lines[-1]["instance"]
+    code, lines = bpmn.json_lines(
+        "resume", instance, "--handlers", "up.py", "--var", "sum=12", *record
+    )
+    assert code == 0
+    assert lines[-1]["variables"] == {"paid": 12, "sum": 12}
+    [scenario] = tomllib.loads((tmp_path / "bug.bpmntest.toml").read_text())["scenario"]
+    assert scenario["steps"] == [{"resume": True, "variables": {"sum": 12}}]
+    assert scenario["mocks"]["pay"]["calls"] == [
+        {"fail": "RuntimeError: bank down"},
+        {"returns": {"paid": 12}},
+    ]
+    assert scenario["expect"]["state"] == "completed"
+    replayed = bpmn("test", "bug.bpmntest.toml")
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr

@@ -99,7 +99,13 @@ def test_a_scenario_that_expects_nothing_is_refused(scenario_file) -> None:
         (
             '[[scenario]]\nname = "x"\nexpect = { state = "completed" }\n'
             '[[scenario.steps]]\ncomplete = "A"\nadvance = "PT1M"\n',
-            "give one of complete, message, signal, activate, trigger, advance, not several",
+            "give one of complete, message, signal, activate, trigger, resume, advance, not "
+            "several",
+        ),
+        (
+            '[[scenario]]\nname = "x"\nexpect = { state = "completed" }\n'
+            '[[scenario.steps]]\nresume = "Task"\n',
+            "write `resume = true`",
         ),
         (
             '[[scenario]]\nname = "x"\nexpect = { state = "completed" }\n'
