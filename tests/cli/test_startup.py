@@ -212,3 +212,21 @@ def test_version_is_the_one_in_pyproject() -> None:
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     declared = tomllib.loads(pyproject.read_text())["project"]["version"]
     assert bpmn_engine.__version__ == declared
+
+
+def test_the_bpmn_script_and_python_m_need_no_top_level_cli_module(tmp_path: Path) -> None:
+    """The script was `cli:main`: an installed top-level `cli` clashed with any other
+    `cli.py`. It names the package's own module, which `python -m bpmn_engine` runs too."""
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    assert 'bpmn = "bpmn_engine.cli:main"' in pyproject
+    assert "py-modules" not in pyproject
+    (tmp_path / "cli.py").write_text("raise SystemExit('the wrong cli.py')\n")  # someone else's
+    done = subprocess.run(
+        [sys.executable, "-m", "bpmn_engine", "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "version" in done.stdout
