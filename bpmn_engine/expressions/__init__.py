@@ -63,6 +63,22 @@ def __getattr__(name: str) -> Any:
 
 _PYTHON = frozenset({"", "python", "python3", "py", "http://www.python.org", "text/x-python"})
 XPATH = frozenset({"xpath", "http://www.w3.org/1999/xpath"})
+# script formats of Camunda 7, Activiti, Flowable and jBPM diagrams that need a JVM
+_JVM_SCRIPTS = frozenset(
+    {
+        "groovy",
+        "java",
+        "http://www.java.com/java",
+        "mvel",
+        "http://www.mvel.org/2.0",
+        "kotlin",
+        "kts",
+        "scala",
+        "clojure",
+        "beanshell",
+        "bsh",
+    }
+)
 _LANGUAGES = {
     **dict.fromkeys(_PYTHON, "python"),
     "juel": "juel",
@@ -147,6 +163,13 @@ def _compile_script(text: str, script_format: str | None, trusted: bool) -> Scri
         if len(text) > MAX_SOURCE_LENGTH:
             raise ExpressionError(f"the script is longer than {MAX_SOURCE_LENGTH:,} characters")
         return compile_javascript_script(text)
+    if name in _JVM_SCRIPTS:
+        raise ExpressionError(
+            f"script format {script_format!r} is a JVM language, which this engine does not "
+            "run: rewrite the script in Python or JavaScript (scriptFormat python or "
+            "javascript), or give its work to a --handlers function (a service task, or a "
+            "listener with a class)"
+        )
     if name not in _PYTHON:
         raise ExpressionError(
             f"script format {script_format!r} is not supported; scripts must be python "

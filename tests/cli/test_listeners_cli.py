@@ -75,7 +75,7 @@ def test_a_listener_in_another_language_is_refused_by_run_and_validate(
     assert run.returncode == 2
     assert "Traceback" not in run.stdout + run.stderr
     assert "audit.bpmn:11: T: camunda:executionListener (end, line 11)" in run.stderr
-    assert "script format 'groovy' is not supported" in run.stderr
+    assert "script format 'groovy' is a JVM language" in run.stderr
     assert checked.returncode == 1
     executable = [line for line in checked.stdout.splitlines() if " executable " in line]
     assert len(executable) == 1, checked.stdout

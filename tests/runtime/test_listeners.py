@@ -669,7 +669,7 @@ REFUSED = {
         '<task id="T"><extensionElements><camunda:executionListener event="start">'
         '<camunda:script scriptFormat="groovy">x = 1</camunda:script>'
         "</camunda:executionListener></extensionElements></task>",
-        "script format 'groovy' is not supported",
+        "script format 'groovy' is a JVM language",
     ),
     "external listener script": (
         '<task id="T"><extensionElements><camunda:executionListener event="start">'

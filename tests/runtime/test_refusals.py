@@ -172,3 +172,18 @@ def test_a_bpmn_io_quantity_of_one_runs(bpmn: Bpmn, tmp_path: Path) -> None:
     path = bpmn(around('<task id="T" startQuantity="1" completionQuantity="1"/>'))
     with Engine(scratch_db()) as engine:
         assert engine.start(path).run().state == "completed"
+
+
+@pytest.mark.parametrize("script_format", ["groovy", "http://www.java.com/java", "mvel"])
+def test_a_jvm_script_is_refused_naming_the_language_and_the_way_on(
+    bpmn: Bpmn, script_format: str
+) -> None:
+    task = f'<scriptTask id="T" scriptFormat="{script_format}"><script>x = 1</script></scriptTask>'
+    path = bpmn(around(task))
+    with Engine(scratch_db()) as engine, pytest.raises(LoadError) as refused:
+        engine.start(path)
+    assert refused.value.element_id == "T" and refused.value.line
+    assert f"script format {script_format!r} is a JVM language" in refused.value.message
+    assert "Python or JavaScript" in refused.value.message and "--handlers" in refused.value.message
+    findings = [f for f in validate([path]).findings if f.rule == "executable"]
+    assert [f.element for f in findings if "is a JVM language" in f.message] == ["T"]
