@@ -236,6 +236,15 @@ def outcome_summary(
                 highlight=False,
                 soft_wrap=True,
             )
+        elif wait.get("reason") == "conditional":
+            condition = f" {safe(shlex.quote(wait['condition']))}" if wait.get("condition") else ""
+            console.print(
+                f"waiting for condition{condition} at [bold]{safe(wait['element'])}[/] to hold; "
+                f"give the variables it reads: [bold]bpmn resume {outcome.instance} "
+                f"--var NAME=VALUE{db_opt}[/]",
+                highlight=False,
+                soft_wrap=True,
+            )
         elif wait.get("reason") == "job":
             _job_hint(console, outcome.instance, wait, db_opt)
         elif wait.get("reason") == "ad-hoc":

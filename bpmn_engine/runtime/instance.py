@@ -312,6 +312,7 @@ class Instance:
                     "timer",
                     "message",
                     "signal",
+                    "conditional",
                     "event",
                     *NOT_TOKENS,
                     CONSUMED,  # passed on by the gateway's reset, not waiting for anyone
@@ -338,6 +339,8 @@ class Instance:
                         "track": subscription.track,
                     }
                 )
+                if subscription.kind == "conditional":  # what a change must make true
+                    waits[-1]["condition"] = self._condition_text(subscription.element)
         for timer in self.data.timers.values():
             if timer.status == "waiting":
                 waits.append(
@@ -349,6 +352,13 @@ class Instance:
                     }
                 )
         return waits
+
+    def _condition_text(self, element: str) -> str | None:
+        node = self.definitions.node(element)
+        for definition in getattr(node, "definitions", ()):
+            if definition.kind == "conditional" and definition.condition is not None:
+                return str(definition.condition.text)
+        return None
 
     # --- running ------------------------------------------------------------------------------
     def run(self, on_event: Listener | None = None, wait_timers: float = 0.0) -> Outcome:
