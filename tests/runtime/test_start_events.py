@@ -215,6 +215,24 @@ def test_a_conditional_start_waits_until_a_change_makes_it_true(bpmn: Bpmn, engi
     assert reopened.run().end_event == "E"
 
 
+def test_a_conditional_start_over_a_variable_not_given_fails_and_a_resume_with_it_waits(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    """As at a conditional catch event: the incident names the variable, and the retry
+    enters the start event again, waiting at it (it refused a triggered start before)."""
+    path = bpmn(conditional_start("S", "amount > 100") + '<endEvent id="E"/>' + flow("S", "E"))
+    instance = engine.start(path)
+    outcome = instance.run()
+    assert outcome.state == "failed"
+    assert "unknown variable 'amount'" in str(outcome.incident)
+    reopened = engine.instance(instance.id)
+    reopened.retry(variables={"amount": 5})
+    assert reopened.run().state == "waiting"
+    assert waits(reopened) == [("S", "conditional")]
+    reopened.retry(variables={"amount": 500})
+    assert reopened.run().end_event == "E"
+
+
 MIXED = (
     '<startEvent id="M"><messageEventDefinition messageRef="paid"/></startEvent>'
     + timer_start("T", "timeDuration", "PT1H")

@@ -6,7 +6,7 @@ reaches them, until event support lands.
 
 from __future__ import annotations
 
-from bpmn_engine.model import Event
+from bpmn_engine.model import Event, StartEvent
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.behaviours import transactions
@@ -18,6 +18,7 @@ from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import carried
 from bpmn_engine.runtime.events.trigger import settle
+from bpmn_engine.runtime.events.waiting_starts import is_process_start, wait_at
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -36,6 +37,11 @@ class NoneEventBehaviour(FlowNodeBehaviour):
     when it fired (the start of an event subprocess)."""
 
     def arrive(self, ctx: StepContext) -> None:
+        node = ctx.node
+        if isinstance(node, StartEvent) and node.definitions and is_process_start(ctx, node):
+            ctx.activated()  # a retry enters a start event the instance waits at: again
+            wait_at(ctx, node)
+            return
         holder = ctx.definitions.node_scopes.get(ctx.scope_model.id)
         node = holder.nodes.get(ctx.scope_model.id) if holder else None
         if not getattr(node, "triggered_by_event", False):

@@ -57,15 +57,22 @@ def wait_at_starts(
         track = step.new_track(element=node.id, scope=scope, status=TrackState.READY)
         at = StepContext(engine, definitions, data, step, track)
         at.activated()
-        waits = [_arm(at, node, definition) for definition in node.definitions]
-        if len(waits) > 1:
-            at.wait("event", triggers=list(node.definition_kinds))
-        elif isinstance(waits[0], Timer):
-            at.wait("timer", due=waits[0].due)
-        else:
-            at.wait(waits[0].kind, name=waits[0].name)
+        wait_at(at, node)
         tracks.append(track)
     return tracks
+
+
+def wait_at(at: StepContext, node: StartEvent) -> None:
+    """The context's token waits at the start event for each of its triggers: in the
+    opening step, and when a retry enters it again after an incident (a condition that
+    failed to evaluate, say)."""
+    waits = [_arm(at, node, definition) for definition in node.definitions]
+    if len(waits) > 1:
+        at.wait("event", triggers=list(node.definition_kinds))
+    elif isinstance(waits[0], Timer):
+        at.wait("timer", due=waits[0].due)
+    else:
+        at.wait(waits[0].kind, name=waits[0].name)
 
 
 def _arm(at: StepContext, node: StartEvent, definition: EventDefinition) -> Subscription | Timer:
