@@ -365,3 +365,12 @@ def test_start_event_that_is_not_a_start_event_is_refused_listing_them(
     assert said in message
     assert "M ('Order paid', message), G (signal), T (timer), C (conditional)" in message
     assert engine.instances() == []
+
+
+def test_start_event_of_a_kind_only_an_event_subprocess_starts_on_is_refused(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    path = bpmn('<startEvent id="S"><errorEventDefinition/></startEvent><endEvent id="E"/>')
+    with pytest.raises(UsageError, match="S: it starts on error, which starts an event subpro"):
+        engine.start(path, start_event="S")
+    assert engine.instances() == []

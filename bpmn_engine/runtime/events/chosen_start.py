@@ -18,6 +18,7 @@ from bpmn_engine.errors import UsageError
 from bpmn_engine.model import Definitions, Process, StartEvent
 from bpmn_engine.runtime.events.message import message_name
 from bpmn_engine.runtime.events.starts import Trigger
+from bpmn_engine.runtime.events.waiting_starts import WAITABLE
 
 
 def _label(node: StartEvent) -> str:
@@ -45,7 +46,7 @@ def find(
     for process in processes:
         node = process.nodes.get(event)
         if isinstance(node, StartEvent):
-            return process, node
+            return _startable(definitions, process, node)
     wanted = " ".join(event.split())
     named = [
         (process, node)
@@ -54,7 +55,7 @@ def find(
         if node.name and " ".join(node.name.split()) == wanted
     ]
     if len(named) == 1:
-        return named[0]
+        return _startable(definitions, *named[0])
     listed = "; ".join(
         f"{process.id}: {', '.join(_label(n) for n in start_events(process)) or 'none'}"
         for process in processes
@@ -67,6 +68,20 @@ def find(
     raise UsageError(
         f"{definitions.path}: {_not_a_start(definitions, event)} (start events: {listed})"
     )
+
+
+def _startable(
+    definitions: Definitions, process: Process, node: StartEvent
+) -> tuple[Process, StartEvent]:
+    """A start event of a kind that starts a process (an error, escalation or compensation
+    start belongs in an event subprocess)."""
+    other = sorted(set(node.definition_kinds) - WAITABLE)
+    if other:
+        raise UsageError(
+            f"{definitions.path}:{node.line}: {node.id}: it starts on {'/'.join(other)}, "
+            "which starts an event subprocess, not a process: it cannot be fired"
+        )
+    return process, node
 
 
 def _not_a_start(definitions: Definitions, event: str) -> str:
