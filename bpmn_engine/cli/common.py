@@ -201,6 +201,17 @@ def path_option(f: Callable) -> Callable:
     )(f)
 
 
+def start_option(f: Callable) -> Callable:
+    """`--start EVENT` (run, step): the start event that fires now."""
+    return click.option(
+        "--start",
+        "start_event",
+        metavar="EVENT",
+        help="Fire this start event now (its id or name), whatever its trigger (message, "
+        "signal, timer, condition, none); --var/--vars are its payload.",
+    )(f)
+
+
 def var_options(f: Callable) -> Callable:
     f = click.option(
         "--vars", "vars_file", type=click.Path(dir_okay=False), help="JSON file of variables."

@@ -228,6 +228,7 @@ def outcome_summary(
             )
         else:
             console.print(f"fix the cause, then: [bold]bpmn resume {resume}{db_opt}[/]")
+    _starts_hint(console, outcome)
     for wait in outcome.waiting_for:
         if "task" in wait:
             name = f" ({wait['name']})" if wait.get("name") else ""
@@ -260,6 +261,15 @@ def outcome_summary(
                 highlight=False,
                 soft_wrap=True,
             )
+        elif wait.get("reason") == "conditional":
+            condition = f" {safe(shlex.quote(wait['condition']))}" if wait.get("condition") else ""
+            console.print(
+                f"waiting for condition{condition} at [bold]{safe(wait['element'])}[/] to hold; "
+                f"give the variables it reads: [bold]bpmn resume {outcome.instance} "
+                f"--var NAME=VALUE{db_opt}[/]",
+                highlight=False,
+                soft_wrap=True,
+            )
         elif wait.get("reason") == "job":
             _job_hint(console, outcome.instance, wait, db_opt)
         elif wait.get("reason") == "trigger":
@@ -280,6 +290,21 @@ def outcome_summary(
         else:
             console.print(f"waiting at {safe(wait['element'])} ({safe(str(wait.get('reason')))})")
     console.print(f"[dim]database: {safe(redact(db))}[/]", highlight=False)
+
+
+def _starts_hint(console: Console, outcome: Outcome) -> None:
+    """An instance created waiting at its triggered start events: which fires it."""
+    starts = sorted({w["element"] for w in outcome.waiting_for if w.get("start")})
+    if not starts:
+        return
+    if len(starts) == 1:
+        said = f"at its start event {safe(starts[0])}, until it fires"
+    else:
+        said = (
+            f"at its start events {safe(', '.join(starts))}; the first to fire starts it, "
+            "and the others stop waiting"
+        )
+    console.print(f"waiting to start: {said}", highlight=False, soft_wrap=True)
 
 
 def _job_hint(console: Console, instance: str, wait: dict[str, Any], db_opt: str) -> None:

@@ -30,6 +30,7 @@ from bpmn_engine.cli.common import (
     open_engine,
     parse_variables,
     run_options,
+    start_option,
     var_options,
 )
 from bpmn_engine.cli.recording import record_option, recorded
@@ -46,6 +47,7 @@ from bpmn_engine.terminal import safe
     help="Id of the process, or of the collaboration, to run, in any FILE (default: every "
     "process of the first FILE that starts by itself: one, or each pool of a collaboration).",
 )
+@start_option
 @var_options
 @db_option
 @run_options
@@ -54,6 +56,7 @@ from bpmn_engine.terminal import safe
 def run(
     files: tuple[str, ...],
     process_id: str | None,
+    start_event: str | None,
     var_pairs: tuple[str, ...],
     vars_file: str | None,
     db: str,
@@ -69,14 +72,21 @@ def run(
     file's instance. A collaboration runs every pool that starts by itself, and the others
     start when a message or signal they start on is sent.
 
+    A process whose start events all wait for a trigger (message, signal, timer, condition)
+    starts waiting at them: the first to fire starts it. --start fires one now.
+
     Example: bpmn run models/loan-approval.bpmn --var income=4200 --var amount=15000
     """
     variables = parse_variables(var_pairs, vars_file)
+    if start_event is not None and record is not None:
+        raise UsageError("--record does not record a --start run: record it without --start")
     engine = settings.engine(db, as_json, existing=False)
     loaded = load_files(engine, files)
     for definitions in loaded:  # where called processes are found
         engine.deploy(definitions)
     main, target, together = chosen_processes(loaded, process_id)
+    if start_event is not None:  # the process (pool) of the file whose start event it is
+        target, together = (None if together else process_id), False
     listener = event_listener(as_json, None, engine)
     if together:  # a collaboration: every pool that starts by itself, the others on demand
         if record is not None:
@@ -84,7 +94,7 @@ def run(
         collaboration = engine.start_collaboration(main, target, variables, on_event=listener)
         run_pools(engine, collaboration, listener, db, settings)
     recorder = recording.begin(record, engine, files, process_id, variables)
-    instance = engine.start(main, target, variables, on_event=listener)
+    instance = engine.start(main, target, variables, on_event=listener, start_event=start_event)
     RUNNING.append((instance.id, db))
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance

@@ -49,6 +49,7 @@ from bpmn_engine.cli.common import (
     parse_variables,
     path_option,
     simulate_option,
+    start_option,
     var_options,
 )
 from bpmn_engine.cli.render import json_line, step_json, step_report
@@ -594,6 +595,7 @@ class Stepper:
     "`bpmn run`).",
 )
 @click.option("--instance", "instance_id", help="Step an existing instance instead.")
+@start_option
 @var_options
 @db_option
 @click.option("--handlers", type=click.Path(dir_okay=False), help="Service task handlers (.py).")
@@ -618,6 +620,7 @@ def step(
     files: tuple[str, ...],
     process_id: str | None,
     instance_id: str | None,
+    start_event: str | None,
     var_pairs: tuple[str, ...],
     vars_file: str | None,
     db: str,
@@ -656,10 +659,12 @@ def step(
             engine.deploy(definitions)
         main, target, together = chosen_processes(loaded, process_id)
         variables = parse_variables(var_pairs, vars_file)
+        if start_event is not None:  # the process (pool) of the file whose start event it is
+            target, together = (None if together else process_id), False
         if together:  # a collaboration: its pools are stepped together
             pools = engine.start_collaboration(main, target, variables).instances()
         else:
-            pools = [engine.start(main, target, variables)]
+            pools = [engine.start(main, target, variables, start_event=start_event)]
         instance, others = pools[0], pools[1:]
     stepper = Stepper(engine, instance, others)
     interactive = sys.stdin.isatty() and not as_json

@@ -32,7 +32,7 @@ from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.decisions import DecisionRegistry
-from bpmn_engine.runtime.events import compensation, starts, waiting_starts
+from bpmn_engine.runtime.events import chosen_start, compensation, starts, waiting_starts
 from bpmn_engine.runtime.events.starts import opening_step
 from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
@@ -49,8 +49,8 @@ UserTaskAnswer = Callable[[Instance, UserTask], "dict[str, Any] | None"]
 
 
 def _check_startable(definitions: Definitions, process: Process, *, waiting: bool = False) -> None:
-    """Refuse a process nothing starts (`waiting`: unless an instance can wait at its message
-    and signal start events, `events/waiting_starts.py`)."""
+    """Refuse a process nothing starts (`waiting`: unless an instance can wait at its
+    triggered start events, `events/waiting_starts.py`)."""
     if process.start_nodes or (waiting and waiting_starts.waiting_starts(process)):
         return
     kinds = sorted(  # of its start events only: a boundary timer starts nothing
@@ -265,12 +265,20 @@ class Engine:
         process_id: str | None = None,
         variables: Mapping[str, Any] | None = None,
         on_event: Listener | None = None,
+        *,
+        start_event: str | None = None,
     ) -> Instance:
         """Create an instance with a token on each start node; `run()` moves it. A process
-        whose start events all wait for a message or a signal is created waiting at them:
-        the first trigger to come starts it (`events/waiting_starts.py`)."""
+        whose start events all wait for a trigger (message, signal, timer, condition) is
+        created waiting at them: the first to fire starts it (`events/waiting_starts.py`).
+
+        `start_event` (an id or a name; without `process_id`, of any process of the file)
+        is the one start event that fires now, whatever its kind, with `variables` as its
+        payload (`events/chosen_start.py`)."""
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
+        if start_event is not None:
+            return self._start_fired(definitions, process_id, start_event, variables, on_event)
         process = definitions.process(process_id)
         warnings = self._checked_process(definitions, process)
         self.deploy(definitions)
@@ -279,6 +287,37 @@ class Engine:
         self.check_decisions(definitions, process)
         data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
         return self._open(definitions, process, data, step, scope, on_event)
+
+    def _start_fired(
+        self,
+        definitions: Definitions,
+        process_id: str | None,
+        event: str,
+        variables: Mapping[str, Any] | None,
+        on_event: Listener | None,
+    ) -> Instance:
+        """An instance whose start event `event` fired now (`start(start_event=...)`)."""
+        process, node = chosen_start.find(definitions, process_id, event)
+        warnings = self._checked_process(definitions, process)
+        self.deploy(definitions)
+        self._check_calls(definitions, process)
+        self.check_decisions(definitions, process)
+        if not node.definitions:  # a none start event: the one token starts there
+            data, step, scope = opening_step(
+                definitions, process, self._new_id(), variables, warnings, start_event=node.id
+            )
+            return self._open(definitions, process, data, step, scope, on_event, (node.id,))
+        return starts.start_at(
+            self,
+            definitions,
+            process.id,
+            node.id,
+            variables,
+            on_event,
+            instance_id=self._new_id(),
+            trigger=chosen_start.fired_by(definitions, node, self.clock.now()),
+            warnings=warnings,
+        )
 
     def start_collaboration(
         self,
@@ -311,12 +350,13 @@ class Engine:
         step: Step,
         scope: Scope,
         on_event: Listener | None,
+        start_nodes: tuple[str, ...] | None = None,
     ) -> Instance:
-        """Place a token on each none start event (else one waiting at each message and
-        signal start event), arm the event subprocesses, commit."""
+        """Place a token on each none start event, or on `start_nodes` (else one waiting at
+        each triggered start event), arm the event subprocesses, commit."""
         tracks = [
             step.new_track(element=start, scope=scope.id, status=TrackState.READY)
-            for start in process.start_nodes
+            for start in (process.start_nodes if start_nodes is None else start_nodes)
         ]
         try:
             if not tracks:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
-from bpmn_engine.model import Activity, Definitions
+from bpmn_engine.model import Activity, Definitions, Process, StartEvent
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import (
@@ -327,6 +327,7 @@ class Instance:
                     "timer",
                     "message",
                     "signal",
+                    "conditional",
                     "event",
                     *NOT_TOKENS,
                     CONSUMED,  # passed on by the gateway's reset, not waiting for anyone
@@ -362,6 +363,8 @@ class Instance:
                         "track": subscription.track,
                     }
                 )
+                if subscription.kind == "conditional":  # what a change must make true
+                    waits[-1]["condition"] = self._condition_text(subscription.element)
         for timer in self.data.timers.values():
             if timer.status == "waiting":
                 waits.append(
@@ -372,7 +375,22 @@ class Instance:
                         "track": timer.track,
                     }
                 )
+        for wait in waits:  # not started yet: it waits at its start events
+            if "task" not in wait and self._is_process_start(wait["element"]):
+                wait["start"] = True
         return waits
+
+    def _is_process_start(self, element: str) -> bool:
+        """A start event of the process itself (an event subprocess's listens instead)."""
+        scope = self.definitions.node_scopes.get(element)
+        return isinstance(scope, Process) and isinstance(scope.nodes[element], StartEvent)
+
+    def _condition_text(self, element: str) -> str | None:
+        node = self.definitions.node(element)
+        for definition in getattr(node, "definitions", ()):
+            if definition.kind == "conditional" and definition.condition is not None:
+                return str(definition.condition.text)
+        return None
 
     # --- running ------------------------------------------------------------------------------
     def run(self, on_event: Listener | None = None, wait_timers: float = 0.0) -> Outcome:

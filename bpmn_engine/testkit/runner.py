@@ -216,16 +216,20 @@ class Runner:
         *files: str | Path,
         process: str | None = None,
         variables: Mapping[str, Any] | None = None,
+        start_event: str | None = None,
     ) -> Instance:
         """Start the process of the first BPMN file (the others are what it calls, and
-        `.dmn` files its decisions) and run until everything waits or ends."""
+        `.dmn` files its decisions) and run until everything waits or ends; `start_event`
+        (an id or a name) fires that start event now, whatever its kind."""
         loaded = self._load(files)
         for definitions in loaded:  # where call activities find the processes they call
             self.engine.deploy(definitions)
         main = loaded[0]
         if process is not None:
             main = next((d for d in loaded if process in d.processes), main)
-        self.root = self.engine.start(main, process, dict(variables or {})).id
+        self.root = self.engine.start(
+            main, process, dict(variables or {}), start_event=start_event
+        ).id
         self.settle()
         return self.instance
 

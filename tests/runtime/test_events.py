@@ -307,10 +307,11 @@ def test_a_loop_the_engine_cannot_run_is_refused_before_the_first_step(
     assert message in str(refused.value)
 
 
-def test_a_process_with_only_a_timer_start_event_cannot_be_started(bpmn: Bpmn, engine: Engine):
-    """(Message and signal starts wait instead: tests/runtime/test_start_events.py.)"""
+def test_a_process_with_only_an_error_start_event_cannot_be_started(bpmn: Bpmn, engine: Engine):
+    """An error start belongs in an event subprocess: nothing starts the process. (Message,
+    signal, timer and conditional starts wait instead: tests/runtime/test_start_events.py.)"""
     # given
-    definition = "<timerEventDefinition><timeCycle>R/PT1H</timeCycle></timerEventDefinition>"
+    definition = "<errorEventDefinition/>"
     path = bpmn(f'<startEvent id="S">{definition}</startEvent><endEvent id="E"/>' + flow("S", "E"))
     # when / then
     with pytest.raises(UsageError, match="no none start event"):

@@ -254,9 +254,7 @@ def test_no_none_start_names_the_triggers_of_start_events_only(tmp_path: Path) -
         tmp_path,
         """
       <process id="p" isExecutable="true">
-        <startEvent id="s">
-          <timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>
-        </startEvent>
+        <startEvent id="s"><errorEventDefinition/></startEvent>
         <sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
         <userTask id="work"/>
         <sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
@@ -268,7 +266,7 @@ def test_no_none_start_names_the_triggers_of_start_events_only(tmp_path: Path) -
       </process>
     """,
     )
-    with pytest.raises(UsageError, match=r"its start events are triggered: timer\)$"):
+    with pytest.raises(UsageError, match=r"its start events are triggered: error\)$"):
         Engine(scratch_db()).start(path)
 
 

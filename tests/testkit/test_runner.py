@@ -277,3 +277,37 @@ def test_the_runner_triggers_in_python(models: Path) -> None:
         runner.trigger("WaitClick", {"n": 1})
         assert runner.instance.outcome().state == "completed"
         assert runner.instance.variables == {"n": 1}
+
+
+STARTS = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <message id="M_Paid" name="paid" />
+  <process id="P" isExecutable="true">
+    <startEvent id="Paid"><messageEventDefinition messageRef="M_Paid" /></startEvent>
+    <startEvent id="Nightly" name="Every night">
+      <timerEventDefinition><timeDuration>PT12H</timeDuration></timerEventDefinition>
+    </startEvent>
+    <endEvent id="PaidEnd" />
+    <endEvent id="NightlyEnd" />
+    <sequenceFlow id="f1" sourceRef="Paid" targetRef="PaidEnd" />
+    <sequenceFlow id="f2" sourceRef="Nightly" targetRef="NightlyEnd" />
+  </process>
+</definitions>
+"""
+
+
+def test_a_run_waits_at_its_timer_start_until_advanced_or_fires_the_start_named(
+    models: Path,
+) -> None:
+    (models / "starts.bpmn").write_text(STARTS)
+    with Runner() as runner:
+        runner.start(models / "starts.bpmn")
+        assert runner.instance.outcome().state == "waiting"
+        runner.advance("PT12H")
+        assert runner.instance.outcome().end_event == "NightlyEnd"
+    with Runner() as runner:
+        runner.start(models / "starts.bpmn", start_event="Every night", variables={"n": 1})
+        assert (runner.instance.outcome().end_event, runner.instance.variables) == (
+            "NightlyEnd",
+            {"n": 1},
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bpmn_engine.model import Event
+from bpmn_engine.model import Event, StartEvent
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.behaviours import transactions
@@ -20,6 +20,7 @@ from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import carried
 from bpmn_engine.runtime.events.trigger import settle
+from bpmn_engine.runtime.events.waiting_starts import is_process_start, wait_at
 from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
 
 
@@ -39,6 +40,11 @@ class NoneEventBehaviour(FlowNodeBehaviour):
     when it fired (the start of an event subprocess)."""
 
     def arrive(self, ctx: StepContext) -> None:
+        node = ctx.node
+        if isinstance(node, StartEvent) and node.definitions and is_process_start(ctx, node):
+            ctx.activated()  # a retry enters a start event the instance waits at: again
+            wait_at(ctx, node)
+            return
         holder = ctx.definitions.node_scopes.get(ctx.scope_model.id)
         node = holder.nodes.get(ctx.scope_model.id) if holder else None
         if not getattr(node, "triggered_by_event", False):

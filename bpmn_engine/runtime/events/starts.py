@@ -319,9 +319,11 @@ def start_at(
     trigger: Trigger | None = None,
     receipt: Receipt | None = None,
     claimed: str | None = None,
+    warnings: list[tuple[str, str]] | None = None,
 ) -> Instance:
     """Create the instance `instance_id`, whose start event `start_event_id` has just fired
-    (`claimed`: the buffered message it consumes, taken in the same commit).
+    (`claimed`: the buffered message it consumes, taken in the same commit; `warnings`: what
+    the start repeats, by default the event subprocesses it cannot arm).
 
     An id that exists already fails the commit with `ConcurrentModification`: that is how a
     start timer's firing, whose id is fixed, starts one instance however many workers fire it.
@@ -346,7 +348,7 @@ def start_at(
         process,
         instance_id,
         variables,
-        unarmed_event_subprocesses(process),
+        unarmed_event_subprocesses(process) if warnings is None else warnings,
         start_event=start_event_id,
     )
     track = step.new_track(element=start_event_id, scope=scope.id, status=TrackState.READY)
