@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import click
 
-from bpmn_engine.cli import recording
+from bpmn_engine import Engine, Instance
 from bpmn_engine.cli.common import (
-    RUNNING,
     RunSettings,
     db_option,
-    event_listener,
     json_option,
     parse_variables,
     run_options,
     var_options,
 )
-from bpmn_engine.cli.recording import record_option, recorded
-from bpmn_engine.cli.run import finish_tree
+from bpmn_engine.cli.recording import record_option
+from bpmn_engine.cli.run import Act, Listener, act_then_run
 
 
 @click.command()
@@ -44,16 +42,15 @@ def activate(
     Example: bpmn activate 3f9a2c Task_CheckCredit --var limit=5000
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = settings.engine(db, as_json)
-    instance = engine.instance(instance_id)
-    RUNNING.append((instance.id, db))
-    recorder = recording.go_on(record, engine, instance.id)
-    listener = event_listener(as_json, instance, engine)
-    if recorder is not None:
-        recorder.step("activate", element, variables)
-    with recorded(recorder, engine, instance.id):
-        if variables:
-            instance.set_variables(variables, on_event=listener)
-        instance.activate(element, listener)
-        outcome = instance.run(listener, settings.wait)
-        finish_tree(engine, outcome, db, listener, settings.options)
+
+    def prepare(engine: Engine, instance: Instance) -> Act:
+        def act(listener: Listener) -> Instance:
+            if variables:
+                instance.set_variables(variables, on_event=listener)
+            instance.activate(element, listener)
+            return instance
+
+        return act
+
+    step = ("activate", element, variables)
+    act_then_run(instance_id, db, settings, as_json, record, step, prepare)

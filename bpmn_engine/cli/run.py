@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -37,6 +38,9 @@ from bpmn_engine.cli.recording import record_option, recorded
 from bpmn_engine.cli.render import Trace, family_summary, json_line, outcome_summary
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.terminal import safe
+
+Listener = Callable[[Event], None]
+Act = Callable[[Listener], Instance]  # does the command's one thing; the instance to run on
 
 
 @click.command()
@@ -179,21 +183,20 @@ def complete(
     Example: bpmn complete 3f9a2c Task_ApproveOrder --var approved=true
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = settings.engine(db, as_json)
-    instance = engine.instance(instance_id)
-    RUNNING.append((instance.id, db))
-    recorder = recording.go_on(record, engine, instance.id)
-    listener = event_listener(as_json, instance, engine)
-    holder = task_holder(engine, instance, task)
-    if recorder is not None:
-        recorder.step("complete", task, variables)
-    with recorded(recorder, engine, instance.id):
-        holder.complete_task(task, variables, listener)
-        if holder is not instance:  # a called instance's task: it runs on, then the tree
-            holder.run(listener, settings.wait)
-            instance = engine.instance(instance.id)
-        outcome = instance.run(listener, settings.wait)
-        finish_tree(engine, outcome, db, listener, settings.options)
+
+    def prepare(engine: Engine, instance: Instance) -> Act:
+        holder = task_holder(engine, instance, task)  # an error before anything is recorded
+
+        def act(listener: Listener) -> Instance:
+            holder.complete_task(task, variables, listener)
+            if holder is instance:
+                return instance
+            holder.run(listener, settings.wait)  # a called instance's task: it runs on first
+            return engine.instance(instance.id)
+
+        return act
+
+    act_then_run(instance_id, db, settings, as_json, record, ("complete", task, variables), prepare)
 
 
 def task_holder(engine: Engine, instance: Instance, task: str) -> Instance:
@@ -231,16 +234,42 @@ def resume(
     missing or wrong value). Example: bpmn resume 3f9a2c --var income=4200
     """
     variables = parse_variables(var_pairs, vars_file)
+
+    def prepare(engine: Engine, instance: Instance) -> Act:
+        def act(listener: Listener) -> Instance:
+            instance.retry(listener, variables)
+            return instance
+
+        return act
+
+    act_then_run(instance_id, db, settings, as_json, record, ("resume", True, variables), prepare)
+
+
+def act_then_run(
+    instance_id: str,
+    db: str,
+    settings: RunSettings,
+    as_json: bool,
+    record: str | None,
+    step: tuple[str, Any, dict[str, Any]],
+    prepare: Callable[[Engine, Instance], Act],
+) -> None:
+    """The commands that do one thing to an instance (complete a task, trigger a wait,
+    activate an activity, retry what failed), then run on and report its tree: `prepare`
+    checks what the command names, before anything is recorded, and returns the doing of it,
+    which gives the instance to run on. `step` is what `--record` adds to the scenario."""
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     RUNNING.append((instance.id, db))
-    recorder = recording.go_on(record, engine, _root(engine, instance).id)
-    if recorder is not None:
-        recorder.step("resume", True, variables)
+    root = _root(engine, instance).id  # what a recording records
+    recorder = recording.go_on(record, engine, root)
     listener = event_listener(as_json, instance, engine)
-    with recorded(recorder, engine, _root(engine, instance).id):
-        instance.retry(listener, variables)
-        finish_tree(engine, instance.run(listener, settings.wait), db, listener, settings.options)
+    act = prepare(engine, instance)
+    if recorder is not None:
+        recorder.step(*step)
+    with recorded(recorder, engine, root):
+        outcome = act(listener).run(listener, settings.wait)
+        finish_tree(engine, outcome, db, listener, settings.options)
 
 
 def _root(engine: Engine, instance: Instance) -> Instance:

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import click
 
-from bpmn_engine.cli import recording
+from bpmn_engine import Engine, Instance
 from bpmn_engine.cli.common import (
-    RUNNING,
     RunSettings,
     db_option,
-    event_listener,
     json_option,
     parse_variables,
     run_options,
     var_options,
 )
-from bpmn_engine.cli.recording import record_option, recorded
-from bpmn_engine.cli.run import finish_tree
+from bpmn_engine.cli.recording import record_option
+from bpmn_engine.cli.run import Act, Listener, act_then_run
 
 
 @click.command()
@@ -53,18 +51,18 @@ def trigger(
     Example: bpmn trigger 3f9a2c Wait_ForDelivery --var delivered=true
     """
     variables = parse_variables(var_pairs, vars_file)
-    engine = settings.engine(db, as_json)
-    instance = engine.instance(instance_id)
-    RUNNING.append((instance.id, db))
-    recorder = recording.go_on(record, engine, instance.id)
-    listener = event_listener(as_json, instance, engine)
-    holder = instance.trigger_holder(element)
-    if recorder is not None:
-        recorder.step("trigger", element, variables)
-    with recorded(recorder, engine, instance.id):
-        holder.trigger(element, variables, listener, track=track)
-        if holder is not instance:  # a called instance's wait: it runs on, then the tree
-            holder.run(listener, settings.wait)
-            instance = engine.instance(instance.id)
-        outcome = instance.run(listener, settings.wait)
-        finish_tree(engine, outcome, db, listener, settings.options)
+
+    def prepare(engine: Engine, instance: Instance) -> Act:
+        holder = instance.trigger_holder(element)  # an error before anything is recorded
+
+        def act(listener: Listener) -> Instance:
+            holder.trigger(element, variables, listener, track=track)
+            if holder is instance:
+                return instance
+            holder.run(listener, settings.wait)  # a called instance's wait: it runs on first
+            return engine.instance(instance.id)
+
+        return act
+
+    step = ("trigger", element, variables)
+    act_then_run(instance_id, db, settings, as_json, record, step, prepare)
