@@ -256,3 +256,64 @@ def test_validate_accepts_a_store_and_refuses_a_typed_one(tmp_path: Path) -> Non
     assert "data store" not in accepted.stdout + accepted.stderr, accepted.stdout
     assert refused.returncode != 0
     assert "SpiffWorkflow's JSONDataStore" in refused.stdout + refused.stderr
+
+
+MESSAGES = """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <message id="M" name="parcel"/>
+  <dataStore id="outgoing" name="Outgoing"/>
+  <dataStore id="received" name="Received"/>
+  <process id="sender" isExecutable="true">
+    <dataStoreReference id="Out" dataStoreRef="outgoing"/>
+    <startEvent id="s1"/>
+    <intermediateThrowEvent id="ship">
+      <dataInput id="parcel_in"/>
+      <dataInputAssociation id="a_in"><sourceRef>Out</sourceRef><targetRef>parcel_in</targetRef>
+      </dataInputAssociation>
+      <messageEventDefinition messageRef="M"/>
+    </intermediateThrowEvent>
+    <endEvent id="e1"/>
+    <sequenceFlow id="f1" sourceRef="s1" targetRef="ship"/>
+    <sequenceFlow id="f2" sourceRef="ship" targetRef="e1"/>
+  </process>
+  <process id="receiver" isExecutable="true">
+    <dataStoreReference id="In" dataStoreRef="received"/>
+    <startEvent id="s2"/>
+    <intermediateCatchEvent id="arrive">
+      <dataOutput id="parcel_out"/>
+      <dataOutputAssociation id="a_out"><sourceRef>parcel_out</sourceRef><targetRef>In</targetRef>
+      </dataOutputAssociation>
+      <messageEventDefinition messageRef="M"/>
+    </intermediateCatchEvent>
+    <endEvent id="e2"/>
+    <sequenceFlow id="f3" sourceRef="s2" targetRef="arrive"/>
+    <sequenceFlow id="f4" sourceRef="arrive" targetRef="e2"/>
+  </process>
+</definitions>
+"""
+
+
+def test_a_message_is_made_from_a_store_and_received_into_another(
+    tmp_path: Path, engine: Engine
+) -> None:
+    # given: the store Outgoing holds the parcel; the receiver waits
+    path = tmp_path / "messages.bpmn"
+    path.write_text(MESSAGES, encoding="utf-8")
+    store = diagram(
+        tmp_path,
+        '<dataStoreReference id="Ref" dataStoreRef="outgoing"/>'
+        + line(scripted("Fill", "outgoing = {'code': 'A1'}", writes("W", "Ref"))),
+        roots='<dataStore id="outgoing" name="Outgoing"/>',
+        name="fill",
+    )
+    engine.start(store).run()
+    receiver = engine.start(path, "receiver")
+    assert receiver.run().state == "waiting"
+    # when
+    sent = engine.start(path, "sender").run()
+    # then
+    assert sent.state == "completed"
+    assert engine.instance(receiver.id).outcome().state == "completed"
+    stored = engine.data_store("Received")
+    assert stored is not None and stored.value == {"code": "A1"}
+    assert (stored.instance, stored.element) == (receiver.id, "arrive")
