@@ -53,9 +53,11 @@ def test_bpmn_store_shows_a_store_written_by_a_run(bpmn: Bpmn, tmp_path: Path) -
     assert "Open orders" in table.stdout and instance in table.stdout
 
 
-def test_bpmn_store_of_a_store_never_written_is_bad_input(bpmn: Bpmn, tmp_path: Path) -> None:
+def test_the_run_shows_the_write_and_a_store_never_written_is_bad_input(bpmn: Bpmn, tmp_path: Path) -> None:
     (tmp_path / "orders.bpmn").write_text(MODEL, encoding="utf-8")
-    assert bpmn("run", "orders.bpmn", "--db", "s.db").returncode == 0
+    run = bpmn("run", "orders.bpmn", "--db", "s.db")
+    assert run.returncode == 0
+    assert 'data store Open orders = {"open": [1, 2]}' in run.stdout  # the trace says so
     missing = bpmn("store", "Closed orders", "--db", "s.db")
     assert missing.returncode == 2
     assert "no data store 'Closed orders' has been written in s.db" in missing.stderr
