@@ -53,7 +53,9 @@ def test_bpmn_store_shows_a_store_written_by_a_run(bpmn: Bpmn, tmp_path: Path) -
     assert "Open orders" in table.stdout and instance in table.stdout
 
 
-def test_the_run_shows_the_write_and_a_store_never_written_is_bad_input(bpmn: Bpmn, tmp_path: Path) -> None:
+def test_the_run_shows_the_write_and_a_store_never_written_is_bad_input(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
     (tmp_path / "orders.bpmn").write_text(MODEL, encoding="utf-8")
     run = bpmn("run", "orders.bpmn", "--db", "s.db")
     assert run.returncode == 0

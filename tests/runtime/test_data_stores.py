@@ -317,3 +317,32 @@ def test_a_message_is_made_from_a_store_and_received_into_another(
     stored = engine.data_store("Received")
     assert stored is not None and stored.value == {"code": "A1"}
     assert (stored.instance, stored.element) == (receiver.id, "arrive")
+
+
+def test_miwg_c50_runs_its_call_and_writes_its_data_stores(miwg_dir: Path, engine: Engine) -> None:
+    """MIWG C.5.0, the bank's customer onboarding: tasks of the process and of the process
+    it calls write "Customer Data (temporary storage)" and "Bank System" through their data
+    outputs. Each user task is completed with a value for each of its data outputs."""
+    root = engine.start(miwg_dir / "C.5.0.bpmn")
+    root.run()
+    completed: list[str] = []
+    while True:
+        waiting = [
+            (member, task)
+            for member in map(engine.instance, engine.family(root.id))
+            for task in member.user_tasks()
+        ]
+        if not waiting:
+            break
+        member, task = waiting[0]
+        node = member.definitions.node(task.element)
+        data = getattr(node, "data", None)  # an activity's data outputs, if it has any
+        outputs = data.outputs if data is not None and data.outputs else ()
+        member.complete_task(task.element, {name: {"by": task.name} for name in outputs})
+        member.run()
+        completed.append(task.name or task.element)
+    stores = {s.name: s for s in engine.data_stores()}
+    assert "Check if group of connected clients exists" in completed  # in the called process
+    assert stores["Bank System"].value == {"by": "Create customer in the system"}
+    assert stores["Customer Data (temporary storage)"].value == {"by": "Document risk assessment"}
+    assert stores["Customer Data (temporary storage)"].writes > 1
