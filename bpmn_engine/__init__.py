@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from bpmn_engine.model import Definitions
     from bpmn_engine.parse import load_file as load
     from bpmn_engine.records.lifecycle import InstanceState
-    from bpmn_engine.records.rows import Event, Subscription, UserTask
+    from bpmn_engine.records.rows import DataStoreValue, Event, Subscription, UserTask
     from bpmn_engine.runtime.clock import Clock, RealClock, VirtualClock
     from bpmn_engine.runtime.collaborations import Collaboration
     from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
@@ -45,6 +45,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Definitions": ("bpmn_engine.model", "Definitions"),
     "load": ("bpmn_engine.parse", "load_file"),
     "InstanceState": ("bpmn_engine.records.lifecycle", "InstanceState"),
+    "DataStoreValue": ("bpmn_engine.records.rows", "DataStoreValue"),
     "Event": ("bpmn_engine.records.rows", "Event"),
     "Subscription": ("bpmn_engine.records.rows", "Subscription"),
     "UserTask": ("bpmn_engine.records.rows", "UserTask"),
@@ -88,6 +89,7 @@ __all__ = [
     "Clock",
     "Collaboration",
     "ConcurrentModification",
+    "DataStoreValue",
     "DecisionResult",
     "Decisions",
     "Definitions",

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from bpmn_engine.model import Definitions
+from bpmn_engine.records.rows import DataStoreValue
 from bpmn_engine.runtime import engine as runtime_engine
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store import open_store
@@ -43,6 +44,15 @@ class Engine(runtime_engine.Engine):
     def worker_id(self) -> str:
         """This engine's name in job leases (host:pid): who holds a claimed job."""
         return self.store.worker
+
+    def data_store(self, name: str) -> DataStoreValue | None:
+        """A data store of this database (docs/data-stores.md): its value, and when, by which
+        instance and element it was last written; None when no step ever wrote it."""
+        return self.store.data_store(name)
+
+    def data_stores(self) -> list[DataStoreValue]:
+        """Every data store ever written in this database, by name."""
+        return self.store.data_stores()
 
     def definition_of(self, instance_id: str) -> Definitions:
         """The compiled definitions an instance runs on, without loading the instance."""

@@ -1,16 +1,19 @@
-"""`bpmn show` and `bpmn instances`: the commands that only look (the database is opened
-read-only, so they never disturb a run in progress)."""
+"""`bpmn show`, `bpmn instances` and `bpmn store`: the commands that only look (the
+database is opened read-only, so they never disturb a run in progress)."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import click
 from rich.table import Table
 
+from bpmn_engine import UsageError
 from bpmn_engine.cli.common import console, db_option, json_option, new_engine
-from bpmn_engine.cli.render import json_line, show, show_json
-from bpmn_engine.terminal import safe
+from bpmn_engine.cli.render import json_line, short, show, show_json
+from bpmn_engine.dsn import redact
+from bpmn_engine.terminal import json_safe, safe
 
 
 @click.command(name="show")
@@ -102,3 +105,47 @@ def _minute(stamp: str) -> str:
     except ValueError:
         return stamp
     return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+@click.command(name="store")
+@click.argument("name", required=False)
+@db_option
+@json_option
+def store_command(name: str | None, db: str, as_json: bool) -> None:
+    """Show a data store's value and its last write; without NAME, list the stores.
+
+    Data stores are kept in the database and shared by every instance (docs/data-stores.md)."""
+    engine = new_engine(db, read_only=True)
+    if name is None:
+        stores = engine.data_stores()
+        if as_json:
+            for store in stores:
+                click.echo(json_line(store.to_json()))
+            return
+        if not stores:
+            console.print("no data store has been written in this database", highlight=False)
+            return
+        table = Table(box=None)
+        table.add_column("store", overflow="fold")
+        table.add_column("value", overflow="fold")
+        table.add_column("written (UTC)", no_wrap=True)
+        table.add_column("by", overflow="fold")
+        for store in stores:
+            by = f"{store.instance} at {store.element}"
+            cells = (store.name, short(store.value), _minute(store.written_at), by)
+            table.add_row(*(safe(c) for c in cells))
+        console.print(table)
+        return
+    found = engine.data_store(name)
+    if found is None:
+        raise UsageError(f"no data store {name!r} has been written in {redact(db)}")
+    if as_json:
+        click.echo(json_line(found.to_json()))
+        return
+    writes = "1 write" if found.writes == 1 else f"{found.writes} writes"
+    console.print(
+        f"data store [bold]{safe(found.name)}[/]: last written {_minute(found.written_at)} UTC "
+        f"by instance [bold]{safe(found.instance)}[/] at {safe(found.element)} ({writes})",
+        highlight=False,
+    )
+    click.echo(json_safe(json.dumps(found.value, indent=2, ensure_ascii=False)))

@@ -67,6 +67,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Show an instance: state, tokens, variables and history.",
     ),
     "instances": ("bpmn_engine.cli.inspect", "instances", "List the instances in the database."),
+    "store": (
+        "bpmn_engine.cli.inspect",
+        "store_command",
+        "Show a data store's value and its last write; without NAME, list the stores.",
+    ),
     "deploy": (
         "bpmn_engine.cli.deploy",
         "deploy",

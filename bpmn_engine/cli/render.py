@@ -105,6 +105,9 @@ class Trace:
                 f"{k}={short(v, cut=cut)}" for k, v in data.get("variables", {}).items()
             )
             line = f"    [dim]{safe(shown)}[/]"
+        elif kind == "data_store.written":
+            shown = f"data store {data.get('store')} = {short(data.get('value'))}"
+            line = f"    [dim]{safe(shown)}[/]"
         elif kind == "warning":
             line = f"  [yellow]⚠ {safe(str(data.get('message')))}[/] [dim]{safe(event.element)}[/]"
         elif kind == "incident.created":

@@ -130,6 +130,10 @@ class DataAssociation:
     target: str  # the variable written
     transformation: Expression | None = None
     assignments: tuple[tuple[Expression, str], ...] = ()  # (from, the variable `to` names)
+    # a data store (docs/data-stores.md): read from (its value visible as `source`), or
+    # written to (what `target` would get goes to the store instead)
+    source_store: str | None = None
+    target_store: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

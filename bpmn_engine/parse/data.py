@@ -5,8 +5,15 @@ a `dataObject` is the variable of its id in the (sub)process that declares it, a
 `dataObjectReference` names its data object's variable, and a `dataInput`, `dataOutput` or
 `property` is the variable of its id (SpiffWorkflow's convention: names such as "input 1"
 are labels). A `property` named `__targetRef_placeholder` is bpmn.io's stand-in target of a
-data input association: the value arrives under the data object's own name. Data stores
-live outside any instance: an association that reads or writes one is refused.
+data input association: the value arrives under the data object's own name.
+
+A data store is kept in the engine's database, shared by every instance
+(docs/data-stores.md): a `dataStoreReference` names its `dataStore` (or stands alone), and
+an association that reads or writes it carries the store's name. Its variable is the
+`dataStore`'s id (a lone reference's own), as SpiffWorkflow names it; the store's name is
+the `dataStore`'s name, else its id (a lone reference's name, else its id). SpiffWorkflow's
+typed stores (a `dataStore` named after the class that implements it in spiff-arena) are
+refused by name.
 """
 
 from __future__ import annotations
@@ -23,6 +30,12 @@ from bpmn_engine.parse.xml import local_name as _local
 
 PLACEHOLDER = "__targetRef_placeholder"
 _STORES = frozenset({"dataStore", "dataStoreReference"})
+# SpiffWorkflow's data store classes (spiff-arena): a `dataStore`'s name picks one; each
+# keeps its data its own way (a key-key-value table, a JSON document per process group,
+# a file, a typeahead index), which no plain store here stands in for
+SPIFF_TYPED_STORES = frozenset(
+    {"KKVDataStore", "JSONDataStore", "JSONFileDataStore", "TypeaheadDataStore"}
+)
 _ITEMS = frozenset({"dataObject", "dataInput", "dataOutput", "property"})
 # the full tag of every element `DataItems.note` keeps, and its kind
 ITEM_TAGS = {f"{{{BPMN}}}{kind}": kind for kind in (*_STORES, *_ITEMS, "dataObjectReference")}
@@ -50,19 +63,39 @@ class DataItems:
 
     def __init__(self) -> None:
         self.names: dict[str, str | None] = {}
-        self.stores: set[str] = set()
+        # a data store or a reference to one, by id: (the `dataStore` it names, None for a
+        # `dataStore` itself or a lone reference; its `name` attribute)
+        self.stores: dict[str, tuple[str | None, str | None]] = {}
 
     def note(self, element: etree._Element, item_id: str) -> None:
         """Keep one element (its tag one of `ITEM_TAGS`, `item_id` its non-empty id)."""
         kind = ITEM_TAGS[element.tag]
         if kind in _STORES:
-            self.stores.add(item_id)
+            ref = _ref(element.get("dataStoreRef") or "") or None
+            self.stores[item_id] = (ref, (element.get("name") or "").strip() or None)
+            self.names[item_id] = ref or item_id  # the variable: the `dataStore`'s id
         elif kind == "dataObjectReference":
             self.names[item_id] = _ref(element.get("dataObjectRef") or "") or item_id
         elif kind == "property" and element.get("name") == PLACEHOLDER:
             self.names[item_id] = None
         elif kind in _ITEMS:
             self.names[item_id] = item_id
+
+    def store(self, item_id: str) -> tuple[str | None, str]:
+        """The name of the data store `item_id` (a store or a reference to one) keeps its
+        value under, or (None, why not)."""
+        ref, name = self.stores[item_id]
+        if ref is not None:
+            if ref not in self.stores or self.stores[ref][0] is not None:
+                return None, f"names dataStore {ref!r}, which the definitions do not declare"
+            item_id, name = ref, self.stores[ref][1]
+        if name in SPIFF_TYPED_STORES:
+            return None, (
+                f"is SpiffWorkflow's {name} (a typed store that spiff-arena implements): not "
+                "supported; a dataStore of any other name is a store kept in the engine's "
+                "database (docs/data-stores.md)"
+            )
+        return name or item_id, ""
 
     def ends(self, association: etree._Element) -> tuple[list[str], str | None]:
         """The ids an association reads from and the id it writes to, as written."""
@@ -158,13 +191,8 @@ def _association(
 ) -> DataAssociation | None:
     kind = _local(element)
     sources, target_id = items.ends(element)
-    stores = [ref for ref in (*sources, target_id) if ref in items.stores]
-    if stores:
-        refuse(
-            element,
-            f"{kind} with data store {stores[0]!r}: data stores are not supported (a store "
-            "outside the instance is not kept by bpmn-engine); use a data object",
-        )
+    stores = _stores(element, items, sources, target_id, refuse, reading=reading)
+    if stores is None:
         return None
     if len(sources) > 1:
         refuse(element, f"{kind} reads {len(sources)} sources: only one is supported")
@@ -207,4 +235,44 @@ def _association(
         target or "",
         transformation,
         tuple(assignments),
+        *stores,
     )
+
+
+def _stores(
+    element: etree._Element,
+    items: DataItems,
+    sources: list[str],
+    target_id: str | None,
+    refuse: Refuse,
+    *,
+    reading: bool,
+) -> tuple[str | None, str | None] | None:
+    """(the data store an association reads, the one it writes), by name, each None when
+    it has none; None when it cannot run (refused)."""
+    kind = _local(element)
+    ends = [ref for ref in (*sources, target_id) if ref in items.stores]
+    if not ends:
+        return None, None
+    side = (sources[0] if sources else None) if reading else target_id
+    if len(ends) > 1 or ends[0] != side:
+        where = "its source" if reading else "its target"
+        refuse(
+            element,
+            f"{kind} with data store {ends[0]!r}: a data store can only be {where} here (an "
+            "activity reads a store through a dataInputAssociation, writes one through a "
+            "dataOutputAssociation)",
+        )
+        return None
+    name, why = items.store(ends[0])
+    if name is None:
+        refuse(element, f"{kind} with data store {ends[0]!r}: the store {why}")
+        return None
+    if not reading and _bpmn_children(element, "assignment"):
+        refuse(
+            element,
+            f"{kind} writes data store {name!r} through assignments: not supported; use a "
+            "transformation, or a sourceRef naming what to write",
+        )
+        return None
+    return (name, None) if reading else (None, name)

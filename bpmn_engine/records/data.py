@@ -242,6 +242,7 @@ class Step:
         "joins",
         "scopes",
         "sent",
+        "stores",
         "subscriptions",
         "tasks",
         "timers",
@@ -267,6 +268,9 @@ class Step:
         # messages this step correlates, as (message id, name, key, variables): unique ids
         self.correlated: list[tuple[str, str, str | None, dict[str, Any]]] = []
         self.values: dict[tuple[int, str], Any] = {}
+        # data stores this step writes (shared by every instance): name -> (value, element);
+        # the store writes them in the step's transaction, last writer wins
+        self.stores: dict[str, tuple[Any, str]] = {}
         self.joins: list[JoinRecord] = []
         self.events: list[Event] = []
         self.at = 0.0  # when the step was committed (time.time()), for its history rows
@@ -414,6 +418,10 @@ class Step:
         if key not in self.values:
             self.values[key] = bucket.get(name, _MISSING)
 
+    def write_store(self, name: str, value: Any, element: str) -> None:
+        """Write a data store with this step (`value` storable JSON, never changed after)."""
+        self.stores[name] = (value, element)
+
     def add_join(self, scope: int, gateway: str, tracks: list[int]) -> None:
         key = (scope, gateway)
         activation = self.data.joins.get(key, 0) + 1
@@ -430,10 +438,10 @@ class Step:
     @property
     def seen_by_others(self) -> bool:
         """Whether others look for this step in the rows (it sends, receives, or awaits a
-        message or signal): a checkpoint must be taken at once."""
-        return bool(self.sent or self.deliveries or self.correlated or self.claimed_messages) or (
-            bool(self.subscriptions) and None in self.subscriptions.values()
-        )
+        message or signal, or writes a data store): a checkpoint must be taken at once."""
+        return bool(
+            self.sent or self.deliveries or self.correlated or self.claimed_messages or self.stores
+        ) or (bool(self.subscriptions) and None in self.subscriptions.values())
 
     def set_state(self, state: InstanceState) -> None:
         check_instance(self.data.head.state, state)
@@ -483,6 +491,8 @@ class Step:
             self.correlated += later.correlated
         if later.joins:
             self.joins += later.joins
+        for name, written in later.stores.items():
+            self.write_store(name, *written)
         if self._event_times is None:
             self._event_times = [self.at] * len(self.events)
         self._event_times += [later.at] * len(later.events)

@@ -208,3 +208,20 @@ class Event(NamedTuple):
             out["track"] = self.track
         out.update(self.data)
         return out
+
+
+class DataStoreValue(NamedTuple):
+    """A data store kept in the engine's database (docs/data-stores.md): its value and its
+    last write. `writes` counts the writes (a rewind checks nobody wrote it since)."""
+
+    name: str
+    value: Any
+    written_at: str
+    instance: str
+    element: str
+    writes: int
+
+    def to_json(self) -> dict[str, Any]:
+        """As `bpmn store --json` prints it: the name under `store`."""
+        out = self._asdict()
+        return {"store": out.pop("name"), **out}

@@ -32,7 +32,7 @@ from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.handlers import Handler
 from bpmn_engine.runtime.storage import Store
-from bpmn_engine.runtime.variables import copied, storable_all
+from bpmn_engine.runtime.variables import copied, storable, storable_all
 
 
 class Incident(Exception):
@@ -174,6 +174,29 @@ class StepContext:
             raise Incident(str(error), self.node.id) from None
         for name, value in values.items():
             self.step.set_value(scope, name, value)
+
+    # --- data stores (docs/data-stores.md) ----------------------------------------------------
+    def read_store(self, name: str) -> Any:
+        """A data store's value: this step's own write, else the last one committed; null,
+        warned about, when it was never written (as a data object no one set is null)."""
+        self.emit("data_store.read", store=name)
+        if name in self.step.stores:
+            return self.step.stores[name][0]
+        found = self.engine.store.data_store(name)
+        if found is None:
+            self.warn(f"data store {name!r} was never written: it reads as null")
+            return None
+        return found.value
+
+    def write_store(self, name: str, value: Any) -> None:
+        """Write a data store with this step (in its transaction: rolled back with it)."""
+        try:
+            value = storable(name, value)
+        except ValueError as error:
+            message = f"data store {name!r} cannot hold the value: {error}"
+            raise Incident(message, self.node.id) from None
+        self.step.write_store(name, value, self.node.id)
+        self.emit("data_store.written", store=name, value=copied({name: value})[name])
 
     def evaluate(
         self, expression: Expression, extra: Mapping[str, Any] | None = None, what: str = ""

@@ -7,6 +7,11 @@ activity's locals, next to its Camunda/Zeebe input mappings. Writing (when the w
 with data outputs only they come back, and each data output association copies its source
 from the activity's values to its target, which Camunda write semantics place in the scope
 that declares it (a data object of a subprocess stays in the subprocess).
+
+A data store (docs/data-stores.md) is read like a data object whose value is the store's,
+visible under the store's variable name; what an output association carries to one is
+written to the store with the step, and a variable of the store's name the activity left
+does not stay in the instance (as SpiffWorkflow takes it out of the task's data).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bpmn_engine.expressions.scripts import DELETED
 from bpmn_engine.model import Activity, DataAssociation
 from bpmn_engine.runtime.context import Incident, StepContext
 
@@ -71,6 +77,19 @@ def carry(
 
 
 def _carry(
+    ctx: StepContext, association: DataAssociation, values: Mapping[str, Any]
+) -> dict[str, Any]:
+    if association.source_store is not None:
+        value = ctx.read_store(association.source_store)
+        values = {**values, association.source or "": value}
+    out = _carried(ctx, association, values)
+    if association.target_store is None:
+        return out
+    ctx.write_store(association.target_store, out[association.target])
+    return {association.target: DELETED}  # the store's variable: the store keeps it
+
+
+def _carried(
     ctx: StepContext, association: DataAssociation, values: Mapping[str, Any]
 ) -> dict[str, Any]:
     what = f"data association {association.id!r}"

@@ -3,9 +3,9 @@
 The runtime imports this, never a concrete store; `bpmn_engine.store` holds the SQLite one
 and `tests/store/test_contract.py` is the suite any store must pass. Split by concern, as
 the SQLite store is: checkpoints (an instance's rows, one step = one transaction with
-compare-and-set), the outbox (what a step sends, delivered after it), messages,
-deployments, finding work, leases on jobs, and the undo log. Every method that writes is
-one transaction.
+compare-and-set), the outbox (what a step sends, delivered after it), messages, data
+stores, deployments, finding work, leases on jobs, and the undo log. Every method that
+writes is one transaction.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from bpmn_engine.records.data import InstanceData, Step
-from bpmn_engine.records.rows import Event
+from bpmn_engine.records.rows import DataStoreValue, Event
 
 
 class CheckpointStore(Protocol):
@@ -98,6 +98,19 @@ class MessageStore(Protocol):
     def buffered_message(
         self, name: str, key: str | None, now: str
     ) -> tuple[str, dict[str, Any]] | None: ...
+
+
+class DataStores(Protocol):
+    """Data stores (docs/data-stores.md): named JSON values shared by every instance. A step
+    writes them with its commit (`Step.stores`), last writer wins; these only read."""
+
+    def data_store(self, name: str) -> DataStoreValue | None:
+        """The store's value and last write; None when it was never written."""
+        ...
+
+    def data_stores(self) -> list[DataStoreValue]:
+        """Every store written, by name."""
+        ...
 
 
 class DeploymentStore(Protocol):
@@ -198,6 +211,7 @@ class Store(
     CheckpointStore,
     OutboxStore,
     MessageStore,
+    DataStores,
     DeploymentStore,
     WorkStore,
     LeaseStore,

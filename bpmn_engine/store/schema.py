@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite_utils
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -321,6 +321,24 @@ def _v12(db: sqlite_utils.Database) -> None:
     db["instances"].create_index(["root"])
 
 
+def _v13(db: sqlite_utils.Database) -> None:
+    """Data stores (docs/data-stores.md): a named JSON value shared by every instance, with
+    its last write (when, which instance, which element) and how many writes it has had
+    (what a rewind checks). A step writes its stores in its own transaction."""
+    db["data_stores"].create(
+        {
+            "name": str,
+            "value": str,
+            "writes": int,
+            "instance": str,
+            "element": str,
+            "written_at": str,
+        },
+        pk="name",
+        not_null={"value", "writes"},
+    )
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -334,6 +352,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (10, _v10),
     (11, _v11),
     (12, _v12),
+    (13, _v13),
 ]
 
 

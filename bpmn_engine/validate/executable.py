@@ -5,7 +5,7 @@ starts it all the same when asked, with a warning), which gets a warning saying 
 elements are warnings (the engine raises an incident only if a token
 reaches one); conditions and scripts that do not compile, malformed timer values, calls to
 processes that do not exist and what `bpmn run` refuses before its first step (`Process.refused`:
-data stores, listener events with no moment here, quantities other than 1... see
+typed data stores, listener events with no moment here, quantities other than 1... see
 docs/coverage.md; listener scripts that do not compile) are errors, because no
 run could ever succeed through them.
 """

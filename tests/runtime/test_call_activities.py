@@ -577,14 +577,6 @@ def test_a_terminate_end_in_the_parent_cancels_the_child(tmp_path: Path) -> None
     assert child.state == "terminated" and child.user_tasks() == []
 
 
-def test_miwg_c50_is_refused_for_its_data_store_not_for_its_call(miwg_dir: Path) -> None:
-    """MIWG C.5.0: the bank process calls "Check for connected clients", a process of the
-    same file, and one of its tasks writes a data store. Data stores are refused before the
-    first step (docs/coverage.md), so the refusal names the store, not the call activity."""
-    with pytest.raises(LoadError, match="data store"):
-        Engine(scratch_db()).start(miwg_dir / "C.5.0.bpmn")
-
-
 def full_id(instance: Instance, prefix: str) -> str:
     return next(n for n in instance.definitions.node_ids if n.startswith(prefix))
 

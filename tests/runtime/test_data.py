@@ -1,5 +1,6 @@
 """BPMN data: data objects as variables of their scope, data associations (source/target,
-assignments, transformations), ioSpecification and properties; data stores refused."""
+assignments, transformations), ioSpecification and properties (data stores:
+test_data_stores.py)."""
 
 from __future__ import annotations
 
@@ -246,25 +247,6 @@ def test_bpmn_run_without_a_required_data_input_exits_2_naming_it(
     assert "'customer'" in result.stderr and "Traceback" not in result.stderr
     ok = cli(tmp_path, "run", str(path), "--var", "customer=Ada")
     assert ok.returncode == 0, ok.stderr
-
-
-DATA_STORE = '<dataStoreReference id="Store" dataStoreRef="DS"/>' + line(
-    '<task id="T">' + writes("W", "Store") + "</task>"
-)
-
-
-def test_a_data_store_association_is_refused_before_the_first_step(
-    bpmn: Bpmn, engine: Engine
-) -> None:
-    with pytest.raises(LoadError, match="data store 'Store'") as error:
-        engine.start(bpmn(DATA_STORE))
-    assert error.value.element_id == "W" and error.value.line
-
-
-def test_validate_refuses_a_data_store_association(bpmn: Bpmn, tmp_path: Path) -> None:
-    result = cli(tmp_path, "validate", str(bpmn(DATA_STORE)))
-    assert result.returncode != 0
-    assert "data store 'Store'" in result.stdout + result.stderr
 
 
 def test_validate_reports_a_transformation_that_does_not_compile(

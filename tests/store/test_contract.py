@@ -445,6 +445,53 @@ def test_a_recorded_step_rewinds_to_the_rows_before_it(store: Store) -> None:
         store.rewind("i-1", 1)
 
 
+def test_data_stores_are_written_with_the_step_last_writer_wins(store: Store) -> None:
+    # given: two instances; each step writes the store "shared"
+    first, second = new_instance(store, "i-1"), new_instance(store, "i-2")
+    stale = store.load("i-1")  # a copy of i-1 its next step will leave behind
+    assert store.data_store("shared") is None
+    for data, value, element in ((first, {"n": 1}, "a"), (second, [2], "b")):
+        step = Step(data)
+        step.touch_track(data.tracks[1])
+        step.write_store("shared", value, element)
+        store.commit(step)
+    # when a step that writes it fails its compare-and-set
+    late = Step(stale)
+    late.touch_track(stale.tracks[1])
+    late.write_store("shared", "lost", "c")
+    with pytest.raises(ConcurrentModification):
+        store.commit(late)
+    # then: the last committed write is the value, and the failed step wrote nothing
+    found = store.data_store("shared")
+    assert found is not None
+    assert (found.name, found.value, found.instance, found.element, found.writes) == (
+        "shared",
+        [2],
+        "i-2",
+        "b",
+        2,
+    )
+    assert found.written_at
+    assert store.data_stores() == [found]
+
+
+def test_a_rewind_puts_a_store_back_unless_someone_wrote_it_since(store: Store) -> None:
+    first, second = new_instance(store, "i-1"), new_instance(store, "i-2")
+    for data, value in ((first, 1), (second, 2)):
+        step = Step(data)
+        step.undoable = True
+        step.touch_track(data.tracks[1])
+        step.write_store("shared", value, "w")
+        store.commit(step)
+    with pytest.raises(UsageError, match="data store 'shared': the store was written since"):
+        store.rewind("i-1", 1)
+    assert store.data_store("shared").value == 2  # type: ignore[union-attr]
+    store.rewind("i-2", 1)
+    assert store.data_store("shared").value == 1  # type: ignore[union-attr]
+    store.rewind("i-1", 1)
+    assert store.data_store("shared") is None  # it wrote the store first: no store again
+
+
 def wait_at(store: Store, instance_id: str, wait: str) -> Step:
     """A new instance whose one track waits (`wait`); the step, uncommitted, to add rows to."""
     data = new_instance(store, instance_id)

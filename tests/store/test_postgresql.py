@@ -22,7 +22,7 @@ from bpmn_engine.store import SCHEMA_VERSION, SqliteStore, open_store
 from tests.cli.conftest import Bpmn
 from tests.conftest import ROOT
 from tests.postgresql_server import fresh_url
-from tests.store.test_schema import TREE
+from tests.store.test_schema import STORE, TREE
 
 LOOP = ROOT / "tests" / "fixtures" / "counter-loop.bpmn"
 SECRET = "pa55-w0rd"
@@ -130,6 +130,30 @@ def test_a_release_11_schema_gains_call_tree_roots_from_the_parent_links(tmp_pat
         assert engine.instance(deep.id).state == "completed"
     assert roots == {deep.id: deep.id, tree[1]: deep.id, tree[2]: deep.id, alone.id: alone.id}
     assert size == 3
+    assert version_of(url) == SCHEMA_VERSION
+
+
+def test_a_release_12_schema_gains_data_stores_and_its_instances_write_them(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "store.bpmn"
+    model.write_text(STORE, encoding="utf-8")
+    url = fresh_url()
+    with Engine(url) as engine:
+        waiting = engine.start(model, variables={"n": 7})
+        waiting.run()  # waits at the user task before the task that writes the store
+    with connect(url) as conn:  # as release 12 left it: no data stores
+        conn.execute("DROP TABLE data_stores")
+        conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+
+    with Engine(url) as engine:
+        assert engine.data_stores() == []
+        resumed = engine.instance(waiting.id)
+        resumed.complete_task("Review")
+        assert resumed.run().state == "completed"
+        stored = engine.data_store("Seen")
+    assert stored is not None and (stored.value, stored.instance) == (7, waiting.id)
+    assert "data_stores" in pg_columns(url)
     assert version_of(url) == SCHEMA_VERSION
 
 

@@ -33,7 +33,7 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 12
+    assert version_of(path) == SCHEMA_VERSION == 13
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
@@ -51,6 +51,7 @@ def test_a_version_9_database_keeps_its_instances_and_gains_the_compiled_form(
             conn.execute("DROP TABLE compiled_definitions")
             conn.execute("DROP INDEX idx_instances_root")  # and no call tree roots (v12)
             conn.execute("ALTER TABLE instances DROP COLUMN root")
+            conn.execute("DROP TABLE data_stores")  # and no data stores (v13)
             conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     # when
     with Engine(path) as engine:
@@ -123,7 +124,7 @@ def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
         events = [e.event for e in engine.store.history(waiting.id)]
     # then: every row is kept as it was, in a history table without rowid, and the waiting
     # instance goes on where it stopped
-    assert version_of(path) == SCHEMA_VERSION == 12
+    assert version_of(path) == SCHEMA_VERSION == 13
     with sqlite3.connect(path) as check:
         (ddl,) = check.execute("SELECT sql FROM sqlite_master WHERE name = 'history'").fetchone()
         assert ddl.endswith("WITHOUT ROWID")
@@ -197,6 +198,48 @@ def test_a_version_11_database_gains_call_tree_roots_and_its_trees_go_on(
     assert sizes == [3, 2]  # the second: its root, and the child its pending call will start
     assert finished == "completed"
     assert len(second) == 3 and second_roots == {pending.id}
+
+
+STORE = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">'
+    '<dataStore id="seen" name="Seen"/><process id="p" isExecutable="true">'
+    '<dataStoreReference id="Ref" dataStoreRef="seen"/><startEvent id="S"/>'
+    '<userTask id="Review"/><scriptTask id="Note" scriptFormat="python"><dataOutputAssociation '
+    'id="W"><targetRef>Ref</targetRef></dataOutputAssociation><script>seen = n</script>'
+    '</scriptTask><endEvent id="E"/>'
+    '<sequenceFlow id="f1" sourceRef="S" targetRef="Review"/>'
+    '<sequenceFlow id="f2" sourceRef="Review" targetRef="Note"/>'
+    '<sequenceFlow id="f3" sourceRef="Note" targetRef="E"/></process></definitions>'
+)
+
+
+def test_a_version_12_database_gains_data_stores_and_its_instances_write_them(
+    tmp_path: Path,
+) -> None:
+    # given: release 12's rows, an instance waiting before the task that writes a store
+    model = tmp_path / "store.bpmn"
+    model.write_text(STORE, encoding="utf-8")
+    current = tmp_path / "current.db"
+    with Engine(current) as engine:
+        waiting = engine.start(model, variables={"n": 7})
+        waiting.run()
+    path = tmp_path / "old.db"
+    old_copy(current, path, 12)
+    with sqlite3.connect(path) as check:
+        assert "data_stores" not in {r[0] for r in check.execute("SELECT name FROM sqlite_master")}
+    # when
+    with Engine(path) as engine:
+        before = engine.data_stores()
+        resumed = engine.instance(waiting.id)
+        resumed.complete_task("Review")
+        outcome = resumed.run()
+        stored = engine.data_store("Seen")
+    # then
+    assert version_of(path) == SCHEMA_VERSION == 13
+    assert before == []
+    assert outcome.state == "completed"
+    assert stored is not None and (stored.value, stored.instance) == (7, waiting.id)
 
 
 def test_a_database_from_a_newer_release_is_refused(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ and implements `bpmn_engine.runtime.storage.Store`. See docs/postgresql.md.
 from __future__ import annotations
 
 from bpmn_engine.store.postgresql.checkpoints import PgCheckpointRows
+from bpmn_engine.store.postgresql.data_stores import PgDataStoreRows
 from bpmn_engine.store.postgresql.deployments import PgDeploymentRows
 from bpmn_engine.store.postgresql.leases import PgLeaseRows
 from bpmn_engine.store.postgresql.messages import PgMessageRows
@@ -20,6 +21,7 @@ class PostgresStore(
     PgCheckpointRows,
     PgOutboxRows,
     PgMessageRows,
+    PgDataStoreRows,
     PgDeploymentRows,
     PgWorkQueries,
     PgLeaseRows,

@@ -1,14 +1,15 @@
 """The embedded store: one SQLite file (or `:memory:`) holding every instance.
 
-One class per concern (checkpoints, the outbox, messages, deployments, finding work,
-leases, the undo log), all on one connection; `SqliteStore` is their sum and implements
-`bpmn_engine.runtime.storage.Store`.
+One class per concern (checkpoints, the outbox, messages, data stores, deployments,
+finding work, leases, the undo log), all on one connection; `SqliteStore` is their sum and
+implements `bpmn_engine.runtime.storage.Store`.
 """
 
 from __future__ import annotations
 
 from bpmn_engine.records.data import InstanceData
 from bpmn_engine.store.sqlite.checkpoints import CheckpointRows
+from bpmn_engine.store.sqlite.data_stores import DataStoreRows
 from bpmn_engine.store.sqlite.deployments import DeploymentRows
 from bpmn_engine.store.sqlite.leases import LeaseRows
 from bpmn_engine.store.sqlite.messages import MessageRows
@@ -18,7 +19,14 @@ from bpmn_engine.store.sqlite.work import WorkQueries
 
 
 class SqliteStore(
-    CheckpointRows, OutboxRows, MessageRows, DeploymentRows, WorkQueries, LeaseRows, UndoRows
+    CheckpointRows,
+    OutboxRows,
+    MessageRows,
+    DataStoreRows,
+    DeploymentRows,
+    WorkQueries,
+    LeaseRows,
+    UndoRows,
 ):
     """Every instance, deployment and message in one SQLite database."""
 

@@ -26,6 +26,7 @@ from bpmn_engine.store.sqlite.connection import (
     update_sql,
     write_variable,
 )
+from bpmn_engine.store.sqlite.data_stores import write_stores
 from bpmn_engine.store.sqlite.leases import claim
 from bpmn_engine.store.sqlite.undo import undo_record
 
@@ -243,6 +244,7 @@ class CheckpointRows(SqliteConnection):
                 self._write_tracks(conn, step)
                 self._write_scopes(conn, step)
                 outbox = self._write_rest(conn, step, now)
+                stores = write_stores(conn, step, now) if step.stores else []
                 if step.undoable and not new_instance:
                     conn.execute(
                         "INSERT INTO undo (instance, version_before, version_after, record) "
@@ -251,7 +253,7 @@ class CheckpointRows(SqliteConnection):
                             head.id,
                             step.head_before.version,
                             head.version,
-                            undo_record(step, outbox),
+                            undo_record(step, outbox, stores),
                         ),
                     )
         except sqlite3.IntegrityError as error:

@@ -23,6 +23,7 @@ from bpmn_engine.store.sqlite.connection import (
     dumps,
     write_variable,
 )
+from bpmn_engine.store.sqlite.data_stores import unwrite_stores
 
 # table -> (columns written back, besides instance and id); each record is a row's image
 ROWS = {
@@ -46,8 +47,9 @@ def _image(row: Any) -> dict[str, Any] | None:
     return image
 
 
-def undo_record(step: Step, outbox_ids: list[int]) -> str:
-    """Everything needed to put the rows back as they were before `step`."""
+def undo_record(step: Step, outbox_ids: list[int], stores: list[list[Any]] | None = None) -> str:
+    """Everything needed to put the rows back as they were before `step` (`stores`: the
+    before-images of the data stores it wrote, from `write_stores`)."""
     head = step.head_before
     record = {
         "head": {
@@ -69,6 +71,7 @@ def undo_record(step: Step, outbox_ids: list[int]) -> str:
         "deliveries": [list(d) for d in step.deliveries],
         "correlated": [m[0] for m in step.correlated],
         "claimed": list(step.claimed_messages),
+        "stores": stores or [],
     }
     return dumps(record)
 
@@ -190,6 +193,8 @@ class UndoRows(SqliteConnection):
                 )
             conn.execute("DELETE FROM messages WHERE id = ?", (message,))  # buffered: withdrawn
             conn.execute("DELETE FROM outbox WHERE id = ?", (outbox_id,))
+        # a store someone wrote since refuses the rewind (one transaction: nothing changes)
+        unwrite_stores(conn, instance, record.get("stores", []))
         for table, columns in ROWS.items():
             for key, image in record[table].items():
                 if image is None:
