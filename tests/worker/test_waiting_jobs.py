@@ -28,9 +28,7 @@ def test_a_worker_with_the_handler_serves_a_job_a_run_left_waiting(
     assert completions(worker_engine, instance_id) == {"s": 1, "work": 1, "e": 1}
 
 
-def test_a_worker_without_the_handler_leaves_the_job_waiting(
-    tmp_path: Path, engines: Any
-) -> None:
+def test_a_worker_without_the_handler_leaves_the_job_waiting(tmp_path: Path, engines: Any) -> None:
     # given
     db = tmp_path / "jobs.db"
     path = bpmn_file(tmp_path / "job.bpmn", JOB)
