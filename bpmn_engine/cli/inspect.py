@@ -68,21 +68,32 @@ STATES = ("active", "waiting", "completed", "failed", "terminated")
     help="Only the instances in this state (active: every one not ended, waiting ones too).",
 )
 @click.option("--process", "process_id", metavar="ID", help="Only the instances of this process.")
+@click.option("--business-key", metavar="KEY", help="Only the instances with this business key.")
 @db_option
 @json_option
 def instances(
-    stuck: bool, state: str | None, process_id: str | None, db: str, as_json: bool
+    stuck: bool,
+    state: str | None,
+    process_id: str | None,
+    business_key: str | None,
+    db: str,
+    as_json: bool,
 ) -> None:
     """List the instances in the database."""
     engine = new_engine(db, read_only=True)
-    rows = engine.instances(stuck=stuck, state=state, process=process_id)
+    rows = engine.instances(
+        stuck=stuck, state=state, process=process_id, business_key=business_key
+    )
     if as_json:
         for row in rows:  # `instance` too: the key every other command's JSON uses for it
             click.echo(json_line({"instance": row["id"], **row}))
         return
     called = any(row["parent_instance"] for row in rows)
+    keyed = any(row["business_key"] is not None for row in rows)
     table = Table(box=None)
     table.add_column("instance", no_wrap=True)
+    if keyed:
+        table.add_column("business key", overflow="fold")
     table.add_column("process", overflow="fold")  # a narrow terminal wraps it, never cuts it
     table.add_column("state", no_wrap=True)
     table.add_column("tasks", justify="right", no_wrap=True)
@@ -90,7 +101,8 @@ def instances(
     if called:
         table.add_column("called by", no_wrap=True)
     for row in rows:
-        cells = [row["id"], row["process"], row["state"], str(row["waiting_tasks"] or "")]
+        cells = [row["id"], *([row["business_key"] or ""] if keyed else [])]
+        cells += [row["process"], row["state"], str(row["waiting_tasks"] or "")]
         cells.append(_minute(row["updated_at"] or ""))
         if called:
             cells.append(row["parent_instance"] or "")

@@ -354,6 +354,7 @@ def show_json(instance: Instance, last: int = 0) -> dict[str, Any]:
     return {
         "instance": instance.id,
         "process": instance.process_id,
+        "business_key": instance.business_key,
         "state": outcome.state,
         "definition": instance.definition_version,
         "end_event": outcome.end_event,
@@ -375,6 +376,8 @@ def show(console: Console, instance: Instance, last: int = 0) -> None:
         f"[{style}]{outcome.state}[/]  [dim]{safe(instance.definitions.path)}[/]",
         highlight=False,
     )
+    if instance.business_key is not None:
+        console.print(f"business key: {safe(instance.business_key)}", highlight=False)
     if outcome.incident:
         console.print(f"[red]incident:[/] {safe(outcome.incident)}")
     tokens = new_table("track", "element", "state", title="tokens", box=None, title_justify="left")

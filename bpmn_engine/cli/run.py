@@ -52,6 +52,12 @@ Act = Callable[[Listener], Instance]  # does the command's one thing; the instan
     "process of the first FILE that starts by itself: one, or each pool of a collaboration).",
 )
 @start_option
+@click.option(
+    "--business-key",
+    metavar="KEY",
+    help="The key the instance is known by (Camunda's business key): bpmn instances "
+    "--business-key KEY finds it.",
+)
 @var_options
 @db_option
 @run_options
@@ -61,6 +67,7 @@ def run(
     files: tuple[str, ...],
     process_id: str | None,
     start_event: str | None,
+    business_key: str | None,
     var_pairs: tuple[str, ...],
     vars_file: str | None,
     db: str,
@@ -93,12 +100,20 @@ def run(
         target, together = (None if together else process_id), False
     listener = event_listener(as_json, None, engine)
     if together:  # a collaboration: every pool that starts by itself, the others on demand
-        if record is not None:
-            raise UsageError("--record records one process: choose it with --process")
+        if record is not None or business_key is not None:
+            given = "--record records" if record is not None else "--business-key names"
+            raise UsageError(f"{given} one process: choose it with --process")
         collaboration = engine.start_collaboration(main, target, variables, on_event=listener)
         run_pools(engine, collaboration, listener, db, settings)
     recorder = recording.begin(record, engine, files, process_id, variables)
-    instance = engine.start(main, target, variables, on_event=listener, start_event=start_event)
+    instance = engine.start(
+        main,
+        target,
+        variables,
+        on_event=listener,
+        start_event=start_event,
+        business_key=business_key,
+    )
     RUNNING.append((instance.id, db))
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance

@@ -294,7 +294,9 @@ class CallActivity(Activity):
     expression (`${...}`, `=...`). Camunda 7 `camunda:in`/`out` are `ins`/`outs`; Zeebe's
     `propagateAll...` flags say whether every variable goes in and comes back. `binding`
     (Camunda `calledElementBinding`, Zeebe `bindingType`) says which definitions of the
-    process are called: "latest", "deployment" or "version" (with `version`, 1-based)."""
+    process are called: "latest", "deployment" or "version" (with `version`, 1-based).
+    `business_key`: Camunda's `<camunda:in businessKey="..."/>`, the called instance's
+    business key."""
 
     called_element: str | None = None
     ins: tuple[CallMapping, ...] = ()
@@ -303,6 +305,13 @@ class CallActivity(Activity):
     propagate_child: bool = True
     binding: str = "latest"
     version: int | None = None
+    business_key: Expression | None = None
+
+    @property
+    def passes_business_key(self) -> bool:
+        """Camunda's idiom `#{execution.processBusinessKey}`: the caller's own key."""
+        text = self.business_key.text if self.business_key is not None else ""
+        return text[:2] in ("${", "#{") and text[2:-1].strip() == "execution.processBusinessKey"
 
 
 @dataclass(frozen=True, slots=True)

@@ -373,9 +373,19 @@ def zeebe_binding(definition: etree._Element) -> CallBinding | None:
     return CallBinding(refused=((definition, why),))
 
 
+def business_key(ext: ElementIndex) -> Expression | None:
+    """`<camunda:in businessKey="..."/>`: what the called instance's business key is."""
+    for ns in CAMUNDA_LIKE if ext.has_extensions else ():
+        for mapping in ext.extension_children(ns, "in"):
+            text = mapping.get("businessKey")
+            if text is not None and text.strip():
+                return Expression(text.strip(), None, mapping.sourceline)
+    return None
+
+
 def call_mappings(ext: ElementIndex, direction: str) -> tuple[CallMapping, ...]:
     """A call activity's `camunda:in` (direction "in") or `camunda:out` elements, in order;
-    a `businessKey` mapping is not a variable and is left out."""
+    a `businessKey` mapping is not a variable (`business_key`)."""
     found: list[CallMapping] = []
     for ns in CAMUNDA_LIKE:
         for mapping in ext.extension_children(ns, direction):

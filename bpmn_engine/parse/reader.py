@@ -949,6 +949,7 @@ def _read_call_activity(
         child_all,
         binding.kind,
         binding.version,
+        extensions.business_key(ext),
     )
 
 

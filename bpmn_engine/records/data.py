@@ -57,6 +57,8 @@ class InstanceHead:
     call_depth: int = 0
     # the root of its call tree (itself, unless called): what the tree's size is counted by
     root: str = ""
+    # the key a user or a caller gave the instance (Camunda's business key), never changed
+    business_key: str | None = None
 
     def __post_init__(self) -> None:
         if not self.root:

@@ -66,6 +66,7 @@ class CallRow(NamedTuple):
     definition: str | None = None  # call: the definitions version holding the process
     depth: int = 0  # call: the child's depth in the call tree
     root: str = ""  # call: the call tree's root (a row sent before schema v12 has none)
+    business_key: str | None = None  # call: the child's (`<camunda:in businessKey>`)
     message: str = ""  # error: its message
     # completion: the called process's data outputs (id, name) when it has an ioSpecification
     outputs: tuple[tuple[str, str | None], ...] | None = None
@@ -80,6 +81,7 @@ def call(
     process: str,
     definition: str,
     variables: dict[str, Any],
+    business_key: str | None = None,
 ) -> Sent:
     """The parent's request to start `process` (of `definition`) as its child."""
     child = child_id(head.id, track)
@@ -91,6 +93,8 @@ def call(
         "depth": head.call_depth + 1,
         "root": head.root,
     }
+    if business_key is not None:
+        payload["business_key"] = business_key
     return Sent(CALL, process, child, payload)
 
 
@@ -166,6 +170,7 @@ def read(row: dict[str, Any]) -> CallRow:
         definition=payload.get("definition"),
         depth=payload.get("depth", 0),
         root=payload.get("root", ""),
+        business_key=payload.get("business_key"),
         message=payload.get("message", ""),
         outputs=_outputs(payload.get("outputs")),
         element=payload.get("element", ""),

@@ -267,6 +267,7 @@ class Engine:
         on_event: Listener | None = None,
         *,
         start_event: str | None = None,
+        business_key: str | None = None,
     ) -> Instance:
         """Create an instance with a token on each start node; `run()` moves it. A process
         whose start events all wait for a trigger (message, signal, timer, condition) is
@@ -274,18 +275,25 @@ class Engine:
 
         `start_event` (an id or a name; without `process_id`, of any process of the file)
         is the one start event that fires now, whatever its kind, with `variables` as its
-        payload (`events/chosen_start.py`)."""
+        payload (`events/chosen_start.py`). `business_key` is the key the instance is known
+        by (Camunda's business key: `bpmn instances --business-key`), kept as given."""
+        if business_key is not None and not isinstance(business_key, str):
+            raise UsageError("a business key is text")
         if not isinstance(definitions, Definitions):
             definitions = load_file(definitions)
         if start_event is not None:
-            return self._start_fired(definitions, process_id, start_event, variables, on_event)
+            return self._start_fired(
+                definitions, process_id, start_event, variables, on_event, business_key
+            )
         process = definitions.process(process_id)
         warnings = self._checked_process(definitions, process)
         self.deploy(definitions)
         _check_startable(definitions, process, waiting=True)
         self._check_calls(definitions, process)
         self.check_decisions(definitions, process)
-        data, step, scope = opening_step(definitions, process, self._new_id(), variables, warnings)
+        data, step, scope = opening_step(
+            definitions, process, self._new_id(), variables, warnings, business_key
+        )
         return self._open(definitions, process, data, step, scope, on_event)
 
     def _start_fired(
@@ -295,6 +303,7 @@ class Engine:
         event: str,
         variables: Mapping[str, Any] | None,
         on_event: Listener | None,
+        business_key: str | None,
     ) -> Instance:
         """An instance whose start event `event` fired now (`start(start_event=...)`)."""
         process, node = chosen_start.find(definitions, process_id, event)
@@ -304,7 +313,13 @@ class Engine:
         self.check_decisions(definitions, process)
         if not node.definitions:  # a none start event: the one token starts there
             data, step, scope = opening_step(
-                definitions, process, self._new_id(), variables, warnings, start_event=node.id
+                definitions,
+                process,
+                self._new_id(),
+                variables,
+                warnings,
+                business_key,
+                start_event=node.id,
             )
             return self._open(definitions, process, data, step, scope, on_event, (node.id,))
         return starts.start_at(
@@ -317,6 +332,7 @@ class Engine:
             instance_id=self._new_id(),
             trigger=chosen_start.fired_by(definitions, node, self.clock.now()),
             warnings=warnings,
+            business_key=business_key,
         )
 
     def start_collaboration(
@@ -566,7 +582,13 @@ class Engine:
         process = definitions.processes[call.name]
         warnings = self._checked_process(definitions, process)
         data, step, scope = opening_step(
-            definitions, process, call.child, call.variables, warnings, parent=call.source
+            definitions,
+            process,
+            call.child,
+            call.variables,
+            warnings,
+            call.business_key,
+            parent=call.source,
         )
         head = data.head
         head.parent_instance, head.parent_track = call.source, call.track
@@ -709,11 +731,17 @@ class Engine:
         return self.postman.flush(None, on_event)
 
     def instances(
-        self, *, stuck: bool = False, state: str | None = None, process: str | None = None
+        self,
+        *,
+        stuck: bool = False,
+        state: str | None = None,
+        process: str | None = None,
+        business_key: str | None = None,
     ) -> list[dict[str, Any]]:
         """Every instance, or (`stuck`) only the active ones nothing can move on any more:
         no track can run and nothing they wait for exists (see `Store.stuck_instances`);
-        `state` and `process` keep those in that state or of that process. The state is the
+        `state`, `process` and `business_key` keep those in that state, of that process or
+        with that business key. The state is the
         word `Instance.outcome` uses: `waiting` for an active instance none of whose tracks
         can move now (`state="active"` keeps those too: every instance not ended)."""
         rows = self.store.list_instances()
@@ -725,6 +753,8 @@ class Engine:
             rows = [r for r in rows if r["state"] == state or (state, r["state"]) == _NOT_ENDED]
         if process is not None:
             rows = [r for r in rows if r["process"] == process]
+        if business_key is not None:
+            rows = [r for r in rows if r["business_key"] == business_key]
         if not stuck:
             return rows
         wanted = set(self.store.stuck_instances())

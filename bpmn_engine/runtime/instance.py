@@ -200,6 +200,12 @@ class Instance:
         return self.data.head.parent_instance
 
     @property
+    def business_key(self) -> str | None:
+        """The key it was started with (`Engine.start(business_key=...)`), or its caller
+        passed on (`<camunda:in businessKey>`); None without one."""
+        return self.data.head.business_key
+
+    @property
     def call_depth(self) -> int:
         """How many call activities deep this instance runs (a root instance: 0)."""
         return self.data.head.call_depth

@@ -15,6 +15,7 @@ from bpmn_engine.expressions import compile_expression, compile_script, script_i
 from bpmn_engine.model import (
     Activity,
     AdHocSubProcess,
+    CallActivity,
     ComplexGateway,
     Definitions,
     Event,
@@ -215,6 +216,8 @@ def control_expressions(node: FlowNode) -> list[tuple[str, Expression]]:
         ]
     elif isinstance(node, ComplexGateway):
         found = [("activationCondition", node.activation)]
+    elif isinstance(node, CallActivity) and not node.passes_business_key:
+        found = [("camunda:in businessKey", node.business_key)]
     else:
         return []
     return [(what, e) for what, e in found if e is not None]

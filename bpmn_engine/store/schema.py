@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite_utils
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -339,6 +339,13 @@ def _v13(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v14(db: sqlite_utils.Database) -> None:
+    """Business keys: the key a user gives an instance at start (`bpmn run --business-key`),
+    or its caller passes on; `bpmn instances --business-key` finds instances by it."""
+    db["instances"].add_column("business_key", str)
+    db["instances"].create_index(["business_key"])
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -353,6 +360,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (11, _v11),
     (12, _v12),
     (13, _v13),
+    (14, _v14),
 ]
 
 

@@ -424,3 +424,16 @@ def test_piped_output_shows_values_whole(bpmn: Bpmn, tmp_path: Path) -> None:
     shown = bpmn("show", instance, "--db", "long.db")
     assert "…" not in shown.stdout
     assert f'"{long}"' in shown.stdout
+
+
+def test_run_with_a_business_key_and_find_the_instance_by_it(bpmn: Bpmn) -> None:
+    """`bpmn instances` could not filter by business key: there was none to give."""
+    code, lines = bpmn.json_lines("run", ORDER, "--business-key", "ORDER-7", *ORDER_VARS)
+    assert code == 3
+    instance = lines[-1]["instance"]
+    bpmn("run", ORDER, *ORDER_VARS)  # another, without a key
+    done = bpmn("instances", "--business-key", "ORDER-7", "--json")
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == [instance]
+    shown = bpmn("show", instance)
+    assert "business key: ORDER-7" in shown.stdout
+    assert json.loads(bpmn("show", instance, "--json").stdout)["business_key"] == "ORDER-7"

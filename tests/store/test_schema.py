@@ -33,7 +33,7 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 13
+    assert version_of(path) == SCHEMA_VERSION == 14
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
@@ -52,6 +52,8 @@ def test_a_version_9_database_keeps_its_instances_and_gains_the_compiled_form(
             conn.execute("DROP INDEX idx_instances_root")  # and no call tree roots (v12)
             conn.execute("ALTER TABLE instances DROP COLUMN root")
             conn.execute("DROP TABLE data_stores")  # and no data stores (v13)
+            conn.execute("DROP INDEX idx_instances_business_key")  # nor business keys (v14)
+            conn.execute("ALTER TABLE instances DROP COLUMN business_key")
             conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     # when
     with Engine(path) as engine:
@@ -124,7 +126,7 @@ def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
         events = [e.event for e in engine.store.history(waiting.id)]
     # then: every row is kept as it was, in a history table without rowid, and the waiting
     # instance goes on where it stopped
-    assert version_of(path) == SCHEMA_VERSION == 13
+    assert version_of(path) == SCHEMA_VERSION == 14
     with sqlite3.connect(path) as check:
         (ddl,) = check.execute("SELECT sql FROM sqlite_master WHERE name = 'history'").fetchone()
         assert ddl.endswith("WITHOUT ROWID")
@@ -236,10 +238,36 @@ def test_a_version_12_database_gains_data_stores_and_its_instances_write_them(
         outcome = resumed.run()
         stored = engine.data_store("Seen")
     # then
-    assert version_of(path) == SCHEMA_VERSION == 13
+    assert version_of(path) == SCHEMA_VERSION == 14
     assert before == []
     assert outcome.state == "completed"
     assert stored is not None and (stored.value, stored.instance) == (7, waiting.id)
+
+
+def test_a_version_13_database_gains_business_keys_and_its_instances_go_on(
+    tmp_path: Path,
+) -> None:
+    # given: release 13's rows, an instance waiting at a user task
+    model = tmp_path / "review.bpmn"
+    model.write_text(REVIEW, encoding="utf-8")
+    current = tmp_path / "current.db"
+    with Engine(current) as engine:
+        waiting = engine.start(model)
+        waiting.run()
+    path = tmp_path / "old.db"
+    old_copy(current, path, 13)
+    # when
+    with Engine(path) as engine:
+        keyed = engine.start(model, business_key="ORDER-7")
+        keyed.run()
+        listed = {r["id"]: r["business_key"] for r in engine.instances()}
+        resumed = engine.instance(waiting.id)
+        resumed.complete_task("Review")
+        outcome = resumed.run()
+    # then
+    assert version_of(path) == SCHEMA_VERSION == 14
+    assert listed == {waiting.id: None, keyed.id: "ORDER-7"}
+    assert outcome.state == "completed"
 
 
 def test_a_database_from_a_newer_release_is_refused(tmp_path: Path) -> None:

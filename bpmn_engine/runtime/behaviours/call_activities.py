@@ -62,9 +62,23 @@ class CallActivityBehaviour(ActivityBehaviour):
         found = ctx.engine.announce(process_id, ctx.definitions)
         if found is not None:  # a file of a folder, not given: say which (once per engine)
             ctx.emit("process.found", process=process_id, file=found.path, message=found.note)
-        sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables)
+        key = self.business_key(ctx, node)
+        sent = calls.call(
+            ctx.data.head, ctx.track, process_id, definitions.version, variables, key
+        )
         ctx.step.sent.append(sent)
         ctx.wait(WAIT, process=process_id, child=sent.key)
+
+    @staticmethod
+    def business_key(ctx: StepContext, node: CallActivity) -> str | None:
+        """`<camunda:in businessKey="..."/>`: the caller's own key for Camunda's idiom
+        `#{execution.processBusinessKey}`, else the expression's value over the variables."""
+        if node.business_key is None:
+            return None
+        if node.passes_business_key:
+            return ctx.data.head.business_key
+        value = ctx.evaluate(node.business_key, what="the business key")
+        return None if value is None else str(value)
 
     @staticmethod
     def check_tree_size(ctx: StepContext, node: CallActivity, process_id: str) -> None:

@@ -142,11 +142,15 @@ def opening_step(
     instance_id: str,
     variables: Mapping[str, Any] | None,
     warnings: list[tuple[str, str]],
+    business_key: str | None = None,
     **started: Any,
 ) -> tuple[InstanceData, Step, Any]:
     """The first step of every new instance: its row, its process scope and variables, the
     `instance.started` event and the warnings; the caller places the first tokens."""
     head = InstanceHead(id=instance_id, definition=definitions.version, process=process.id)
+    head.business_key = business_key
+    if business_key is not None:
+        started["business_key"] = business_key
     data = InstanceData(head)
     step = Step(data)
     step.set_state(InstanceState.ACTIVE)
@@ -320,6 +324,7 @@ def start_at(
     receipt: Receipt | None = None,
     claimed: str | None = None,
     warnings: list[tuple[str, str]] | None = None,
+    business_key: str | None = None,
 ) -> Instance:
     """Create the instance `instance_id`, whose start event `start_event_id` has just fired
     (`claimed`: the buffered message it consumes, taken in the same commit; `warnings`: what
@@ -349,6 +354,7 @@ def start_at(
         instance_id,
         variables,
         unarmed_event_subprocesses(process) if warnings is None else warnings,
+        business_key,
         start_event=start_event_id,
     )
     track = step.new_track(element=start_event_id, scope=scope.id, status=TrackState.READY)

@@ -159,7 +159,7 @@ class CheckpointRows(SqliteConnection):
     def list_instances(self) -> list[dict[str, Any]]:
         return self.query(
             "SELECT id, process, state, end_event, incident, created_at, updated_at, "
-            "parent_instance, parent_track, "
+            "parent_instance, parent_track, business_key, "
             "(SELECT count(*) FROM user_tasks u WHERE u.instance = i.id "
             "AND u.status = 'waiting') AS waiting_tasks, "
             "(SELECT count(*) FROM tracks t WHERE t.instance = i.id "
@@ -171,14 +171,16 @@ class CheckpointRows(SqliteConnection):
         """Rebuild an instance from its rows alone."""
         conn = self.conn
         row = conn.execute(
-            "SELECT id, definition, process, version, root, " + ", ".join(HEAD_FIELDS) + " "
-            "FROM instances WHERE id = ?",
+            "SELECT id, definition, process, version, root, business_key, "
+            + ", ".join(HEAD_FIELDS)
+            + " FROM instances WHERE id = ?",
             (instance_id,),
         ).fetchone()
         if row is None:
             raise UsageError(f"no instance {instance_id!r} in {self.path}")
         head = InstanceHead(row[0], row[1], row[2], version=row[3], root=row[4] or row[0])
-        for name, value in zip(HEAD_FIELDS, row[5:], strict=True):
+        head.business_key = row[5]
+        for name, value in zip(HEAD_FIELDS, row[6:], strict=True):
             setattr(head, name, value)
         head.state = InstanceState(head.state)
         data = InstanceData(head)
@@ -271,10 +273,10 @@ class CheckpointRows(SqliteConnection):
             values = [getattr(head, name) for name in HEAD_FIELDS]
             values[0] = str(values[0])
             conn.execute(
-                "INSERT INTO instances (id, definition, process, version, root, created_at, "
-                "updated_at, "
+                "INSERT INTO instances (id, definition, process, version, root, business_key, "
+                "created_at, updated_at, "
                 + ", ".join(HEAD_FIELDS)
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?"
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?"
                 + ", ?" * len(HEAD_FIELDS)
                 + ")",
                 (
@@ -283,6 +285,7 @@ class CheckpointRows(SqliteConnection):
                     head.process,
                     head.version,
                     head.root,
+                    head.business_key,
                     now,
                     now,
                     *values,
