@@ -11,10 +11,12 @@ and memory; see docs/javascript.md.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import deferred
 from bpmn_engine.expressions.scripts import DELETED
 
@@ -97,12 +99,37 @@ def changed(outcome: Outcome) -> dict[str, Any]:
     return {**outcome.changes, **dict.fromkeys(outcome.removed, DELETED)}
 
 
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+_SERVICE = re.compile(
+    r"(?:\benvironment|\bthis)\s*\.\s*services\s*(?:\.\s*([A-Za-z_$][\w$]*)|\[)"
+)
+
+
+def refuse_services(text: str, kind: str) -> None:
+    """bpmn-engine's `environment.services.fn` called from code: refused before the first
+    step, since no such function exists here (a handler runs outside the step, from a
+    service task, never from inside a script)."""
+    match = _SERVICE.search(_COMMENTS.sub(" ", text)) if "services" in text else None
+    if match is None:
+        return
+    name = match.group(1) or "NAME"
+    raise ExpressionError(
+        f"the {kind} uses bpmn-engine's service environment.services.{name}: bpmn-engine's "
+        "services are JavaScript functions its host program passes in, and a script here "
+        "has none; call the service from a service task instead "
+        f'(implementation="${{environment.services.{name}}}"), which a --handlers function '
+        f"named {name} serves"
+    )
+
+
 def compile_javascript_expression(text: str) -> JavaScriptExpression:
     """Refused without the extra; a syntax error is an ExpressionError naming its line."""
     deferred.v8.check_syntax(text, "expression")
+    refuse_services(text, "expression")
     return JavaScriptExpression(text)
 
 
 def compile_javascript_script(text: str) -> JavaScriptScript:
     deferred.v8.check_syntax(text, "script")
+    refuse_services(text, "script")
     return JavaScriptScript(text)
