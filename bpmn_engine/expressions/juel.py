@@ -232,8 +232,8 @@ class _Parser(TokenParser):
             self.take()
             index = self.conditional()
             self.expect("]")
-            if isinstance(index, ast.Constant) and isinstance(index.value, str):
-                return self._variable(index.value)
+            if isinstance(index, ast.Constant) and str(index.value).isidentifier():
+                return self._variable(str(index.value))
             self.uses_variables = True
             func = ast.Name(id="_juel_call", ctx=ast.Load())
             all_variables = ast.Name(id=VARIABLES, ctx=ast.Load())
