@@ -100,9 +100,7 @@ def changed(outcome: Outcome) -> dict[str, Any]:
 
 
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
-_SERVICE = re.compile(
-    r"(?:\benvironment|\bthis)\s*\.\s*services\s*(?:\.\s*([A-Za-z_$][\w$]*)|\[)"
-)
+_SERVICE = re.compile(r"(?:\benvironment|\bthis)\s*\.\s*services\s*(?:\.\s*([A-Za-z_$][\w$]*)|\[)")
 
 
 def refuse_services(text: str, kind: str) -> None:
