@@ -5,12 +5,15 @@
   // completion value (its last expression) and its `var`s local to this call. bpmn-engine's
   // names are parameters: a process variable of the same name hides them (the `with` comes
   // first), and a script's own `var`/`function` of that name replaces them, as it would a
-  // global in bpmn-engine; what the bindings hold at the end tells which were replaced
-  function __bpmn_evaluate(__bpmn_source, __bpmn_scope, environment, next, content, variables,
-                           services) {
-    var __bpmn_value;
-    with (__bpmn_scope) { __bpmn_value = eval(__bpmn_source); }
-    return [__bpmn_value, environment, next, content, variables, services];
+  // global in bpmn-engine; what the bindings hold at the end (read outside the `with`, which
+  // a variable could otherwise answer) tells which were replaced
+  function __bpmn_evaluate(__bpmn_source, __bpmn_scope, __bpmn_bindings, environment, next,
+                           content, variables, services) {
+    try {
+      with (__bpmn_scope) { return eval(__bpmn_source); }
+    } finally {
+      __bpmn_bindings.push(environment, next, content, variables, services);
+    }
   }
   (function (evaluate, MAX_JSON) {
     "use strict";
@@ -366,11 +369,11 @@
       pending = state;
       try {
         const mine = [environment, nextCallback, content, lazyVariables(), services];
-        const answer = apply(evaluate, self, [source, visible, ...mine]);
-        state.value = answer[0];
+        const bindings = [];
+        state.value = apply(evaluate, self, [source, visible, bindings, ...mine]);
         state.replaced = new Set();
         for (let i = 0; i < DIALECT.length; i++) {
-          if (answer[i + 1] !== mine[i]) state.replaced.add(DIALECT[i]);
+          if (bindings[i] !== mine[i]) state.replaced.add(DIALECT[i]);
         }
       } catch (error) {
         state.error = error;
