@@ -417,8 +417,10 @@
           return stringify({error: "the script ended without calling next(): bpmn-engine " +
                                    "waits for next() to end it, so it would never end"});
         }
-        const value = state.value;
-        parts.push('"result":' + (state.mode === "script" ? "null" : out(value, "the result")));
+        // a script that called next() gave its value there: its last one (often the promise
+        // whose job called next) is not its result
+        const last = state.mode === "script" || state.calls() > 0;
+        parts.push('"result":' + (last ? "null" : out(state.value, "the result")));
         const changes = state.changes, removed = state.removed, shared = state.shared();
         if (shared !== null) {  // what environment.variables holds that it did not
           const original = state.original();

@@ -118,8 +118,17 @@ def test_next_called_from_a_promise_job(bpmn: Bpmn, engine: Engine) -> None:
 
 
 @needs_js
-def test_the_value_given_to_next_is_the_result_variable(bpmn: Bpmn, engine: Engine) -> None:
-    code = "next(null, {sum: environment.variables.a + environment.variables.b});\n'ignored'"
+@pytest.mark.parametrize(
+    "code",
+    [
+        "next(null, {sum: environment.variables.a + environment.variables.b});\n'ignored'",
+        "Promise.resolve(environment.variables.a)\n"
+        "  .then((a) => next(null, {sum: a + environment.variables.b}));",
+    ],
+)
+def test_the_value_given_to_next_is_the_result_variable(
+    bpmn: Bpmn, engine: Engine, code: str
+) -> None:
     task = script("T", code, ' camunda:resultVariable="result"')
     outcome = outcome_of(engine, bpmn(one_task(task)), a=1, b=2)
     assert (outcome.state, outcome.variables["result"]) == ("completed", {"sum": 3})
