@@ -194,6 +194,8 @@ class _Parser(TokenParser):
         kind, value, _ = self.peek()
         if kind == "name" and value.startswith("_"):
             raise ExpressionError(f"JUEL: names starting with '_' are not allowed ({value!r})")
+        if kind == "name" and value == "environment" and self._environment_ahead():
+            return self.environment()
         if kind == "name" and value not in _RESERVED:
             self.take()
             return ast.Name(id=value, ctx=ast.Load())
@@ -204,6 +206,52 @@ class _Parser(TokenParser):
             return inner
         self.unexpected()
         raise AssertionError  # unreachable: unexpected() raises
+
+    def _environment_ahead(self) -> bool:
+        """`environment.variables`, `.output` or `.services`: bpmn-engine's (paed01)."""
+        tokens = self.tokens[self.index + 1 : self.index + 3]
+        return len(tokens) == 2 and tokens[0][1] == "." and tokens[1][1] in _ENVIRONMENT
+
+    def environment(self) -> ast.expr:
+        """bpmn-engine's `environment.variables.x` (also `.output.x`, the same variables here)
+        is the variable x, null when not set; `environment.variables` alone is all of them."""
+        self.take()
+        self.take()
+        part = self.take()[1]
+        if part == "services":
+            raise ExpressionError(
+                "environment.services in an expression: bpmn-engine's services are JavaScript "
+                "functions, which only a service task can call here "
+                '(implementation="${environment.services.NAME}", served by a --handlers '
+                "function NAME)"
+            )
+        if self.at(".") and self.tokens[self.index + 1][0] == "name":
+            self.take()
+            return self._variable(self.take()[1])
+        if self.at("["):
+            self.take()
+            index = self.conditional()
+            self.expect("]")
+            if isinstance(index, ast.Constant) and str(index.value).isidentifier():
+                return self._variable(str(index.value))
+            self.uses_variables = True
+            func = ast.Name(id="_juel_call", ctx=ast.Load())
+            all_variables = ast.Name(id=VARIABLES, ctx=ast.Load())
+            return ast.Call(
+                func=func, args=[all_variables, ast.Constant("get"), index], keywords=[]
+            )
+        self.uses_variables = True
+        return ast.Name(id=VARIABLES, ctx=ast.Load())
+
+    def _variable(self, name: str) -> ast.expr:
+        """A variable read as `execution.getVariable` reads it: null when not set."""
+        if not name or name.startswith("_") or not name.isidentifier():
+            raise ExpressionError(f"JUEL: variable name {name!r} is not allowed")
+        self.defaults[name] = None
+        return ast.Name(id=name, ctx=ast.Load())
+
+
+_ENVIRONMENT = frozenset({"variables", "output", "services"})
 
 
 def _unquote(literal: str) -> str:

@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -211,21 +212,44 @@ def check_syntax(source: str, kind: str) -> None:
 MODES = ("condition", "script", "result")
 
 
-def run(source: str, variables: Mapping[str, Any], mode: str) -> tuple[Any, dict[str, Any]]:
-    """Run `source` with the variables in scope: (its completion value, variables it set).
+@dataclass(frozen=True)
+class Outcome:
+    """What an evaluation gave back: its completion value (`result`; None in "script" mode),
+    the value it gave bpmn-engine's `next(null, value)` (`output`, when `called_next`), the
+    variables it set and removed, those it set with `setVariableLocal`, and whether it used
+    bpmn-engine's names (`environment`, `next`, `content`, `this.*`: `dialect`)."""
+
+    result: Any = None
+    output: Any = None
+    called_next: bool = False
+    changes: dict[str, Any] = field(default_factory=dict)
+    removed: tuple[str, ...] = ()
+    locals: dict[str, Any] = field(default_factory=dict)
+    dialect: bool = False
+
+
+def run(
+    source: str,
+    variables: Mapping[str, Any],
+    mode: str,
+    facts: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """Run `source` with the variables in scope.
 
     `mode`: "condition" (the value; setting a variable is an error), "script" (only what it
-    set: its last value, which may be anything, is dropped), "result" (both)."""
+    set: its last value, which may be anything, is dropped), "result" (both). `facts`: what
+    `execution`'s getters and bpmn-engine's `content` tell (instance, element, locals...)."""
     assert mode in MODES
     try:
         payload = json.dumps(dict(variables), allow_nan=False)
+        about = json.dumps(dict(facts or {}), allow_nan=False)
     except (TypeError, ValueError, RecursionError) as error:
         raise ExpressionError(f"the variables cannot be passed to JavaScript: {error}") from None
-    reply = _ask({"op": "run", "source": source, "payload": payload, "mode": mode})
-    return _decode(reply["answer"])
+    request = {"op": "run", "source": source, "payload": payload, "mode": mode, "facts": about}
+    return _decode(_ask(request)["answer"])
 
 
-def _decode(answer: Any) -> tuple[Any, dict[str, Any]]:
+def _decode(answer: Any) -> Outcome:
     if not isinstance(answer, str):
         raise ExpressionError("the JavaScript engine gave back no answer")
     try:
@@ -237,9 +261,21 @@ def _decode(answer: Any) -> tuple[Any, dict[str, Any]]:
     if "error" in decoded:
         raise ExpressionError(str(decoded["error"]))
     _check_depth(decoded["result"], "the result")
-    for name, value in decoded["changes"].items():
-        _check_depth(value, f"variable {name!r}")
-    return decoded["result"], decoded["changes"]
+    called_next = "output" in decoded
+    if called_next:
+        _check_depth(decoded["output"], "the value given to next()")
+    for kind in ("changes", "locals"):
+        for name, value in decoded[kind].items():
+            _check_depth(value, f"variable {name!r}")
+    return Outcome(
+        decoded["result"],
+        decoded.get("output"),
+        called_next,
+        decoded["changes"],
+        tuple(decoded["removed"]),
+        decoded["locals"],
+        bool(decoded["dialect"]),
+    )
 
 
 def _check_depth(value: Any, what: str) -> None:

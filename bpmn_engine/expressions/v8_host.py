@@ -89,18 +89,22 @@ class Host:
             return {"error": f"the {kind} does not compile: {first}"}
         return {"answer": None}
 
-    def run(self, source: str, payload: str, mode: str) -> dict[str, Any]:
-        """Run the source over the variables; the prelude's answer is JSON text."""
-        code = f"__bpmn.run({json.dumps(source)}, {json.dumps(payload)}, {json.dumps(mode)})"
+    def run(self, source: str, payload: str, mode: str, facts: str) -> dict[str, Any]:
+        """Run the source over the variables; once its promise jobs have run (one may call
+        bpmn-engine's `next()`), the prelude's answer, JSON text."""
+        code = (
+            f"__bpmn.run({json.dumps(source)}, {json.dumps(payload)}, {json.dumps(mode)}, "
+            f"{json.dumps(facts)})"
+        )
         started = time.monotonic()
         try:
             racer = self._isolate()
-            answer = racer.eval(code, timeout_sec=self.seconds)
-            state = 0  # run() ends with settle()
-            while state == 0:  # each poll waits behind the jobs still queued
-                state = racer.eval("__bpmn.settled()", timeout_sec=self._left(started))
-                if state == 0 and self._left(started) <= 0.001:
-                    raise self.v8.JSTimeoutException()
+            racer.eval(code, timeout_sec=self.seconds)
+            first = self._settle(racer, started)
+            # the answer may run the script's getters: settle again after it
+            racer.eval("__bpmn.finish()", timeout_sec=self._left(started))
+            state = max(first, self._settle(racer, started))
+            answer = racer.eval("__bpmn.take()", timeout_sec=self._left(started))
             if racer.was_hard_memory_limit_reached():  # by a promise job: the culprit fails
                 self._discard()
                 return {"limit": "memory"}
@@ -114,13 +118,25 @@ class Host:
             return {"error": str(error).splitlines()[0] if str(error) else type(error).__name__}
         return {"answer": answer}
 
+    def _settle(self, racer: Any, started: float) -> int:
+        """Wait until the promise jobs left behind have run and new globals are gone:
+        1 clean, 2 a global could not be deleted."""
+        state = 0
+        while state == 0:  # each poll waits behind the jobs still queued
+            state = racer.eval("__bpmn.settled()", timeout_sec=self._left(started))
+            if state == 0 and self._left(started) <= 0.001:
+                raise self.v8.JSTimeoutException()
+        return int(state)
+
     def _left(self, started: float) -> float:
         return max(self.seconds - (time.monotonic() - started), 0.001)
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "check":
             return self.check(request["source"], request["kind"])
-        return self.run(request["source"], request["payload"], str(request["mode"]))
+        return self.run(
+            request["source"], request["payload"], str(request["mode"]), request.get("facts", "{}")
+        )
 
 
 def main(argv: list[str]) -> int:

@@ -34,6 +34,9 @@ SPIFF = "http://spiffworkflow.org/bpmn/schema/1.0/core"
 CAMUNDA_LIKE = (CAMUNDA, ACTIVITI, FLOWABLE)
 
 _BEAN = re.compile(r"^[$#]\{\s*([A-Za-z_][\w]*)")
+# bpmn-engine (paed01): `${environment.services.fn}` (or `${services.fn()}`, before v5) names
+# the service function fn, which a --handlers function of that name serves
+_SERVICE = re.compile(r"^[$#]\{\s*(?:environment\s*\.\s*)?services\s*\.\s*([A-Za-z_$][\w$]*)")
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _VENDOR_PREFIXES = tuple(f"{{{ns}}}" for ns in CAMUNDA_LIKE)
 _NONE: tuple[etree._Element, ...] = ()
@@ -161,7 +164,7 @@ def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     attrs = ext.attrs
     if not ext.has_extensions and not ext.has_vendor_attrs:  # most tasks: implementation, id
         element_id = attrs.get("id", "").strip()
-        implementation = attrs.get("implementation", "")
+        implementation = _implementation(attrs.get("implementation", ""))
         if implementation and not implementation.startswith("##") and "://" not in implementation:
             implementation = implementation.strip()
             if implementation and implementation != element_id:
@@ -175,13 +178,14 @@ def handler_names(ext: ElementIndex) -> tuple[str, ...]:
     if task_type and task_type != "external":
         names.append(task_type)
     for attr in ("delegateExpression", "expression"):
-        match = _BEAN.match(ext.vendor_attr(attr) or "")
+        text = ext.vendor_attr(attr) or ""
+        match = _SERVICE.match(text) or _BEAN.match(text)
         if match:
             names.append(match.group(1))
     names.append((ext.vendor_attr("class") or "").rsplit(".", 1)[-1])
     for operator in ext.extension_children(SPIFF, "serviceTaskOperator"):
         names.append(operator.get("id", ""))
-    implementation = attrs.get("implementation", "")
+    implementation = _implementation(attrs.get("implementation", ""))
     if implementation and not implementation.startswith("##") and "://" not in implementation:
         names.append(implementation)
     names.append(attrs.get("id", ""))
@@ -191,6 +195,12 @@ def handler_names(ext: ElementIndex) -> tuple[str, ...]:
         if name and name not in unique:
             unique.append(name)
     return tuple(unique)
+
+
+def _implementation(text: str) -> str:
+    """A task's `implementation`: bpmn-engine's `${environment.services.fn}` is fn."""
+    match = _SERVICE.match(text.strip()) if "services" in text else None
+    return match.group(1) if match else text
 
 
 def task_headers(ext: ElementIndex) -> tuple[tuple[str, str], ...]:

@@ -11,7 +11,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions import JavaScriptScript, compile_expression, compile_script
+from bpmn_engine.expressions import (
+    JavaScriptExpression,
+    JavaScriptScript,
+    compile_expression,
+    compile_script,
+)
 from bpmn_engine.expressions.scripts import DELETED
 from bpmn_engine.model import (
     Definitions,
@@ -33,6 +38,9 @@ from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.handlers import Handler
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.runtime.variables import copied, storable, storable_all
+
+NO_OUTPUT: Any = object()
+"""`StepContext.output` before the node's work gave one."""
 
 
 class Incident(Exception):
@@ -99,6 +107,10 @@ class StepContext:
         self.start_inputs: tuple[str, dict[str, Any]] | None = None
         # the node whose SpiffWorkflow post-scripts ran before its outputs (not again at its end)
         self.post_scripts_ran: str | None = None
+        # what the work of the node gave back (bpmn-engine's `content.output`: a script's
+        # `next(null, value)`, a handler's result, a user task's values), for its output
+        # mappings and its outgoing conditions in this step
+        self.output: Any = NO_OUTPUT
 
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)
@@ -198,6 +210,43 @@ class StepContext:
         self.step.write_store(name, value, self.node.id)
         self.emit("data_store.written", store=name, value=copied({name: value})[name])
 
+    def facts(
+        self, inputs: Mapping[str, Any] | None = None, event: str | None = None
+    ) -> dict[str, Any]:
+        """What JavaScript's `execution` getters and bpmn-engine's `content` tell about this
+        node (`inputs`: its input-mapped locals; `event`: a listener's)."""
+        node, head, track = self.node, self.data.head, self.track
+        kind = node.kind
+        content: dict[str, Any] = {
+            "id": node.id,
+            "type": f"bpmn:{kind[:1].upper()}{kind[1:]}",
+            "name": node.name,
+            "executionId": f"{node.id}_{track.id}",
+        }
+        if inputs:
+            content["input"] = dict(inputs)
+        if self.output is not NO_OUTPUT:
+            content["output"] = self.output
+        return {
+            "instance": head.id,
+            "process": head.process,
+            "definition": f"{head.process}:{head.definition}",
+            "element": node.id,
+            "name": node.name,
+            "execution": str(track.id),
+            "activityInstance": f"{node.id}:{track.id}",
+            "event": event,
+            "locals": sorted(inputs or ()),
+            "content": content,
+        }
+
+    def _with_content(self, text: str, values: dict[str, Any]) -> dict[str, Any]:
+        """bpmn-engine's `${content.*}` in a JUEL or Python expression: the node's content,
+        unless a variable has that name."""
+        if "content" in text and "content" not in values:
+            values["content"] = self.facts()["content"]
+        return values
+
     def evaluate(
         self, expression: Expression, extra: Mapping[str, Any] | None = None, what: str = ""
     ) -> Any:
@@ -205,7 +254,10 @@ class StepContext:
             compiled = compile_expression(
                 expression.text, expression.language, trusted=self.engine.trust_scripts
             )
-            return compiled.evaluate(self.variables(extra), self.warn)
+            if isinstance(compiled, JavaScriptExpression):
+                return compiled.evaluate(self.variables(extra), self.warn, self.facts())
+            values = self._with_content(expression.text, self.variables(extra))
+            return compiled.evaluate(values, self.warn)
         except ExpressionError as error:
             where = f" in {what}" if what else ""
             raise Incident(
@@ -228,17 +280,27 @@ class StepContext:
         script_format: str | None,
         extra: Mapping[str, Any],
         result_variable: str | None = None,
-    ) -> dict:
-        """The variables a script set; its completion value as `result_variable`, if named
-        (only a JavaScript script has one: others with a result variable are expressions)."""
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the variables a script set, the locals it set with `setVariableLocal`); its
+        value as `result_variable`, if named (only a JavaScript script has one: others with a
+        result variable are expressions): what it gave bpmn-engine's `next(null, value)`,
+        else its completion value. That `next` value is the node's output too."""
         try:
             script = compile_script(text, script_format, trusted=self.engine.trust_scripts)
-            if result_variable and isinstance(script, JavaScriptScript):
-                result, changes = script.run_with_result(self.variables(extra))
-                return {**changes, result_variable: result}
-            return script.run(self.variables(extra))
+            if not isinstance(script, JavaScriptScript):
+                return script.run(self.variables(extra)), {}
+            outcome = script.execute(
+                self.variables(extra), self.facts(extra), result=bool(result_variable)
+            )
         except ExpressionError as error:
             raise Incident(f"script failed: {error}", self.node.id) from None
+        changes = {**outcome.changes, **dict.fromkeys(outcome.removed, DELETED)}
+        if outcome.called_next:
+            self.output = outcome.output
+        if result_variable:
+            value = outcome.output if outcome.called_next else outcome.result
+            changes[result_variable] = value
+        return changes, outcome.locals
 
     def mapped(self, parameters: tuple[IoParameter, ...], extra: Mapping[str, Any]) -> dict:
         """Evaluate I/O mapping parameters over the variables plus `extra`."""
@@ -264,7 +326,13 @@ class StepContext:
             compiled = compile_expression(
                 condition.text, condition.language, trusted=self.engine.trust_scripts
             )
-            value = compiled.evaluate(self.variables(extra), self.warn)
+            if isinstance(compiled, JavaScriptExpression):
+                value, truthy = compiled.decide(self.variables(extra), self.facts())
+                if truthy:  # bpmn-engine's script: any truthy value takes the flow
+                    return bool(value)
+            else:
+                values = self._with_content(condition.text, self.variables(extra))
+                value = compiled.evaluate(values, self.warn)
         except ExpressionError as error:
             raise Incident(
                 f"expression {condition.text!r} in the condition of flow {flow.id!r}: {error}",

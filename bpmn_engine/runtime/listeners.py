@@ -22,7 +22,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bpmn_engine.errors import BpmnError, ExpressionError
-from bpmn_engine.expressions import compile_expression, compile_script
+from bpmn_engine.expressions import JavaScriptScript, compile_expression, compile_script
+from bpmn_engine.expressions.javascript import changed as changed_by
 from bpmn_engine.expressions.juel_methods import collected_writes
 from bpmn_engine.model import (
     Activity,
@@ -153,7 +154,13 @@ def _run_one(
             compiled = compile_script(
                 script.text, script.language, trusted=ctx.engine.trust_scripts
             )
-            changed = compiled.run(ctx.variables(extra))
+            if isinstance(compiled, JavaScriptScript):  # `execution`'s facts, the event's
+                facts = ctx.facts(event=listener.event)
+                outcome = compiled.execute(ctx.variables(extra), facts, False)
+                # a listener has no scope of its own: `setVariableLocal` sets as `setVariable`
+                changed = {**changed_by(outcome), **outcome.locals}
+            else:
+                changed = compiled.run(ctx.variables(extra))
         except ExpressionError as error:
             raise _incident(ctx, where, f"{listener.label} failed: {error}") from None
         return changed

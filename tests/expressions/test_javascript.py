@@ -444,3 +444,14 @@ def test_a_forked_engine_starts_its_own_host() -> None:
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert js("3") == 3  # and the parent's still answers
+
+
+def test_a_script_s_own_next_is_its_own() -> None:
+    """bpmn-engine's `next` is there for every script, beneath the script's own names: a
+    Camunda script that declares a function `next` runs as it always did."""
+    code = "function next(x) { return x + 1; }\nexecution.setVariable('n', next(1));"
+    assert run(code) == {"n": 2}
+
+
+def test_a_variable_named_like_the_runner_s_own_does_not_disturb_it() -> None:
+    assert js("1 + 1", __bpmn_value=5, __bpmn_bindings=[]) == 2

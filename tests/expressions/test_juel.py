@@ -225,3 +225,26 @@ def test_string_methods_stay_within_the_size_limit() -> None:
         compile_expression("${s.replace('a', 'aaa')}").evaluate(big)
     with pytest.raises(ExpressionError, match="limit"):
         compile_expression("${s.concat(s).concat(s)}").evaluate(big)
+
+
+@pytest.mark.parametrize(
+    ("text", "variables", "value"),
+    [
+        ("${environment.variables.x}", {"x": 3}, 3),
+        ("${environment.variables.x}", {}, None),
+        ("${environment.output.order.total > 10}", {"order": {"total": 12}}, True),
+        ("${environment.variables.input[-1]}", {"input": [1, 2, 3]}, 3),
+        ("${environment.variables['a b']}", {"a b": 1}, 1),
+        ("${environment.variables[name]}", {"name": "x", "x": 2}, 2),
+        ("${environment.variables}", {"x": 1}, {"x": 1}),
+    ],
+)
+def test_bpmn_engine_environment_variables_are_the_variables(
+    text: str, variables: dict[str, Any], value: Any
+) -> None:
+    assert compile_expression(text).evaluate(variables) == value
+
+
+def test_bpmn_engine_services_in_an_expression_are_refused_by_name() -> None:
+    with pytest.raises(ExpressionError, match=r"environment.services in an expression"):
+        compile_expression("${environment.services.isBelow(environment.variables.x, 2)}")

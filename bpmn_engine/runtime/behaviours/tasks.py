@@ -33,6 +33,7 @@ class UserTaskBehaviour(ActivityBehaviour):
         )
         ctx.step.touch_task(task).status = "completed"
         extra = {**task.inputs, **variables}  # what the person entered, seen by the listeners
+        ctx.output = dict(variables)  # bpmn-engine's `content.output`
         written = listeners.run(ctx, ctx.node.listeners, "complete", ctx.node.id, extra)
         self.finish_with(ctx, {**variables, **written}, task.inputs)
         self.complete(ctx)
@@ -88,9 +89,12 @@ class ScriptTaskBehaviour(ActivityBehaviour):
             expression = Expression(node.script, node.script_format, node.line)
             results = {node.result_variable: ctx.evaluate(expression, inputs, "the script")}
         else:
-            results = ctx.run_script(
+            results, locals_ = ctx.run_script(
                 node.script, node.script_format, inputs, result_variable=node.result_variable
             )
+            if locals_:  # `setVariableLocal`: the task's own, seen by its output mappings
+                inputs = {**inputs, **locals_}
+                results = {**results, **locals_}
         self.finish_with(ctx, results, inputs)
         self.complete(ctx)
 
@@ -146,6 +150,7 @@ class ServiceTaskBehaviour(ActivityBehaviour):
                 f"handler returned {type(result).__name__}; expected a dict of variables or None",
                 ctx.node.id,
             )
+        ctx.output = result  # bpmn-engine's `content.output` in its mappings and conditions
         self.finish_with(ctx, result or {}, self.inputs(ctx))
         self.complete(ctx)
 
