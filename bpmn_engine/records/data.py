@@ -85,6 +85,7 @@ class InstanceHead:
             self.parent_track,
             self.call_depth,
             self.root,
+            self.business_key,
         )
 
 
