@@ -19,6 +19,7 @@ refused by name before the first step (`refused`, `priority_refusal`).
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping, Sequence
 
 from lxml import etree
@@ -56,6 +57,18 @@ def work_item(attrs: Mapping[str, str]) -> str | None:
     return name or None
 
 
+def handler_names(attrs: Mapping[str, str]) -> tuple[str, ...]:
+    """The names jBPM gives a task's handler, most specific first: its work item
+    (`drools:taskName`), and a Java service task's operation (`drools:serviceoperation`,
+    then `Interface.operation` with `drools:serviceinterface`'s simple name)."""
+    names = [work_item(attrs) or ""]
+    operation = (attrs.get(f"{_NS}serviceoperation") or "").strip()
+    interface = (attrs.get(f"{_NS}serviceinterface") or "").strip().rsplit(".", 1)[-1]
+    if operation:
+        names += [f"{interface}.{operation}" if interface else "", operation]
+    return tuple(n for n in names if n)
+
+
 def loop_variable(activity: etree._Element, ref: str, *, output: bool) -> str | None:
     """The variable jBPM's multi-instance reads its collection from (`ref` the data input
     `loopDataInputRef` names: the `sourceRef` of the association into it) or writes its
@@ -73,6 +86,33 @@ def loop_variable(activity: etree._Element, ref: str, *, output: bool) -> str | 
 
 def _text(element: etree._Element) -> str:
     return "".join(element.itertext()).strip()
+
+
+# jBPM's own durations (`1d 2h`, `5m`, `30s`, `500ms`, a bare number of milliseconds), as its
+# time utilities read them: days, hours, minutes (not ms), seconds, milliseconds, in order
+_DURATION = re.compile(
+    r"(?:(\d+)[dD])?\s*(?:(\d+)[hH])?\s*(?:(\d+)[mM](?![sS]))?\s*(?:(\d+)[sS])?"
+    r"\s*(?:(\d+)(?:[mM][sS])?)?"
+)
+
+
+def iso_duration(text: str) -> str | None:
+    """A jBPM duration (`5m`, `1h 30m`, `500ms`) as ISO 8601 (`PT5M`, `PT1H30M`,
+    `PT0.5S`), or None when the text is not one (ISO itself, an expression, a date)."""
+    stripped = text.strip()
+    match = _DURATION.fullmatch(stripped) if stripped else None
+    if match is None:
+        return None
+    days, hours, minutes, seconds, millis = (int(g) if g else 0 for g in match.groups())
+    total = seconds + millis / 1000
+    second_text = str(int(total)) if total == int(total) else f"{total:.3f}".rstrip("0")
+    time = (
+        (f"{hours}H" if hours else "")
+        + (f"{minutes}M" if minutes else "")
+        + (f"{second_text}S" if total else "")
+    )
+    iso = "P" + (f"{days}D" if days else "") + (f"T{time}" if time else "")
+    return iso if iso != "P" else "PT0S"
 
 
 def refused(ext: ElementIndex, kind: str) -> list[tuple[etree._Element, str]]:

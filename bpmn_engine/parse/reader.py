@@ -820,6 +820,8 @@ class _Compiler:
             for child in _children(element, timer_kind):
                 timer = (timer_kind, _text(child))
                 timer_language = child.get("language") or self.language
+        if self.jbpm and timer is not None and timer[0] == "timeDuration":
+            timer = (timer[0], jbpm.iso_duration(timer[1]) or timer[1])  # jBPM's `5m`
         condition = None
         for child in _children(element, "condition"):
             condition = self.expression(child)
@@ -876,8 +878,9 @@ def _read_task(
         script_format = "feel"
     work_item = jbpm.work_item(attrs) if c.jbpm else None
     handler_names = extensions.handler_names(ext)
-    if work_item:  # jBPM's work item handler, by its name
-        handler_names = (work_item, *(n for n in handler_names if n != work_item))
+    if c.jbpm:  # jBPM's work item handler or service operation, by its name
+        first = jbpm.handler_names(attrs)
+        handler_names = (*first, *(n for n in handler_names if n not in first))
     decision = None
     if element.tag == _BUSINESS_RULE_TASK:
         decision, refused = extensions.decision_call(ext)

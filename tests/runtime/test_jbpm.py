@@ -10,11 +10,13 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from bpmn_engine import Engine, LoadError
+from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.runtime.handlers import ServiceTaskContext
 from tests.runtime.conftest import MakeEngine, events_named
 
@@ -25,6 +27,7 @@ JBPM_HEADER = (
     ' id="d" targetNamespace="http://www.jboss.org/drools">'
 )
 MVEL = "http://www.mvel.org/2.0"
+START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 Jbpm = Callable[..., Path]
 
 
@@ -290,6 +293,51 @@ def test_a_task_naming_a_work_item_without_its_handler_waits_as_a_job(
         {"element": "T", "reason": "job", "track": 1, "handlers": ["Email", "T"]}
     ]
     assert events_named(instance, "job.started") == []
+
+
+def test_a_java_service_task_calls_the_handler_named_by_its_operation(
+    jbpm: Jbpm, make_engine: MakeEngine
+) -> None:
+    # given: jBPM's Java service task, interface and operation as the designer writes them
+    task = (
+        '<bpmn2:serviceTask id="T" implementation="Java" drools:serviceimplementation="Java"'
+        ' drools:serviceinterface="org.example.Greeter" drools:serviceoperation="greet"/>'
+    )
+    path = jbpm(line(task))
+    # when: no handler, then one named by the operation
+    waiting = make_engine().start(path).run()
+    done = make_engine(handlers={"greet": lambda c: {"greeted": True}}).start(path).run()
+    # then
+    assert waiting.waiting_for[0]["handlers"] == ["Greeter.greet", "greet", "Java", "T"]
+    assert done.state == "completed" and done.variables == {"greeted": True}
+
+
+# -- timers ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("duration", "waited"),
+    [
+        ("1m 30s", timedelta(seconds=90)),
+        ("250ms", timedelta(milliseconds=250)),
+        ("1500", timedelta(seconds=1.5)),  # a bare number: milliseconds
+        ("PT2H", timedelta(hours=2)),
+        ("#{delay}", timedelta(minutes=3)),  # MVEL: the variable's value
+    ],
+)
+def test_a_timer_waits_for_a_jbpm_duration(
+    jbpm: Jbpm, make_engine: MakeEngine, duration: str, waited: timedelta
+) -> None:
+    clock = VirtualClock(START)
+    timer = (
+        '<bpmn2:intermediateCatchEvent id="W"><bpmn2:timerEventDefinition>'
+        f'<bpmn2:timeDuration xsi:type="bpmn2:tFormalExpression">{duration}'
+        "</bpmn2:timeDuration></bpmn2:timerEventDefinition></bpmn2:intermediateCatchEvent>"
+    )
+    path = jbpm(properties("delay") + line(timer))
+    outcome = make_engine(clock=clock).start(path, variables={"delay": "PT3M"}).run()
+    assert outcome.state == "completed"
+    assert clock.now() == START + waited
 
 
 # -- conditions ------------------------------------------------------------------------------
