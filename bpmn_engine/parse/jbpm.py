@@ -43,6 +43,7 @@ _HARMLESS_METADATA: dict[str, str | None] = {
     "customasync": None,  # a transaction boundary in jBPM: each step here is one anyway
     "customsladuedate": None,  # jBPM only flags a late node
     "customabortparent": "true",  # jBPM's default: a failed child fails its caller
+    "customautostart": "false",  # jBPM's default: an ad-hoc fragment waits to be started
 }
 
 
