@@ -171,12 +171,6 @@ def _compile_script(text: str, script_format: str | None, trusted: bool) -> Scri
         if len(text) > MAX_SOURCE_LENGTH:
             raise ExpressionError(f"the script is longer than {MAX_SOURCE_LENGTH:,} characters")
         return compile_javascript_script(text)
-    if name in MVEL or refused_language(name):
-        language = refused_language(name) or "MVEL"
-        raise ExpressionError(
-            f"script format {script_format!r}: {language} scripts need a JVM, as jBPM runs "
-            "them; scripts here must be python or javascript"
-        )
     if name not in _PYTHON:
         raise ExpressionError(
             f"script format {script_format!r} is not supported; scripts must be python "
