@@ -255,6 +255,8 @@ def _association(
         source = target
     if items.jbpm and _bpmn_children(element, "assignment"):
         return _jbpm_assignment(element, kind, sources, target, items, refuse, reading=reading)
+    if items.jbpm and reading and not sources and not _bpmn_children(element, "transformation"):
+        return None  # nothing to read: jBPM leaves the input unset (None)
     assignments: list[tuple[Expression, str]] = []
     for assignment in _bpmn_children(element, "assignment"):
         read = [expression(f) for f in _bpmn_children(assignment, "from")]

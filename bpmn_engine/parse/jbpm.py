@@ -9,6 +9,8 @@ A document that declares the namespace is read as jBPM reads it (docs/dialects.m
   assignment (`expressions/jbpm.py`'s `ParameterText`), and an input no association fills
   is None;
 - `drools:taskName` names the work item handler: a `task` with one calls it as a service task.
+- a multi-instance's collections are the variables its loop data input and output are
+  associated with; a `timeDuration` may be written `5m`, `1h 30m`, `500ms`.
 
 Attributes and extension elements of the namespace that change nothing here are read past
 (`packageName`, `version`, `adHoc="false"`, `selectable`, colours and icons, `drools:import`,
@@ -60,8 +62,8 @@ def work_item(attrs: Mapping[str, str]) -> str | None:
 
 def handler_names(attrs: Mapping[str, str]) -> tuple[str, ...]:
     """The names jBPM gives a task's handler, most specific first: its work item
-    (`drools:taskName`), and a Java service task's operation (`drools:serviceoperation`,
-    then `Interface.operation` with `drools:serviceinterface`'s simple name)."""
+    (`drools:taskName`), and a Java service task's operation as `Interface.operation`
+    (`drools:serviceinterface`'s simple name), then `operation` (`drools:serviceoperation`)."""
     names = [work_item(attrs) or ""]
     operation = (attrs.get(f"{_NS}serviceoperation") or "").strip()
     interface = (attrs.get(f"{_NS}serviceinterface") or "").strip().rsplit(".", 1)[-1]

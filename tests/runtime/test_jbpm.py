@@ -185,16 +185,25 @@ def test_a_value_java_would_write_differently_is_an_incident_naming_it(
 def test_an_input_no_association_fills_is_none_and_a_mapped_one_takes_the_variable(
     jbpm: Jbpm, engine: Engine
 ) -> None:
-    # given: ActorId declared and left unset; Reviewer from the variable `employee`
+    # given: ActorId declared and left unset, GroupId with an association that reads nothing,
+    # Reviewer from the variable `employee`
+    empty = (
+        "<bpmn2:dataInputAssociation><bpmn2:targetRef>U_GroupIdInputX</bpmn2:targetRef>"
+        "</bpmn2:dataInputAssociation>"
+    )
     body = properties("employee") + line(
-        user_task(io("U", ("ActorId", "Reviewer")) + mapped_in("U", "Reviewer", "employee"))
+        user_task(
+            io("U", ("ActorId", "GroupId", "Reviewer"))
+            + empty
+            + mapped_in("U", "Reviewer", "employee")
+        )
     )
     # when
     instance = engine.start(jbpm(body), variables={"employee": "krisv"})
     instance.run()
     # then: jBPM leaves an unset parameter null (a required input elsewhere: an incident)
     [task] = instance.user_tasks()
-    assert task.inputs == {"ActorId": None, "Reviewer": "krisv"}
+    assert task.inputs == {"ActorId": None, "GroupId": None, "Reviewer": "krisv"}
 
 
 def test_a_user_task_output_comes_back_by_its_name(jbpm: Jbpm, engine: Engine) -> None:
