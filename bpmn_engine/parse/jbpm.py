@@ -1,7 +1,8 @@
 """jBPM's dialect: what its namespace (`http://www.jboss.org/drools`, written `drools:` or
 `tns:`) says, and how jBPM reads a diagram where it reads BPMN its own way.
 
-A document that declares the namespace is read as jBPM reads it (docs/dialects.md#jbpm):
+A document that declares and uses the namespace is read as jBPM reads it
+(docs/dialects.md#jbpm):
 
 - a task's data inputs and outputs are its work item's parameters and results, by their
   `name` (`TaskName`, `GroupId`, `Comment`...), not by their id;
@@ -49,9 +50,17 @@ _HARMLESS_METADATA: dict[str, str | None] = {
 }
 
 
+_USED = etree.XPath("boolean(//@*[namespace-uri()=$ns] | //*[namespace-uri()=$ns])")
+
+
 def declared(root: etree._Element) -> bool:
-    """Whether the document is drawn for jBPM (it declares jBPM's namespace)."""
-    return DROOLS in root.nsmap.values()
+    """Whether the document is drawn for jBPM: it declares jBPM's namespace and uses it (an
+    attribute or element in it), or names MVEL its expression language. Other tools copy
+    the declaration alone into files they write."""
+    if DROOLS not in root.nsmap.values():
+        return False
+    language = (root.get("expressionLanguage") or "").strip().lower()
+    return language in MVEL or bool(_USED(root, ns=DROOLS))
 
 
 def work_item(attrs: Mapping[str, str]) -> str | None:

@@ -258,6 +258,26 @@ def test_a_multi_instance_reads_the_collection_its_loop_input_is_associated_with
     assert sorted(t.inputs["TaskName"] for t in instance.user_tasks()) == ["Check a", "Check b"]
 
 
+def test_a_file_that_only_declares_the_namespace_is_read_as_bpmn(
+    tmp_path: Path, engine: Engine
+) -> None:
+    # given: the declaration alone (some tools copy it), no drools: attribute or element
+    path = tmp_path / "declared.bpmn"
+    path.write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n{JBPM_HEADER}'
+        '<bpmn2:process id="p" isExecutable="true">'
+        + line(user_task(io("U", ("Comment",)) + constant("U", "Comment", "1 + 1")))
+        + "</bpmn2:process></bpmn2:definitions>",
+        encoding="utf-8",
+    )
+    # when
+    instance = engine.start(path)
+    instance.run()
+    # then: the assignment is an expression and the input is named by its id
+    [task] = instance.user_tasks()
+    assert task.inputs == {"U_CommentInputX": 2}
+
+
 # -- work item handlers ----------------------------------------------------------------------
 
 
