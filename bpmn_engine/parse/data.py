@@ -25,8 +25,11 @@ from bpmn_engine.parse.xml import local_name as _local
 PLACEHOLDER = "__targetRef_placeholder"
 _STORES = frozenset({"dataStore", "dataStoreReference"})
 _ITEMS = frozenset({"dataObject", "dataInput", "dataOutput", "property"})
+_LOOP_ITEMS = ("inputDataItem", "outputDataItem")  # jBPM's associations name them
 # the full tag of every element `DataItems.note` keeps, and its kind
-ITEM_TAGS = {f"{{{BPMN}}}{kind}": kind for kind in (*_STORES, *_ITEMS, "dataObjectReference")}
+ITEM_TAGS = {
+    f"{{{BPMN}}}{kind}": kind for kind in (*_STORES, *_ITEMS, *_LOOP_ITEMS, "dataObjectReference")
+}
 
 Refuse = Callable[[etree._Element, str], None]
 ReadExpression = Callable[[etree._Element], Expression | None]
@@ -65,7 +68,7 @@ class DataItems:
             self.names[item_id] = None
         elif self.jbpm and kind in ("dataInput", "dataOutput") and _is_parameter(element):
             self.names[item_id] = element.get("name", "").strip()  # a work item's parameter
-        elif kind in _ITEMS:
+        elif kind in _ITEMS or (self.jbpm and kind in _LOOP_ITEMS):
             self.names[item_id] = item_id
 
     def ends(self, association: etree._Element) -> tuple[list[str], str | None]:
@@ -135,9 +138,14 @@ def activity_data(
         return None
     inputs: list[str] = []
     outputs: list[str] | None = None
+    collected = _loop_outputs(index) if items.jbpm else set()
     for spec in index.bpmn_children("ioSpecification"):
         inputs += [_name(items, i) for i in _bpmn_children(spec, "dataInput") if i.get("id")]
-        found = [_name(items, o) for o in _bpmn_children(spec, "dataOutput") if o.get("id")]
+        found = [
+            _name(items, o)
+            for o in _bpmn_children(spec, "dataOutput")
+            if o.get("id") and o.get("id") not in collected
+        ]
         if found:
             outputs = (outputs or []) + found
     properties = [
@@ -155,6 +163,9 @@ def activity_data(
         for e in index.bpmn_children("dataOutputAssociation")
         if (a := _association(e, items, expression, refuse, reading=False)) is not None
     ]
+    if collected:  # the loop's output collection is written by the loop, not per instance
+        gathered = {items.names.get(i) or i for i in collected}
+        writes = [a for a in writes if a.source not in gathered]
     if items.jbpm:  # a parameter no association fills is None (jBPM leaves it unset)
         filled = {a.target for a in reads} | {t for a in reads for _, t in a.assignments}
         properties += [name for name in inputs if name not in filled]
@@ -168,6 +179,16 @@ def activity_data(
         tuple(reads),
         tuple(writes),
     )
+
+
+def _loop_outputs(index: ElementIndex) -> set[str]:
+    """jBPM: the data output a multi-instance's `loopDataOutputRef` names is the collection
+    the loop gathers, not something each instance produces."""
+    return {
+        _ref(_text(ref))
+        for loop in index.bpmn_children("multiInstanceLoopCharacteristics")
+        for ref in _bpmn_children(loop, "loopDataOutputRef")
+    }
 
 
 def _name(items: DataItems, element: etree._Element) -> str:

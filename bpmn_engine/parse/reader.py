@@ -713,13 +713,15 @@ class _Compiler:
         collection = Expression(input_name, None, line) if input_name else None
         element_variable = item_name("inputDataItem")
         output_collection = _ref(_text(output_ref)) if output_ref is not None else None
-        if self.jbpm:  # the variables the loop's data input and output are associated with
+        if self.jbpm:  # the variables the loop's data input and output are associated with,
+            names = self.items_index.names  # else the data input's or output's own name
             if input_name:
                 found = jbpm.loop_variable(activity, input_name, output=False)
-                collection = Expression(found, None, line) if found else collection
+                found = found or names.get(input_name) or input_name
+                collection = Expression(found, None, line)
             if output_collection:
                 found = jbpm.loop_variable(activity, output_collection, output=True)
-                output_collection = found or output_collection
+                output_collection = found or names.get(output_collection) or output_collection
         output_item = item_name("outputDataItem")
         output_element = Expression(output_item, None, line) if output_item else None
         dialect = "bpmn"

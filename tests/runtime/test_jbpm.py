@@ -278,6 +278,40 @@ def test_a_file_that_only_declares_the_namespace_is_read_as_bpmn(
     assert task.inputs == {"U_CommentInputX": 2}
 
 
+def test_a_multi_instance_gathers_each_output_item_into_its_loop_output(
+    jbpm: Jbpm, engine: Engine
+) -> None:
+    # given: each task reads its `item` (the loop's input item) as Item; its Verdict goes to
+    # the output item `verdict`, which the loop gathers into the collection its
+    # loopDataOutputRef's association writes, `verdicts`
+    loop = (
+        "<bpmn2:multiInstanceLoopCharacteristics>"
+        "<bpmn2:loopDataInputRef>U_IN_COLLECTIONInputX</bpmn2:loopDataInputRef>"
+        "<bpmn2:loopDataOutputRef>U_OUT_COLLECTIONOutputX</bpmn2:loopDataOutputRef>"
+        '<bpmn2:inputDataItem id="item"/><bpmn2:outputDataItem id="verdict"/>'
+        "</bpmn2:multiInstanceLoopCharacteristics>"
+    )
+    body = properties("list", "verdicts") + line(
+        user_task(
+            io("U", ("IN_COLLECTION", "Item"), ("OUT_COLLECTION", "Verdict"))
+            + mapped_in("U", "IN_COLLECTION", "list")
+            + mapped_in("U", "Item", "item")
+            + mapped_out("U", "OUT_COLLECTION", "verdicts")
+            + mapped_out("U", "Verdict", "verdict")
+            + loop
+        )
+    )
+    instance = engine.start(jbpm(body), variables={"list": ["a", "b"]})
+    instance.run()
+    # when
+    for task in sorted(instance.user_tasks(), key=lambda t: t.id):
+        instance.complete_task(task.id, {"Verdict": f"ok-{task.inputs['Item']}"})
+    outcome = instance.run()
+    # then
+    assert outcome.state == "completed"
+    assert outcome.variables["verdicts"] == ["ok-a", "ok-b"]
+
+
 # -- work item handlers ----------------------------------------------------------------------
 
 
