@@ -152,7 +152,7 @@ class _Compiler:
         self.root_definitions: dict[str, etree._Element] = {}
         self.language: str | None = None  # definitions/@expressionLanguage
         self.spiff = False  # the file declares SpiffWorkflow's namespace: drawn for it
-        self.jbpm = False  # the file declares jBPM's namespace: read as jBPM reads it
+        self.jbpm = False  # the file is drawn for jBPM (`jbpm.declared`): read as jBPM reads it
         self.items: data.DataItems | None = None
         self.refusals: list[Refusal] = []  # of the process being compiled
         self.associations: dict[str, tuple[str, ...]] = {}  # source id -> target ids
@@ -713,8 +713,10 @@ class _Compiler:
         collection = Expression(input_name, None, line) if input_name else None
         element_variable = item_name("inputDataItem")
         output_collection = _ref(_text(output_ref)) if output_ref is not None else None
-        if self.jbpm:  # the variables the loop's data input and output are associated with,
-            names = self.items_index.names  # else the data input's or output's own name
+        if self.jbpm:
+            # jBPM's collections: the variables the loop's data input and output are
+            # associated with, else the data input's or output's own name
+            names = self.items_index.names
             if input_name:
                 found = jbpm.loop_variable(activity, input_name, output=False)
                 found = found or names.get(input_name) or input_name
