@@ -52,10 +52,11 @@ class DataItems:
     hands it each element of `ITEM_TAGS` that has an id, in the one walk over the document
     that also indexes the ids."""
 
-    def __init__(self, *, jbpm: bool = False) -> None:
+    jbpm = False  # read as jBPM reads it (`parse/jbpm.py`): set before the first `note`
+
+    def __init__(self) -> None:
         self.names: dict[str, str | None] = {}
         self.stores: set[str] = set()
-        self.jbpm = jbpm  # read as jBPM reads it (`parse/jbpm.py`)
 
     def note(self, element: etree._Element, item_id: str) -> None:
         """Keep one element (its tag one of `ITEM_TAGS`, `item_id` its non-empty id)."""

@@ -181,7 +181,8 @@ class _Compiler:
                 root,
             )
         self.jbpm = jbpm.declared(root)
-        self.items = data.DataItems(jbpm=self.jbpm)
+        self.items = data.DataItems()
+        self.items.jbpm = self.jbpm
         self._index_ids(root, self.items)
         for association in root.iter(f"{{{BPMN}}}association"):
             start, end = _ref(association.get("sourceRef")), _ref(association.get("targetRef"))
