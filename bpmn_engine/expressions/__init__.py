@@ -3,9 +3,10 @@
 Languages: `${...}` / `#{...}` is JUEL (Camunda 7), `=...` is FEEL (Camunda 8), a `language` or
 `scriptFormat` naming JavaScript runs in an embedded V8 (the optional extra `js`, see
 `javascript.py`), anything else is a sandboxed Python subset (see `sandbox.py`) unless the
-diagram names another language, which is refused at compile time. Python scripts are sandboxed,
-or full Python when the user trusts them. Every failure, at compile or evaluation time, is an
-ExpressionError.
+diagram names another language, which is refused at compile time. jBPM's MVEL is evaluated
+only as a variable path `#{order.total}`, and Java and Drools rules are refused by name
+(`jbpm.py`). Python scripts are sandboxed, or full Python when the user trusts them. Every
+failure, at compile or evaluation time, is an ExpressionError.
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ from bpmn_engine.expressions.javascript import (
     compile_javascript_script,
     is_javascript,
 )
+from bpmn_engine.expressions.jbpm import (
+    MVEL,
+    PARAMETER,
+    compile_mvel,
+    compile_parameter,
+    jvm_refusal,
+    refused_language,
+)
 from bpmn_engine.expressions.scripts import (
     CompiledScript,
     TrustedExpression,
@@ -37,8 +46,15 @@ from bpmn_engine.expressions.scripts import (
 
 if TYPE_CHECKING:
     from bpmn_engine.expressions.feel import FeelExpression
+    from bpmn_engine.expressions.jbpm import ParameterText
 
-    Expression = CompiledExpression | FeelExpression | JavaScriptExpression | TrustedExpression
+    Expression = (
+        CompiledExpression
+        | FeelExpression
+        | JavaScriptExpression
+        | TrustedExpression
+        | ParameterText
+    )
     Script = CompiledScript | JavaScriptScript
 
 __all__ = [
@@ -94,11 +110,15 @@ _LANGUAGES = {
 
 def _language(text: str, language: str | None) -> str:
     stripped = text.strip()
+    name = (language or "").strip().lower()
+    if name in MVEL or name == PARAMETER:
+        return name  # jBPM's: a variable path, or a data input value (`jbpm.py`)
     if stripped[:2] in ("${", "#{") and stripped.endswith("}"):
         return "juel"
     if stripped.startswith("="):
         return "feel"
-    name = (language or "").strip().lower()
+    if refused_language(name):  # JUEL and FEEL, written as such, win over it (as before)
+        raise jvm_refusal(text, language or "")
     if is_javascript(name):
         return "javascript"
     if name in XPATH:
@@ -126,6 +146,10 @@ def _compile_expression(text: str, language: str | None, trusted: bool) -> Expre
 
 
 def _translate(text: str, chosen: str, trusted: bool) -> Expression:
+    if chosen in MVEL:
+        return compile_mvel(text, chosen)
+    if chosen == PARAMETER:
+        return compile_parameter(text)
     if chosen == "javascript":
         return compile_javascript_expression(text)
     if chosen == "juel":

@@ -32,6 +32,7 @@ LANGUAGES = frozenset(
         "application/javascript",
         "text/ecmascript",
         "application/ecmascript",
+        "http://www.javascript.com/javascript",  # jBPM's name for it
     }
 )
 """Names of JavaScript in `language` and `scriptFormat` (compared in lower case)."""

@@ -241,6 +241,8 @@ class Task(Activity):
     decision: DecisionCall | None = None  # a business rule task that evaluates a DMN decision
     # a task or manual task that waits for a person as a user task does (SpiffWorkflow's)
     waits_for_person: bool = False
+    # jBPM's work item name (`drools:taskName`): a `task` with one calls its handler
+    work_item: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

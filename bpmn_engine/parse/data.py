@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from lxml import etree
 
+from bpmn_engine.expressions.jbpm import PARAMETER
 from bpmn_engine.model.elements import ActivityData, DataAssociation, Expression
 from bpmn_engine.model.kinds import BPMN
 from bpmn_engine.model.process import ProcessInterface
@@ -37,8 +38,11 @@ SPIFF_TYPED_STORES = frozenset(
     {"KKVDataStore", "JSONDataStore", "JSONFileDataStore", "TypeaheadDataStore"}
 )
 _ITEMS = frozenset({"dataObject", "dataInput", "dataOutput", "property"})
+_LOOP_ITEMS = ("inputDataItem", "outputDataItem")  # jBPM's associations name them
 # the full tag of every element `DataItems.note` keeps, and its kind
-ITEM_TAGS = {f"{{{BPMN}}}{kind}": kind for kind in (*_STORES, *_ITEMS, "dataObjectReference")}
+ITEM_TAGS = {
+    f"{{{BPMN}}}{kind}": kind for kind in (*_STORES, *_ITEMS, *_LOOP_ITEMS, "dataObjectReference")
+}
 
 Refuse = Callable[[etree._Element, str], None]
 ReadExpression = Callable[[etree._Element], Expression | None]
@@ -61,6 +65,8 @@ class DataItems:
     hands it each element of `ITEM_TAGS` that has an id, in the one walk over the document
     that also indexes the ids."""
 
+    jbpm = False  # read as jBPM reads it (`parse/jbpm.py`): set before the first `note`
+
     def __init__(self) -> None:
         self.names: dict[str, str | None] = {}
         # a data store or a reference to one, by id: (the `dataStore` it names, None for a
@@ -78,7 +84,9 @@ class DataItems:
             self.names[item_id] = _ref(element.get("dataObjectRef") or "") or item_id
         elif kind == "property" and element.get("name") == PLACEHOLDER:
             self.names[item_id] = None
-        elif kind in _ITEMS:
+        elif self.jbpm and kind in ("dataInput", "dataOutput") and _is_parameter(element):
+            self.names[item_id] = element.get("name", "").strip()  # a work item's parameter
+        elif kind in _ITEMS or (self.jbpm and kind in _LOOP_ITEMS):
             self.names[item_id] = item_id
 
     def store(self, item_id: str) -> tuple[str | None, str]:
@@ -102,6 +110,20 @@ class DataItems:
         sources = [_ref(_text(s)) for s in _bpmn_children(association, "sourceRef")]
         targets = [_ref(_text(t)) for t in _bpmn_children(association, "targetRef")]
         return [s for s in sources if s], (targets[0] if targets and targets[0] else None)
+
+
+def _is_parameter(element: etree._Element) -> bool:
+    """A data input or output of an activity's `ioSpecification` with a name a variable can
+    have: jBPM passes it to the work item (or the called process) under that name."""
+    spec = element.getparent()
+    holder = spec.getparent() if spec is not None else None
+    return (
+        spec is not None
+        and _local(spec) == "ioSpecification"
+        and holder is not None
+        and _local(holder) != "process"
+        and (element.get("name") or "").strip().isidentifier()
+    )
 
 
 def declared(container: ElementIndex, *, process: bool = False) -> tuple[str, ...]:
@@ -150,9 +172,14 @@ def activity_data(
         return None
     inputs: list[str] = []
     outputs: list[str] | None = None
+    collected = _loop_outputs(index) if items.jbpm else set()
     for spec in index.bpmn_children("ioSpecification"):
-        inputs += [i.get("id", "") for i in _bpmn_children(spec, "dataInput") if i.get("id")]
-        found = [o.get("id", "") for o in _bpmn_children(spec, "dataOutput") if o.get("id")]
+        inputs += [_name(items, i) for i in _bpmn_children(spec, "dataInput") if i.get("id")]
+        found = [
+            _name(items, o)
+            for o in _bpmn_children(spec, "dataOutput")
+            if o.get("id") and o.get("id") not in collected
+        ]
         if found:
             outputs = (outputs or []) + found
     properties = [
@@ -170,6 +197,13 @@ def activity_data(
         for e in index.bpmn_children("dataOutputAssociation")
         if (a := _association(e, items, expression, refuse, reading=False)) is not None
     ]
+    if collected:  # the loop's output collection is written by the loop, not per instance
+        gathered = {items.names.get(i) or i for i in collected}
+        writes = [a for a in writes if a.source not in gathered]
+    if items.jbpm:  # a parameter no association fills is None (jBPM leaves it unset)
+        filled = {a.target for a in reads} | {t for a in reads for _, t in a.assignments}
+        properties += [name for name in inputs if name not in filled]
+        inputs = [name for name in inputs if name in filled]
     if not (inputs or outputs is not None or properties or reads or writes):
         return None
     return ActivityData(
@@ -178,6 +212,68 @@ def activity_data(
         tuple(properties),
         tuple(reads),
         tuple(writes),
+    )
+
+
+def _loop_outputs(index: ElementIndex) -> set[str]:
+    """jBPM: the data output a multi-instance's `loopDataOutputRef` names is the collection
+    the loop gathers, not something each instance produces."""
+    return {
+        _ref(_text(ref))
+        for loop in index.bpmn_children("multiInstanceLoopCharacteristics")
+        for ref in _bpmn_children(loop, "loopDataOutputRef")
+    }
+
+
+def _name(items: DataItems, element: etree._Element) -> str:
+    """The variable of a data input or output (its id, or in jBPM its name)."""
+    item_id = element.get("id", "")
+    return items.names.get(item_id) or item_id
+
+
+def _jbpm_assignment(
+    element: etree._Element,
+    kind: str,
+    sources: list[str],
+    target: str | None,
+    items: DataItems,
+    refuse: Refuse,
+    *,
+    reading: bool,
+) -> DataAssociation | None:
+    """jBPM's assignment: a data input association without a sourceRef gives its input the
+    text of the assignment's `from` (`expressions/jbpm.py`); an empty one leaves it unset.
+    jBPM evaluates any other assignment as XPath over the source or the result."""
+    if not reading or sources:
+        refuse(
+            element,
+            f"{kind} with {'a sourceRef and ' if sources else ''}an assignment: jBPM "
+            "evaluates it as XPath, which is not supported; map the variable with sourceRef "
+            "and targetRef alone",
+        )
+        return None
+    assignments = _bpmn_children(element, "assignment")
+    if len(assignments) > 1:
+        refuse(element, f"{kind} with {len(assignments)} assignments: jBPM reads only one")
+        return None
+    froms = _bpmn_children(assignments[0], "from")
+    text = "".join(froms[0].itertext()) if froms else ""
+    if target is None:  # no targetRef: the `to` names the input
+        written = [_ref(_text(t)) for t in _bpmn_children(assignments[0], "to")]
+        target = items.names.get(written[0]) if written else None
+    if not target or not target.isidentifier():
+        refuse(element, f"{kind} has no target: its targetRef must name a data input")
+        return None
+    if not text:
+        return None
+    line = froms[0].sourceline or element.sourceline or 0
+    return DataAssociation(
+        element.get("id", ""),
+        element.sourceline or 0,
+        None,
+        target,
+        None,
+        ((Expression(text, PARAMETER, line), target),),
     )
 
 
@@ -207,6 +303,10 @@ def _association(
         target = source
     if not reading and source is None:  # bpmn.io writes no sourceRef: the same name
         source = target
+    if items.jbpm and _bpmn_children(element, "assignment"):
+        return _jbpm_assignment(element, kind, sources, target, items, refuse, reading=reading)
+    if items.jbpm and reading and not sources and not _bpmn_children(element, "transformation"):
+        return None  # nothing to read: jBPM leaves the input unset (None)
     assignments: list[tuple[Expression, str]] = []
     for assignment in _bpmn_children(element, "assignment"):
         read = [expression(f) for f in _bpmn_children(assignment, "from")]

@@ -40,7 +40,7 @@ from bpmn_engine.model.elements import (
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import compensation, data, extensions, listeners
+from bpmn_engine.parse import compensation, data, extensions, jbpm, listeners
 from bpmn_engine.parse.xml import local_name as _local
 from bpmn_engine.parse.xml import parse_xml, read_source
 
@@ -151,6 +151,7 @@ class _Compiler:
         self.root_definitions: dict[str, etree._Element] = {}
         self.language: str | None = None  # definitions/@expressionLanguage
         self.spiff = False  # the file declares SpiffWorkflow's namespace: drawn for it
+        self.jbpm = False  # the file is drawn for jBPM (`jbpm.declared`): read as jBPM reads it
         self.items: data.DataItems | None = None
         self.refusals: list[Refusal] = []  # of the process being compiled
         self.associations: dict[str, tuple[str, ...]] = {}  # source id -> target ids
@@ -181,7 +182,9 @@ class _Compiler:
                 f"expected {{{BPMN}}}definitions",
                 root,
             )
+        self.jbpm = jbpm.declared(root)
         self.items = data.DataItems()
+        self.items.jbpm = self.jbpm
         self._index_ids(root, self.items)
         for association in root.iter(f"{{{BPMN}}}association"):
             start, end = _ref(association.get("sourceRef")), _ref(association.get("targetRef"))
@@ -191,6 +194,8 @@ class _Compiler:
         language = (root.get("expressionLanguage") or "").strip()
         if language and language.lower() != XPATH_DEFAULT:
             self.language = language
+        elif self.jbpm:
+            self.language = jbpm.DEFAULT_LANGUAGE  # what jBPM reads an expression in
         for child in root:
             if _is_bpmn(child) and _local(child).endswith("EventDefinition") and child.get("id"):
                 self.root_definitions[child.get("id")] = child
@@ -310,6 +315,8 @@ class _Compiler:
         nodes, flows = self.scope_contents(element)
         index = self.index(element)
         process_listeners = listeners.read(index, "process", self.refuse)
+        for where, why in jbpm.refused(index, "process") if self.jbpm else ():
+            self.refuse(where, why)
         return Process.build(
             process_id,
             element.sourceline or 0,
@@ -399,6 +406,9 @@ class _Compiler:
                         )
                     )
 
+        for where, why in jbpm.refused(ext, node.kind) if self.jbpm else ():
+            self.refuse(where, why)
+
     def refuse_at(self, element_id: str, line: int, message: str) -> None:
         """A refusal about an element already compiled (it has an id and a line)."""
         self.refusals.append(Refusal(element_id, line, message))
@@ -455,6 +465,8 @@ class _Compiler:
             audit(element, node, ext)
         self._index = index  # the container's readers come next (its listeners, activity)
         self.check_scope(container, nodes, flows)
+        if self.jbpm:
+            self.jbpm_priorities(node_elements, nodes, flows, flow_elements)
         kind = _local(container)
         if container.get("triggeredByEvent", "false") == "true":
             kind = "eventSubProcess"
@@ -513,6 +525,29 @@ class _Compiler:
                     "which is not an activity of the same scope",
                     by_id(node.id),
                 )
+
+    def jbpm_priorities(
+        self,
+        node_elements: list[tuple[etree._Element, str, _Reader, extensions.ElementIndex]],
+        nodes: dict[str, FlowNode],
+        flows: dict[str, SequenceFlow],
+        flow_elements: list[tuple[int, etree._Element]],
+    ) -> None:
+        """jBPM chooses among an exclusive gateway's flows by `drools:priority`: refused
+        where that would choose otherwise than document order (`jbpm.priority_refusal`)."""
+        by_id = {e.get("id"): e for _, e in flow_elements}
+        for element, *_ in node_elements:
+            node = nodes.get(element.get("id", ""))
+            if node is None or node.kind != "exclusiveGateway" or len(node.outgoing) < 2:
+                continue
+            chosen = [
+                by_id[f]
+                for f in node.outgoing
+                if f in by_id and flows[f].condition is not None and not flows[f].is_default
+            ]
+            why = jbpm.priority_refusal(chosen) if len(chosen) > 1 else None
+            if why:
+                self.refuse(element, f"exclusive gateway: {why}")
 
     def sequence_flows(
         self,
@@ -683,6 +718,17 @@ class _Compiler:
         collection = Expression(input_name, None, line) if input_name else None
         element_variable = item_name("inputDataItem")
         output_collection = _ref(_text(output_ref)) if output_ref is not None else None
+        if self.jbpm:
+            # jBPM's collections: the variables the loop's data input and output are
+            # associated with, else the data input's or output's own name
+            names = self.items_index.names
+            if input_name:
+                found = jbpm.loop_variable(activity, input_name, output=False)
+                found = found or names.get(input_name) or input_name
+                collection = Expression(found, None, line)
+            if output_collection:
+                found = jbpm.loop_variable(activity, output_collection, output=True)
+                output_collection = found or names.get(output_collection) or output_collection
         output_item = item_name("outputDataItem")
         output_element = Expression(output_item, None, line) if output_item else None
         dialect = "bpmn"
@@ -783,6 +829,8 @@ class _Compiler:
             for child in _children(element, timer_kind):
                 timer = (timer_kind, _text(child))
                 timer_language = child.get("language") or self.language
+        if self.jbpm and timer is not None and timer[0] == "timeDuration":
+            timer = (timer[0], jbpm.iso_duration(timer[1]) or timer[1])  # jBPM's `5m`
         condition = None
         for child in _children(element, "condition"):
             condition = self.expression(child)
@@ -830,11 +878,18 @@ def _read_task(
     for child in ext.bpmn_children("script") if ext.children else ():
         script = _text(child)
     script_format = attrs.get("scriptFormat")
+    if c.jbpm and script is not None and not script_format:
+        script_format = jbpm.DEFAULT_LANGUAGE  # jBPM reads a script without one as MVEL
     result_variable = ext.vendor_attr("resultVariable")
     zeebe = extensions.zeebe_script(ext) if ext.has_extensions else None
     if zeebe and script is None:
         script, result_variable = zeebe
         script_format = "feel"
+    work_item = jbpm.work_item(attrs) if c.jbpm else None
+    handler_names = extensions.handler_names(ext)
+    if c.jbpm:  # jBPM's work item handler or service operation, by its name
+        first = jbpm.handler_names(attrs)
+        handler_names = (*first, *(n for n in handler_names if n not in first))
     decision = None
     if element.tag == _BUSINESS_RULE_TASK:
         decision, refused = extensions.decision_call(ext)
@@ -842,7 +897,7 @@ def _read_task(
             c.refuse(element, refused)
     return _new_task(  # by position, in the order of the fields (see `_Compiler.base`)
         *c.activity(element, ext, flows),
-        extensions.handler_names(ext),
+        handler_names,
         script,
         script_format,
         result_variable,
@@ -851,6 +906,7 @@ def _read_task(
         extensions.task_headers(ext) if ext.has_extensions else (),
         decision,
         waits,
+        work_item,
     )
 
 

@@ -222,6 +222,7 @@ READ_BY_POSITION = {
         "headers",
         "decision",
         "waits_for_person",
+        "work_item",
     ),
     "SubProcess": (*ACTIVITY, "scope", "triggered_by_event"),
     "CallActivity": (

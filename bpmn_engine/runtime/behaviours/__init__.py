@@ -66,6 +66,8 @@ BEHAVIOURS: dict[str, FlowNodeBehaviour] = {
 
 
 def behaviour_for(node: FlowNode) -> FlowNodeBehaviour:
+    if node.kind == "task" and getattr(node, "work_item", None):
+        return _service  # jBPM's work item: its handler does the work, as a service task's
     return BEHAVIOURS[node.kind]
 
 
