@@ -94,6 +94,7 @@ _EVENT_DATA = {
     "endEvent": "dataInputAssociation",
     "intermediateCatchEvent": "dataOutputAssociation",
     "boundaryEvent": "dataOutputAssociation",
+    "startEvent": "dataOutputAssociation",
 }
 # the event definitions whose throw carries data to its catcher
 _CARRYING = frozenset(("message", "signal", "escalation", "error"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime
+from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import pytest
@@ -18,7 +19,7 @@ from bpmn_engine.runtime.clock import VirtualClock
 from bpmn_engine.validate import validate
 from bpmn_engine.validate.findings import Severity
 from tests.postgresql_server import scratch_db
-from tests.runtime.conftest import Bpmn, flow
+from tests.runtime.conftest import HEADER, Bpmn, flow
 
 
 def camunda(*, inputs: str = "", outputs: str = "", listener: str = "") -> str:
@@ -303,6 +304,63 @@ def test_a_signal_start_of_a_waiting_instance_sets_its_output_mapping(
     assert instance.run().state == "waiting"
     engine.broadcast_signal("go", {"sender": "ops", "noise": 1}, current=instance)
     assert instance.run().variables == {"who": "ops"}
+
+
+def with_roots(tmp_path: Path, body: str, roots: str) -> Path:
+    """A file with `body` as process `p` and `roots` (messages, signals) beside it."""
+    path = tmp_path / "rooted.bpmn"
+    path.write_text(
+        f'{HEADER}<process id="p" isExecutable="true">{body}</process>{roots}</definitions>'
+    )
+    return path
+
+
+def test_a_deployed_message_start_sets_only_what_its_output_mapping_maps(
+    tmp_path: Path, engine: Engine
+) -> None:
+    start = (
+        '<startEvent id="S">'
+        + zeebe(outputs="order=id")
+        + '<messageEventDefinition messageRef="M"/></startEvent>'
+    )
+    body = start + '<endEvent id="E"/>' + chain("S", "E")
+    engine.deploy_processes(with_roots(tmp_path, body, '<message id="M" name="placed"/>'))
+    [started] = engine.publish_message("placed", None, {"id": 42, "noise": 1})
+    assert started.run().variables == {"order": 42}
+
+
+def test_a_deployed_signal_starts_data_output_takes_the_signals_variables(
+    tmp_path: Path, engine: Engine
+) -> None:
+    start = (
+        '<dataObject id="got"/><startEvent id="S">'
+        + data_output("got")
+        + '<signalEventDefinition signalRef="go"/></startEvent>'
+    )
+    body = start + '<endEvent id="E"/>' + chain("S", "E")
+    engine.deploy_processes(with_roots(tmp_path, body, '<signal id="go" name="go"/>'))
+    [started] = engine.broadcast_signal("go", {"who": "ops"})
+    assert started.run().variables == {"got": {"who": "ops"}}
+
+
+def test_an_error_event_subprocess_starts_data_output_takes_what_the_error_carries(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<dataObject id="problem"/><dataObject id="got"/><startEvent id="S"/>'
+        '<endEvent id="T">'
+        + data_input("problem")
+        + '<errorEventDefinition errorRef="Err"/></endEvent>'
+        + flow("S", "T")
+        + '<subProcess id="handler" triggeredByEvent="true"><startEvent id="hs">'
+        + data_output("got")
+        + '<errorEventDefinition errorRef="Err"/></startEvent><endEvent id="he"/>'
+        + flow("hs", "he")
+        + "</subProcess>"
+    )
+    outcome = engine.start(bpmn(body), variables={"problem": {"why": "late"}}).run()
+    assert outcome.state == "completed"
+    assert outcome.variables == {"problem": {"why": "late"}, "got": {"why": "late"}}
 
 
 # --- what Camunda 7 and Zeebe do not run either: refused before the first step -------------
