@@ -262,6 +262,11 @@ def event_mappings_refused(
             f"output mappings on a {ending[0]} end event: the token does not complete there, "
             "so neither Camunda 7 nor Zeebe maps them; set the values before the event"
         )
+    if io.outputs and kind == "boundaryEvent" and "compensate" in definition_kinds:
+        reasons.append(
+            "output mappings on a compensation boundary event: no token leaves it (it only "
+            "names its handler), so nothing would map them; map them in the handler"
+        )
     return [(element, reason) for element in _mapping_elements(ext)[:1] for reason in reasons]
 
 

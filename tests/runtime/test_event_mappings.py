@@ -177,6 +177,59 @@ def test_a_timer_catchs_output_mapping_sets_its_value(bpmn: Bpmn, each_store: st
     assert outcome.variables == {"n": 1, "late": 2}
 
 
+def test_a_timer_after_an_event_based_gateway_sets_its_output_mapping(
+    bpmn: Bpmn, each_store: str
+) -> None:
+    """As Camunda 7's timer catch after an event-based gateway with an output mapping."""
+    body = (
+        '<startEvent id="S"/><eventBasedGateway id="G"/>'
+        '<intermediateCatchEvent id="late">'
+        + camunda(outputs="foo=bar")
+        + "<timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>"
+        '</intermediateCatchEvent><intermediateCatchEvent id="msg">'
+        '<messageEventDefinition messageRef="never"/></intermediateCatchEvent>'
+        '<endEvent id="E1"/><endEvent id="E2"/>'
+        + chain("S", "G", "late", "E1")
+        + chain("G", "msg", "E2")
+    )
+    clock = VirtualClock(datetime(2026, 1, 1, tzinfo=UTC))
+    with Engine(scratch_db(), clock=clock) as engine:
+        outcome = engine.start(bpmn(body)).run()
+    assert (outcome.end_event, outcome.variables) == ("E1", {"foo": "bar"})
+
+
+def test_a_link_catchs_output_mapping_is_set_as_the_token_jumps_to_it(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="S"/><intermediateThrowEvent id="jump">'
+        '<linkEventDefinition name="L"/></intermediateThrowEvent>'
+        '<intermediateCatchEvent id="land">'
+        + zeebe(outputs="landed=n + 1")
+        + '<linkEventDefinition name="L"/></intermediateCatchEvent><endEvent id="E"/>'
+        + chain("S", "jump")
+        + chain("land", "E")
+    )
+    assert engine.start(bpmn(body), variables={"n": 1}).run().variables == {"n": 1, "landed": 2}
+
+
+def test_a_cancel_boundarys_output_mapping_is_set_as_the_transaction_leaves_by_it(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    body = (
+        '<startEvent id="S"/><transaction id="tx"><startEvent id="ts"/>'
+        '<endEvent id="fail"><cancelEventDefinition/></endEvent>'
+        + flow("ts", "fail")
+        + '</transaction><boundaryEvent id="cancelled" attachedToRef="tx">'
+        + zeebe(outputs='outcome="cancelled " + order')
+        + '<cancelEventDefinition/></boundaryEvent><endEvent id="E1"/><endEvent id="E2"/>'
+        + chain("S", "tx", "E1")
+        + chain("cancelled", "E2")
+    )
+    outcome = engine.start(bpmn(body), variables={"order": "A7"}).run()
+    assert (outcome.end_event, outcome.variables["outcome"]) == ("E2", "cancelled A7")
+
+
 def test_a_conditional_catchs_output_mapping_is_set_when_it_fires(
     bpmn: Bpmn, engine: Engine
 ) -> None:
@@ -388,6 +441,13 @@ REFUSED = {
         + '<signalEventDefinition signalRef="go"/></intermediateCatchEvent><endEvent id="E"/>'
         + chain("S", "T", "E"),
         "input mappings on an intermediate catch event are not run yet",
+    ),
+    "output mapping on a compensation boundary event": (
+        '<startEvent id="S"/><task id="U"/><boundaryEvent id="T" attachedToRef="U">'
+        + zeebe(outputs="a=1")
+        + '<compensateEventDefinition/></boundaryEvent><endEvent id="E"/>'
+        + chain("S", "U", "E"),
+        "output mappings on a compensation boundary event",
     ),
     "output mapping on an error end event": (
         '<startEvent id="S"/><endEvent id="T">'

@@ -172,6 +172,7 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         if "link" in node.definition_kinds:
             if len(node.definitions) > 1:
                 raise Incident(f"a link catch event (line {node.line}) has one trigger", node.id)
+            ctx.set_variables(caught(ctx, node, None))  # its output mappings: nothing came
             self.complete(ctx)
             return
         waits = [KINDS[d.kind].arm(ctx, node, d, node.id) for d in node.definitions]
