@@ -225,6 +225,12 @@ def _mapping_elements(ext: ElementIndex) -> list[etree._Element]:
 
 # end events whose token never completes there: no engine maps outputs after them
 _NO_OUTPUTS_AT_END = ("error", "terminate", "cancel", "compensate")
+_ENDING = {
+    "error": "an error",
+    "terminate": "a terminate",
+    "cancel": "a cancel",
+    "compensate": "a compensation",
+}
 
 
 def event_mappings_refused(
@@ -235,8 +241,9 @@ def event_mappings_refused(
 
     Throw events (intermediate, end) take input mappings: the event's locals, which its
     listeners and payload expressions see (and a message, or a Zeebe signal, carries). Every
-    event but an error, terminate, cancel or compensation end event takes output mappings:
-    what it sets when it completes (a throw) or fires (a catch: over what came with it)."""
+    event but an error, terminate, cancel or compensation end event and a compensation
+    boundary event takes output mappings: what it sets when it completes (a throw) or fires
+    (a catch: over what came with it)."""
     if io is None:
         return []
     reasons: list[str] = []
@@ -259,8 +266,9 @@ def event_mappings_refused(
     ending = [k for k in definition_kinds if k in _NO_OUTPUTS_AT_END]
     if io.outputs and kind == "endEvent" and ending:
         reasons.append(
-            f"output mappings on a {ending[0]} end event: the token does not complete there, "
-            "so neither Camunda 7 nor Zeebe maps them; set the values before the event"
+            f"output mappings on {_ENDING[ending[0]]} end event: the token does not "
+            "complete there, so neither Camunda 7 nor Zeebe maps them; set the values before "
+            "the event"
         )
     if io.outputs and kind == "boundaryEvent" and "compensate" in definition_kinds:
         reasons.append(

@@ -454,7 +454,7 @@ REFUSED = {
         + zeebe(outputs="a=1")
         + '<errorEventDefinition errorRef="Err"/></endEvent>'
         + flow("S", "T"),
-        "output mappings on a error end event",
+        "output mappings on an error end event",
     ),
     "data input on a terminate end event": (
         '<dataObject id="x"/><startEvent id="S"/><endEvent id="T">'
