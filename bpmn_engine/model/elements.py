@@ -71,6 +71,7 @@ class IoParameter:
 class IoMapping:
     inputs: tuple[IoParameter, ...] = ()
     outputs: tuple[IoParameter, ...] = ()
+    zeebe: bool = False  # written as `zeebe:ioMapping` (a Zeebe signal carries its inputs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +338,13 @@ class Event(FlowNode):
     definitions: tuple[EventDefinition, ...] = ()
     # with several definitions: all of them must trigger (parallel multiple), not any one
     parallel_multiple: bool = False
+    # Camunda/Zeebe mappings: a throw's inputs (its locals) and any event's outputs (what
+    # it sets when it completes or fires: `runtime/events/payloads.py`); its data
+    # associations when no message definition takes them (a throw's inputs are the data it
+    # carries, a catch's outputs read the data that came)
+    io: IoMapping | None = None
+    reads: tuple[DataAssociation, ...] = ()
+    writes: tuple[DataAssociation, ...] = ()
 
     @property
     def definition_kinds(self) -> tuple[str, ...]:

@@ -217,15 +217,75 @@ def task_headers(ext: ElementIndex) -> tuple[tuple[str, str], ...]:
 
 def refused(ext: ElementIndex, *, mappings: bool) -> list[tuple[etree._Element, str]]:
     """Extension elements of the element that change how it runs and that the engine cannot
-    honour, with the reason; `mappings` False where I/O mappings are not run (events)."""
+    honour, with the reason; `mappings` False where I/O mappings are not run at all (an
+    event's are judged by direction: `event_mappings_refused`)."""
     found: list[tuple[etree._Element, str]] = []  # listeners: parse/listeners.py
     if not mappings and ext.has_extensions:
-        for ns in CAMUNDA_LIKE:
-            for io in ext.extension_children(ns, "inputOutput"):
-                found.append((io, "input/output mappings on events are not supported yet"))
-        for io in ext.extension_children(ZEEBE, "ioMapping"):
-            found.append((io, "input/output mappings on events are not supported yet"))
+        for io in _mapping_elements(ext):
+            found.append(
+                (io, "input/output mappings are not run on gateways (Camunda 7 rejects them)")
+            )
     return found
+
+
+def _mapping_elements(ext: ElementIndex) -> list[etree._Element]:
+    found = [io for ns in CAMUNDA_LIKE for io in ext.extension_children(ns, "inputOutput")]
+    return found + list(ext.extension_children(ZEEBE, "ioMapping"))
+
+
+# end events whose token never completes there: no engine maps outputs after them
+_NO_OUTPUTS_AT_END = ("error", "terminate", "cancel", "compensate")
+_ENDING = {
+    "error": "an error",
+    "terminate": "a terminate",
+    "cancel": "a cancel",
+    "compensate": "a compensation",
+}
+
+
+def event_mappings_refused(
+    ext: ElementIndex, kind: str, definition_kinds: tuple[str, ...], io: IoMapping | None
+) -> list[tuple[etree._Element, str]]:
+    """The mappings of an event that Camunda 7 and Zeebe do not run either, with the reason
+    and where the values can be mapped instead (docs/events.md, "Payload").
+
+    Throw events (intermediate, end) take input mappings: the event's locals, which its
+    listeners and payload expressions see (and a message, or a Zeebe signal, carries). Every
+    event but an error, terminate, cancel or compensation end event and a compensation
+    boundary event takes output mappings: what it sets when it completes (a throw) or fires
+    (a catch: over what came with it)."""
+    if io is None:
+        return []
+    reasons: list[str] = []
+    if io.inputs and kind == "intermediateCatchEvent":
+        reasons.append(
+            "input mappings on an intermediate catch event are not run yet (Camunda 7 and "
+            "Zeebe map them before it waits, for its timer, condition or correlation key): "
+            "set the values before the event, or map them on a task"
+        )
+    elif io.inputs and kind == "boundaryEvent":
+        reasons.append(
+            "input mappings on a boundary event: neither Camunda 7 (which rejects any "
+            "mapping there) nor Zeebe (outputs only) runs them; map the values on the activity"
+        )
+    elif io.inputs and kind == "startEvent":
+        reasons.append(
+            "input mappings on a start event: neither Camunda 7 (which rejects any mapping "
+            "there) nor Zeebe (outputs only) runs them; use output mappings"
+        )
+    ending = [k for k in definition_kinds if k in _NO_OUTPUTS_AT_END]
+    if io.outputs and kind == "endEvent" and ending:
+        reasons.append(
+            f"output mappings on {_ENDING[ending[0]]} end event: the token does not "
+            "complete there, so neither Camunda 7 nor Zeebe maps them; set the values before "
+            "the event"
+        )
+    if io.outputs and kind == "boundaryEvent" and "compensate" in definition_kinds:
+        reasons.append(
+            "output mappings on a compensation boundary event: no token leaves it (it only "
+            "names its handler), so nothing would map them; map them in the handler"
+        )
+    return [(element, reason) for element in _mapping_elements(ext)[:1] for reason in reasons]
 
 
 def form_fields(ext: ElementIndex) -> tuple[FormField, ...]:
@@ -284,7 +344,8 @@ def io_mapping(ext: ElementIndex) -> IoMapping | None:
                 (inputs if _local(p) == "input" else outputs).append(param)
     if not inputs and not outputs:
         return None
-    return IoMapping(tuple(inputs), tuple(outputs))
+    zeebe = bool(ext.extension_children(ZEEBE, "ioMapping"))
+    return IoMapping(tuple(inputs), tuple(outputs), zeebe)
 
 
 def is_expression(text: str) -> bool:

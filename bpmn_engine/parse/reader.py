@@ -22,12 +22,15 @@ from bpmn_engine.model.elements import (
     BoundaryEvent,
     CallActivity,
     ComplexGateway,
+    DataAssociation,
     EndEvent,
+    Event,
     EventDefinition,
     Expression,
     FlowNode,
     Gateway,
     IntermediateEvent,
+    IoMapping,
     Listener,
     MultiInstance,
     Refusal,
@@ -84,13 +87,17 @@ _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
 # SpiffWorkflow's task specs for these are manual: the workflow waits for a person
 _SPIFF_MANUAL_TASKS = frozenset((f"{_BPMN_PREFIX}task", f"{_BPMN_PREFIX}manualTask"))
 _MESSAGE_TASKS = frozenset({f"{_BPMN_PREFIX}receiveTask", f"{_BPMN_PREFIX}sendTask"})
-# the data associations a message event carries its message by, per event kind
-_MESSAGE_DATA = {
+# the data associations an event carries its data by, per event kind: a throw's inputs
+# make what it throws, a catch's outputs read what came (runtime/events/payloads.py)
+_EVENT_DATA = {
     "intermediateThrowEvent": "dataInputAssociation",
     "endEvent": "dataInputAssociation",
     "intermediateCatchEvent": "dataOutputAssociation",
     "boundaryEvent": "dataOutputAssociation",
+    "startEvent": "dataOutputAssociation",
 }
+# the event definitions whose throw carries data to its catcher
+_CARRYING = frozenset(("message", "signal", "escalation", "error"))
 # a message event must say which message: by messageRef, else by its name
 _NO_MESSAGE = (
     "names no message: give it a messageRef, or a name (a message without a messageRef is "
@@ -353,25 +360,17 @@ class _Compiler:
                 f"script resource {resource!r}: scripts kept in other files are not loaded; "
                 "write the script inline",
             )
-        carried = (
-            _MESSAGE_DATA.get(node.kind)
-            if ext.children and ext.bpmn_children("messageEventDefinition")
-            else None
-        )  # a message event's data is its message (runtime/events/message.py)
+        is_event = isinstance(node, Event)
         for child, reason in (
-            extensions.refused(ext, mappings=is_activity or carried is not None)
-            if ext.has_extensions
-            else ()
+            extensions.refused(ext, mappings=is_activity or is_event) if ext.has_extensions else ()
         ):
             self.refuse(child, f"{_local(child)}: {reason}")
-        io = extensions.io_mapping(ext) if carried else None
-        if io is not None and (io.outputs if carried == "dataInputAssociation" else io.inputs):
-            self.refuse(
-                element,
-                f"{'output' if carried == 'dataInputAssociation' else 'input'} mappings on "
-                f"{node.kind}: not supported (a throw's inputs make its message, a catch's "
-                "outputs take it)",
-            )
+        if is_event and ext.has_extensions:
+            assert isinstance(node, Event)
+            for child, reason in extensions.event_mappings_refused(
+                ext, node.kind, node.definition_kinds, node.io
+            ):
+                self.refuse(child, f"{_local(child)}: {reason}")
         if is_activity:
             for attr in ("startQuantity", "completionQuantity"):
                 if attrs.get(attr, "1").strip() not in ("1", ""):
@@ -381,9 +380,19 @@ class _Compiler:
                         "completes the activity once)",
                     )
         elif ext.children:
+            carried = _EVENT_DATA.get(node.kind) if is_event else None
+            kinds = getattr(node, "definition_kinds", ())
             for tag in ("dataInputAssociation", "dataOutputAssociation"):
                 for association in ext.bpmn_children(tag) if tag != carried else ():
                     self.refuse(association, f"{tag} on {_local(element)}: not supported yet")
+            if carried == "dataInputAssociation" and not _CARRYING.intersection(kinds):
+                what = "/".join(kinds) or "none"
+                for association in ext.bpmn_children(carried):
+                    self.refuse(
+                        association,
+                        f"{carried} on {_local(element)}: a {what} event carries no data to "
+                        "a catcher, so its data input would go nowhere",
+                    )
         for ns in extensions.CAMUNDA_LIKE if ext.has_extensions else ():
             for retry in ext.extension_children(ns, "failedJobRetryTimeCycle"):
                 self.warnings.append(
@@ -799,6 +808,24 @@ class _Compiler:
             self.refuse(element, _NO_MESSAGE)
         return definitions
 
+    def event_data(
+        self, index: extensions.ElementIndex, definitions: tuple[EventDefinition, ...]
+    ) -> tuple[IoMapping | None, tuple[DataAssociation, ...], tuple[DataAssociation, ...]]:
+        """An event's Camunda/Zeebe mappings and, unless a message definition takes them
+        (`_message_data`), its data associations: (io, reads, writes)."""
+        if not index.children:
+            return None, (), ()
+        io = extensions.io_mapping(index) if index.has_extensions else None
+        if any(d.kind == "message" for d in definitions) or not (
+            index.bpmn_children("dataInputAssociation")
+            or index.bpmn_children("dataOutputAssociation")
+        ):
+            return io, (), ()
+        found = data.activity_data(index, self.items_index, self.expression, self.refuse)
+        if found is None:
+            return io, (), ()
+        return io, found.reads, found.writes
+
     def _message_data(
         self, index: extensions.ElementIndex, definitions: tuple[EventDefinition, ...]
     ) -> tuple[EventDefinition, ...]:
@@ -1020,13 +1047,28 @@ def _read_gateway(
     )
 
 
+_NO_EVENT_DATA: tuple[Any, ...] = ((), None, (), ())  # definitions, io, reads, writes
+
+
+def _event_parts(c: _Compiler, element: etree._Element, ext: extensions.ElementIndex) -> tuple:
+    """An event's definitions, then its mappings and data associations (`Event`'s order)."""
+    if ext.plain:
+        return _NO_EVENT_DATA
+    definitions = c.event_definitions(element)
+    return (definitions, *c.event_data(ext, definitions))
+
+
 def _read_start(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> StartEvent:
+    definitions, io, reads, writes = _event_parts(c, element, ext)
     return _new_start(
         *c.base(element, ext, flows),
-        () if ext.plain else c.event_definitions(element),
+        definitions,
         ext.attrs.get("parallelMultiple") == "true",
+        io,
+        reads,
+        writes,
         ext.attrs.get("isInterrupting", "true") != "false",
     )
 
@@ -1034,26 +1076,35 @@ def _read_start(
 def _read_end(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> EndEvent:
-    return _new_end(*c.base(element, ext, flows), () if ext.plain else c.event_definitions(element))
+    definitions, io, reads, writes = _event_parts(c, element, ext)
+    return _new_end(*c.base(element, ext, flows), definitions, False, io, reads, writes)
 
 
 def _read_intermediate(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> IntermediateEvent:
+    definitions, io, reads, writes = _event_parts(c, element, ext)
     return _new_intermediate(
         *c.base(element, ext, flows),
-        c.event_definitions(element),
+        definitions,
         ext.attrs.get("parallelMultiple") == "true",
+        io,
+        reads,
+        writes,
     )
 
 
 def _read_boundary(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> BoundaryEvent:
+    definitions, io, reads, writes = _event_parts(c, element, ext)
     return _new_boundary(
         *c.base(element, ext, flows),
-        c.event_definitions(element),
+        definitions,
         ext.attrs.get("parallelMultiple") == "true",
+        io,
+        reads,
+        writes,
         _ref(ext.attrs.get("attachedToRef")) or "",
         ext.attrs.get("cancelActivity", "true") != "false",
     )

@@ -106,8 +106,8 @@ def notify(ctx: StepContext, event: str, subject: FlowNode | SequenceFlow | Proc
     if not any(listener.event == event for listener in subject.listeners):
         return
     extra: dict[str, Any] = {}
-    if event == "start" and isinstance(subject, Activity):
-        extra = _inputs_before_start(ctx, subject)
+    if event == "start" and (isinstance(subject, Activity) or getattr(subject, "io", None)):
+        extra = _inputs_before_start(ctx, subject)  # an activity's or a throw event's locals
     ran = event == "end" and ctx.post_scripts_ran == subject.id
     run(ctx, subject.listeners, event, subject.id, extra, SPIFF_POST_SCRIPT if ran else None)
 
@@ -260,9 +260,10 @@ def _starts_instance(ctx: StepContext, node: StartEvent) -> bool:
     return ctx.track.id == first
 
 
-def _inputs_before_start(ctx: StepContext, node: Activity) -> dict[str, Any]:
-    """The activity's input-mapped locals, computed once: its start listeners see them, and
-    its behaviour reuses them (Camunda maps inputs before the start listeners run)."""
+def _inputs_before_start(ctx: StepContext, node: FlowNode) -> dict[str, Any]:
+    """The activity's (or throw event's) input-mapped locals, computed once: its start
+    listeners see them, and its behaviour reuses them (Camunda maps inputs before the start
+    listeners run)."""
     inputs = getattr(ctx.behaviour(node), "inputs", None)
     if inputs is None:
         return {}

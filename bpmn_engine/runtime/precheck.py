@@ -198,16 +198,21 @@ def _compilations(scope: FlowScope, trusted: bool) -> Iterator[tuple[str, int | 
 
 def control_expressions(node: FlowNode) -> list[tuple[str, Expression]]:
     """(what, expression) for the conditions of an ad-hoc subprocess or a complex gateway,
-    and what a message event makes of its message (payload, data associations)."""
+    and what an event makes of its data (payload, mappings, data associations)."""
     if isinstance(node, Event):
         found: list[tuple[str, Expression]] = []
+        associations = [*node.reads, *node.writes]
         for definition in node.definitions:
             if definition.payload is not None:
                 found.append(("messagePayload", definition.payload))
-            for association in (*definition.reads, *definition.writes):
-                if association.transformation is not None:
-                    found.append(("data association", association.transformation))
-                found += [("data association", e) for e, _ in association.assignments]
+            associations += [*definition.reads, *definition.writes]
+        for association in associations:
+            if association.transformation is not None:
+                found.append(("data association", association.transformation))
+            found += [("data association", e) for e, _ in association.assignments]
+        for parameter in (*node.io.inputs, *node.io.outputs) if node.io is not None else ():
+            if parameter.expression is not None:
+                found.append((f"mapping of {parameter.name!r}", parameter.expression))
         return found
     if isinstance(node, AdHocSubProcess):
         found = [

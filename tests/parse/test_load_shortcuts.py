@@ -199,7 +199,7 @@ ACTIVITY = (
     "data",
     "compensation_handler",
 )
-EVENT = (*NODE, "definitions", "parallel_multiple")
+EVENT = (*NODE, "definitions", "parallel_multiple", "io", "reads", "writes")
 READ_BY_POSITION = {
     "SequenceFlow": (
         "id",

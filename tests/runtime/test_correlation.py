@@ -432,11 +432,28 @@ def test_zeebe_mappings_on_message_events_make_and_take_the_payload(
     assert done.variables == {"code": "Z-1", "doubled": 6}  # only what the output maps
 
 
-def test_an_output_mapping_on_a_message_throw_is_refused(tmp_path: Path, engine: Engine) -> None:
+def test_an_output_mapping_on_a_message_throw_sets_it_as_the_throw_completes(
+    tmp_path: Path, engine: Engine
+) -> None:
+    """Camunda 7 and Zeebe both map a throw event's outputs when it completes."""
     path = tmp_path / "mapped.bpmn"
-    path.write_text(MAPPED.replace("zeebe:input source", "zeebe:output source"))
-    with pytest.raises(LoadError, match="output mappings on intermediateThrowEvent"):
-        engine.start(path, "sender")
+    path.write_text(
+        MAPPED.replace(
+            '<zeebe:input source="=box.kg" target="weight"/>',
+            '<zeebe:input source="=box.kg" target="weight"/>'
+            '<zeebe:output source="=weight + 1" target="sent"/>',
+        )
+    )
+    sender = engine.start(path, "sender", variables={"code": "Z-3", "box": {"kg": 3}})
+    assert sender.run().state == "completed"
+    assert engine.instance(sender.id).variables == {"code": "Z-3", "box": {"kg": 3}, "sent": 4}
+
+
+def test_an_input_mapping_on_a_message_catch_is_refused(tmp_path: Path, engine: Engine) -> None:
+    path = tmp_path / "mapped.bpmn"
+    path.write_text(MAPPED.replace('zeebe:output source="=weight', 'zeebe:input source="=weight'))
+    with pytest.raises(LoadError, match="input mappings on an intermediate catch event"):
+        engine.start(path, "receiver")
 
 
 def test_a_send_task_sends_its_inputs_as_the_message(tmp_path: Path, engine: Engine) -> None:

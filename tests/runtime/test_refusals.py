@@ -34,23 +34,24 @@ REFUSED = {
     ),
     "start quantity": ('<task id="T" startQuantity="2"/>', "startQuantity='2'"),
     "completion quantity": ('<task id="T" completionQuantity="3"/>', "completionQuantity='3'"),
-    "camunda mapping on an event": (
-        '<intermediateThrowEvent id="T"><extensionElements><camunda:inputOutput>'
+    "camunda input mapping on a catch event": (
+        '<intermediateCatchEvent id="T"><extensionElements><camunda:inputOutput>'
         '<camunda:inputParameter name="a">1</camunda:inputParameter></camunda:inputOutput>'
-        "</extensionElements></intermediateThrowEvent>",
-        "input/output mappings on events",
+        "</extensionElements><timerEventDefinition><timeDuration>PT1S</timeDuration>"
+        "</timerEventDefinition></intermediateCatchEvent>",
+        "input mappings on an intermediate catch event are not run yet",
     ),
-    "zeebe mapping on an event": (
-        '<intermediateThrowEvent id="T"><extensionElements><zeebe:ioMapping>'
+    "zeebe mapping on a gateway": (
+        '<exclusiveGateway id="T"><extensionElements><zeebe:ioMapping>'
         '<zeebe:output source="=a" target="b"/></zeebe:ioMapping>'
-        "</extensionElements></intermediateThrowEvent>",
-        "input/output mappings on events",
+        "</extensionElements></exclusiveGateway>",
+        "input/output mappings are not run on gateways",
     ),
     "data association on an event": (
         '<dataObject id="doc"/><dataObjectReference id="D" dataObjectRef="doc"/>'
         '<intermediateThrowEvent id="T"><dataInputAssociation id="A"><sourceRef>D</sourceRef>'
         "<targetRef>D</targetRef></dataInputAssociation></intermediateThrowEvent>",
-        "dataInputAssociation on intermediateThrowEvent",
+        "dataInputAssociation on intermediateThrowEvent: a none event carries no data",
     ),
 }
 

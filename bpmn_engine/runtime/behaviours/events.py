@@ -18,7 +18,7 @@ from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
 from bpmn_engine.runtime.events.message import MESSAGE
-from bpmn_engine.runtime.events.payloads import carried
+from bpmn_engine.runtime.events.payloads import caught, event_locals, throw_outputs, thrown
 from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.events.waiting_starts import is_process_start, wait_at
 from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
@@ -37,7 +37,8 @@ def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
 
 class NoneEventBehaviour(FlowNodeBehaviour):
     """Start events: the token passes through. A start event with a trigger is reached only
-    when it fired (the start of an event subprocess)."""
+    when it fired (the start of an event subprocess), and what it sets was set then
+    (`events/trigger.py`); a none start's output mappings are set as it completes."""
 
     def arrive(self, ctx: StepContext) -> None:
         node = ctx.node
@@ -51,8 +52,26 @@ class NoneEventBehaviour(FlowNodeBehaviour):
             refuse_definitions(ctx)
         super().arrive(ctx)
 
+    def complete(self, ctx: StepContext) -> None:
+        node = ctx.node
+        if isinstance(node, Event) and not node.definitions and node.io is not None:
+            ctx.set_variables(caught(ctx, node, None))
+        super().complete(ctx)
 
-class ThrowEventBehaviour(FlowNodeBehaviour):
+
+class ThrowingBehaviour(FlowNodeBehaviour):
+    """What throw events share: their input-mapped locals (`events/payloads.py`)."""
+
+    def inputs(self, ctx: StepContext) -> dict[str, Any]:
+        """The event's locals: its start listeners see them (`runtime/listeners.py`)."""
+        return event_locals(ctx, ctx.node)
+
+    def set_outputs(self, ctx: StepContext) -> None:
+        """The output mappings, over the locals and the variables, as the event completes."""
+        ctx.set_variables(throw_outputs(ctx, ctx.node))
+
+
+class ThrowEventBehaviour(ThrowingBehaviour):
     """Intermediate throw events: none, link (jump to the catch of that name), signal
     (broadcast once the step is committed), escalation and compensation (it waits for the
     handlers, whose end calls `complete` again: `events/compensation.py`)."""
@@ -64,6 +83,7 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
         ctx.activated()
         for definition in node.definitions:
             if definition.kind == "link":
+                self.set_outputs(ctx)
                 ctx.completed()
                 KINDS["link"].throw(ctx, definition)
                 return
@@ -71,7 +91,7 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
                 KINDS[definition.kind].throw(ctx, definition)
             elif definition.kind == "escalation":
                 throw_escalation(
-                    ctx, code_of(ctx, definition.ref, "escalation"), carried(ctx, definition.ref)
+                    ctx, code_of(ctx, definition.ref, "escalation"), thrown(ctx, definition)
                 )
                 if not ctx.track.live or ctx.track.element != node.id:
                     return  # an interrupting catcher ended the thrower's scope
@@ -81,6 +101,7 @@ class ThrowEventBehaviour(FlowNodeBehaviour):
 
     def complete(self, ctx: StepContext) -> None:
         if not compensation.resume(ctx):
+            self.set_outputs(ctx)
             super().complete(ctx)
 
 
@@ -89,7 +110,7 @@ def code_of(ctx: StepContext, ref: str | None, kind: str) -> str:
     return codes.get(ref or "", ref or "")
 
 
-class EndEventBehaviour(FlowNodeBehaviour):
+class EndEventBehaviour(ThrowingBehaviour):
     """Ends the track; a terminate end event first ends every other track of its scope.
 
     In the process scope that ends the instance (completed, as in Camunda and Zeebe); in a
@@ -124,18 +145,17 @@ class EndEventBehaviour(FlowNodeBehaviour):
             if definition.kind == "error":
                 # the token ends here without completing its scope: the error decides
                 ctx.step.touch_track(ctx.track).move(TrackState.COMPLETED)
-                throw_error(
-                    ctx, code_of(ctx, definition.ref, "error"), "", carried(ctx, definition.ref)
-                )
+                throw_error(ctx, code_of(ctx, definition.ref, "error"), "", thrown(ctx, definition))
                 return
             if definition.kind == "escalation":
                 throw_escalation(
-                    ctx, code_of(ctx, definition.ref, "escalation"), carried(ctx, definition.ref)
+                    ctx, code_of(ctx, definition.ref, "escalation"), thrown(ctx, definition)
                 )
                 if not ctx.track.live:
                     return  # an interrupting catcher ended the thrower's scope
             if definition.kind in ("signal", "message"):
                 KINDS[definition.kind].throw(ctx, definition)
+        self.set_outputs(ctx)  # none, message, signal, escalation (Zeebe): as it completes
         if "terminate" in node.definition_kinds:
             ctx.terminate_scope(ctx.track.scope, keep=ctx.track)
         ctx.end_track(TrackState.COMPLETED)
@@ -158,6 +178,7 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         if "link" in node.definition_kinds:
             if len(node.definitions) > 1:
                 raise Incident(f"a link catch event (line {node.line}) has one trigger", node.id)
+            ctx.set_variables(caught(ctx, node, None))  # its output mappings: nothing came
             self.complete(ctx)
             return
         waits = [KINDS[d.kind].arm(ctx, node, d, node.id) for d in node.definitions]
@@ -175,8 +196,9 @@ class CatchEventBehaviour(FlowNodeBehaviour):
                 settle(ctx, [wait])
 
     def triggered(self, ctx: StepContext, variables: dict[str, Any]) -> None:
-        """`Instance.trigger` at a catch event with no definition: the variables, then on."""
-        ctx.set_variables(variables)
+        """`Instance.trigger` at a catch event with no definition: the variables (through
+        its output mappings or data outputs, if any), then on."""
+        ctx.set_variables(caught(ctx, ctx.node, variables))
         self.complete(ctx)
 
 

@@ -18,6 +18,7 @@ from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.boundaries import interrupt
+from bpmn_engine.runtime.events.payloads import caught
 
 CANCELLED = "cancelled"  # the status of a cancelled transaction's scope
 
@@ -57,6 +58,8 @@ def leave_cancelled(ctx: StepContext) -> None:
     ctx.step.touch_scope(scope).status = CANCELLED  # before `interrupt`, which ends the rest
     ctx.step.emit("transaction.cancelled", transaction.element, transaction.id)
     ctx.step.emit("cancel.caught", boundary.id, transaction.id)
+    outer = ctx.for_track(transaction)  # the boundary's output mappings: nothing came
+    outer.set_variables(caught(outer, boundary, None))
     interrupt(ctx, transaction, boundary, trigger="cancel")
 
 

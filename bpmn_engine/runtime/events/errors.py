@@ -19,6 +19,7 @@ from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
+from bpmn_engine.runtime.events.payloads import caught
 
 
 def catching_boundary(
@@ -75,16 +76,17 @@ def _catch(
     ctx: StepContext, catcher: Catcher, kind: str, carried: dict[str, Any], **data: object
 ) -> None:
     """`carried`: the variables the throw brings (`events/payloads.py`), set in the scope
-    the catcher goes on in before it does."""
+    the catcher goes on in before it does (what the catcher's output mappings or data
+    outputs make of them, if it has any)."""
     if len(catcher) == 3:
         scope_id, node, start = catcher
         ctx.step.emit(f"{kind}.caught", start.id, ctx.track.id, **data)
-        ctx.set_variables(carried, scope_id)
+        ctx.set_variables(caught(ctx, start, carried), scope_id)
         subprocesses.start(ctx, scope_id, node, start, trigger=kind)
         return
     track, boundary = catcher
     ctx.step.emit(f"{kind}.caught", boundary.id, track.id, **data)
-    ctx.set_variables(carried, track.scope)
+    ctx.set_variables(caught(ctx.for_track(track), boundary, carried), track.scope)
     if boundary.cancel_activity:
         interrupt(ctx, track, boundary, trigger=kind)
     else:

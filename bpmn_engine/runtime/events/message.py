@@ -309,8 +309,9 @@ class MessageKind(EventDefinitionKind):
     def taken(
         self, node: FlowNode, variables: dict[str, Any], ctx: StepContext | None = None
     ) -> dict[str, Any]:
-        """The variables a message sets at `node` (a start event has no step context yet:
-        its data associations are refused at load)."""
+        """The variables a message sets at `node` (a process's start event before its first
+        step has no context: `starts.start_at` asks again with one when its message
+        definition maps its outputs or has data outputs)."""
         for definition in getattr(node, "definitions", ()):
             if definition.kind != "message":
                 continue

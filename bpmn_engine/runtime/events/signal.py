@@ -7,7 +7,7 @@ from bpmn_engine.model import EventDefinition, FlowNode
 from bpmn_engine.records.rows import Sent, Subscription
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
-from bpmn_engine.runtime.events.payloads import carried
+from bpmn_engine.runtime.events.payloads import thrown
 
 
 class SignalKind(EventDefinitionKind):
@@ -30,7 +30,7 @@ class SignalKind(EventDefinitionKind):
         name = ctx.definitions.signals.get(definition.ref or "", definition.ref)
         if not name:
             raise Incident(f"signal throw (line {ctx.node.line}) names no signal", ctx.node.id)
-        ctx.step.sent.append(Sent("signal", name, None, carried(ctx, definition.ref)))
+        ctx.step.sent.append(Sent("signal", name, None, thrown(ctx, definition)))
         ctx.emit("signal.thrown", name=name)
 
 

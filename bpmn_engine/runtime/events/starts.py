@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import compile_expression
-from bpmn_engine.model import Definitions, Process
+from bpmn_engine.model import Definitions, FlowNode, Process
 from bpmn_engine.model.elements import Event, EventDefinition, Gateway, StartEvent
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
@@ -29,6 +29,7 @@ from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocess
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.message import MESSAGE, message_name
+from bpmn_engine.runtime.events.payloads import caught, maps_outputs
 from bpmn_engine.runtime.events.timers import (
     TimerValueError,
     is_cron,
@@ -346,7 +347,10 @@ def start_at(
     payload = dict(variables or {})
     by_message = trigger is not None and trigger[0] == "message.received"
     start_event = process.nodes[start_event_id]
-    if by_message:  # the message's payload, as the start event takes it
+    mapped = _maps(start_event, by_message)  # set once the step can evaluate its mappings
+    if mapped:
+        variables = None
+    elif by_message:  # the message's payload, as the start event takes it
         variables = MESSAGE.taken(start_event, payload)
     data, step, scope = opening_step(
         definitions,
@@ -362,6 +366,16 @@ def start_at(
     ctx.activated()
     if trigger is not None:
         step.emit(trigger[0], start_event_id, track.id, **trigger[1])
+    try:
+        if mapped and by_message:
+            ctx.set_variables(MESSAGE.taken(start_event, payload, ctx))
+        elif mapped:  # a timer brings nothing; a signal (or `--start`) its variables
+            timer = trigger is not None and trigger[0] == "timer.fired"
+            ctx.set_variables(caught(ctx, start_event, None if timer else payload))
+        elif isinstance(start_event, Event) and not start_event.definitions:
+            ctx.set_variables(caught(ctx, start_event, None))  # a none start's outputs
+    except Incident as incident:
+        raise UsageError(f"{definitions.path}: {start_event_id}: {incident.message}") from None
     if by_message:  # the message that began the conversation keys its later messages
         MESSAGE.remember_received(ctx, start_event, payload)
     try:  # the plain flow-node behaviour: complete, take the outgoing flows
@@ -375,3 +389,16 @@ def start_at(
     instance = Instance(engine, data, definitions)
     instance._commit(step, on_event, new=True)
     return instance
+
+
+def _maps(start_event: FlowNode, by_message: bool) -> bool:
+    """Whether the start event's own mappings decide what its trigger sets: output mappings
+    (a message start's on its message: `events/message.py`), or data outputs."""
+    if not getattr(start_event, "definitions", ()):
+        return False  # a none start: its variables are the instance's, then its outputs
+    if by_message:
+        return any(
+            d.kind == "message" and (d.writes or (d.io is not None and d.io.outputs))
+            for d in getattr(start_event, "definitions", ())
+        )
+    return maps_outputs(start_event)

@@ -16,6 +16,7 @@ from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
 from bpmn_engine.runtime.events.definition import waits_of
 from bpmn_engine.runtime.events.message import MESSAGE
+from bpmn_engine.runtime.events.payloads import caught
 from bpmn_engine.runtime.events.timer import TIMER
 
 
@@ -114,6 +115,10 @@ def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, A
     )
     if subscription.kind == "message":
         variables = MESSAGE.received(ctx, subscription.element, variables)
+    else:  # a signal's variables, or nothing (a condition): what the event makes of them
+        event = ctx.definitions.node_scopes[subscription.element].nodes[subscription.element]
+        came = variables if subscription.kind == "signal" else None
+        variables = caught(ctx, event, came)
     if variables:
         ctx.set_variables(variables)
     trigger(ctx, subscription.element, trigger=subscription.kind)
@@ -125,6 +130,7 @@ def fire_timer(ctx: StepContext, timer: Timer) -> None:
     ctx.step.touch_timer(timer).status = "fired"
     ctx.step.emit("timer.fired", timer.element, ctx.track.id, due=timer.due, timer=timer.id)
     event = ctx.definitions.node_scopes[timer.element].nodes[timer.element]
+    ctx.set_variables(caught(ctx, event, None))  # its output mappings: a timer brings nothing
     trigger(ctx, timer.element, trigger="timer")
     if repeats(event) and ctx.track.live:
         TIMER.rearm(ctx, event, timer)
