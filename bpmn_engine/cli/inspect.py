@@ -34,18 +34,17 @@ def show_command(instance_id: str, last: int, db: str, as_json: bool) -> None:
     Each history event with the time it was committed; --history N shows the last N."""
     engine = new_engine(db, read_only=True)
     instance = engine.instance(instance_id)
-    called = engine.family(instance.id)[1:]
+    tree = engine.tree(instance)
     if as_json:
         payload = show_json(instance, last)
         payload["parent_instance"] = instance.parent
-        payload["called_instances"] = called
+        payload["called_instances"] = tree.ids[1:]
         click.echo(json_line(payload))
         return
     show(console, instance, last)
     if instance.parent is not None:
         console.print(f"called by instance [bold]{safe(instance.parent)}[/]", highlight=False)
-    for member in called:
-        child = engine.instance(member)
+    for child in tree.called():
         console.print(
             f"{'  ' * (child.call_depth - instance.call_depth - 1)}↳ called instance "
             f"[bold]{safe(child.id)}[/] ({safe(child.process_id)}) {child.outcome().state}",

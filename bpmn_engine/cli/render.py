@@ -145,7 +145,7 @@ def family_summary(console: Console, engine: Engine, root: str, db: str, options
     waits for; the commands name the root, which finds a task anywhere in its tree."""
     db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
     ended = 0
-    members = [engine.instance(member) for member in engine.family(root)[1:]]
+    members = engine.tree(root).called()
     outcomes = [called.outcome() for called in members]
     # a trigger wait is named by its root, unless it waits in two instances of the tree
     triggers = [

@@ -200,7 +200,7 @@ def complete(
     variables = parse_variables(var_pairs, vars_file)
 
     def prepare(engine: Engine, instance: Instance) -> Act:
-        holder = task_holder(engine, instance, task)  # an error before anything is recorded
+        holder = engine.tree(instance).task_holder(task)  # an error before anything is recorded
 
         def act(listener: Listener) -> Instance:
             holder.complete_task(task, variables, listener)
@@ -212,19 +212,6 @@ def complete(
         return act
 
     act_then_run(instance_id, db, settings, as_json, record, ("complete", task, variables), prepare)
-
-
-def task_holder(engine: Engine, instance: Instance, task: str) -> Instance:
-    """The instance of the tree that waits for `task`: this one, else the first instance
-    it called (directly or not) that does; the instance's own refusal if none does."""
-    if instance.waiting_task(task) is not None:
-        return instance
-    for member in engine.family(instance.id)[1:]:
-        called = engine.instance(member)
-        if called.waiting_task(task) is not None:
-            return called
-    instance.find_task(task)  # raises, naming what the instance waits for
-    return instance
 
 
 @click.command()
@@ -276,7 +263,7 @@ def act_then_run(
     engine = settings.engine(db, as_json)
     instance = engine.instance(instance_id)
     RUNNING.append((instance.id, db))
-    root = _root(engine, instance).id  # what a recording records
+    root = engine.root_of(instance).id  # what a recording records
     recorder = recording.go_on(record, engine, root)
     listener = event_listener(as_json, instance, engine)
     act = prepare(engine, instance)
@@ -286,12 +273,6 @@ def act_then_run(
         outcome = act(listener).run(listener, settings.wait)
         finish_tree(engine, outcome, db, listener, settings.options)
 
-
-def _root(engine: Engine, instance: Instance) -> Instance:
-    """The root of the instance's call tree: what a recording records."""
-    while instance.parent is not None:
-        instance = engine.instance(instance.parent)
-    return instance
 
 
 @click.command()

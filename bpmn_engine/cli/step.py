@@ -28,6 +28,7 @@ from bpmn_engine import (
     Action,
     ActionKind,
     BpmnEngineError,
+    CallTree,
     Collaboration,
     Engine,
     Event,
@@ -216,14 +217,20 @@ class Stepper:
         """Each root, then every instance it called, directly or not (breadth first)."""
         members = [self.instance]
         for root in self.roots():
-            family = self.engine.family(root)
-            for member_id in family if root != self.instance.id else family[1:]:
-                held = self.engine.held_instance(member_id)
-                if held is None:  # started before this session: held from now on
-                    held = self.engine.instance(member_id)
-                    self.engine.hold(held)
-                members.append(held)
+            if root == self.instance.id:
+                members += CallTree(self.engine, self.instance, self._held).called()
+            else:
+                members += CallTree(self.engine, self._held(root), self._held).members()
         return members
+
+    def _held(self, instance_id: str) -> Instance:
+        """The object the instance is moved through; one started before this session is
+        held from now on."""
+        held = self.engine.held_instance(instance_id)
+        if held is None:
+            held = self.engine.instance(instance_id)
+            self.engine.hold(held)
+        return held
 
     def actions(self) -> list[Move]:
         """What can happen next in every live instance of the tree, the root's first."""
@@ -398,14 +405,16 @@ class Stepper:
 
     def reload(self) -> None:
         """Read the trees again from their rows (after a command was cut short, or a rewind)."""
+        def reloaded(instance_id: str) -> Instance:
+            loaded = self.engine.instance(instance_id)
+            self.engine.hold(loaded)
+            return loaded
+
         for root in self.roots():
-            family = self.engine.family(root)
-            loaded = self.engine.instance(family[0])
+            loaded = reloaded(root)
             if root == self.instance.id:
                 self.instance = loaded
-            self.engine.hold(loaded)
-            for member_id in family[1:]:
-                self.engine.hold(self.engine.instance(member_id))
+            CallTree(self.engine, loaded, reloaded).members()
 
     def outcome_state(self) -> str:
         """The most serious state of the roots: what the session's exit code says."""

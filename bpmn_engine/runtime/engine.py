@@ -41,6 +41,7 @@ from bpmn_engine.runtime.leases import Heartbeat
 from bpmn_engine.runtime.outbox import Postman
 from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.storage import Store
+from bpmn_engine.runtime.tree import CallTree
 
 if TYPE_CHECKING:
     from bpmn_engine.dmn import Decisions
@@ -608,6 +609,20 @@ class Engine:
         for parent in tree:  # grows as it goes: breadth first
             tree.extend(self.store.child_instances(parent))
         return tree
+
+    def tree(self, instance: Instance | str) -> CallTree:
+        """The call tree under `instance` (an instance or its id): it and every instance its
+        call activities started, directly or not (`runtime/tree.py`)."""
+        if isinstance(instance, str):
+            instance = self.held_instance(instance) or self.instance(instance)
+        return CallTree(self, instance)
+
+    def root_of(self, instance: Instance | str) -> Instance:
+        """The root of the call tree `instance` is in (itself, unless a call started it)."""
+        if isinstance(instance, str):
+            instance = self.instance(instance)
+        root = instance.data.head.root
+        return instance if root == instance.id else self.held_instance(root) or self.instance(root)
 
     def _reaching_out(
         self, definitions: Definitions, process: Process

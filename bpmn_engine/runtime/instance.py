@@ -63,6 +63,7 @@ from bpmn_engine.runtime.events.trigger import (
 )
 from bpmn_engine.runtime.forms import checked_form
 from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
+from bpmn_engine.runtime.tree import CallTree
 from bpmn_engine.runtime.triggers import TRIGGER, TriggerWait, trigger_waits
 from bpmn_engine.runtime.variables import storable_all
 
@@ -429,8 +430,7 @@ class Instance:
         """The timer due first in this instance or any instance its call activities started
         (directly or not), with its holder: `--wait-timers` waits for the whole tree."""
         found = [(self, t) for t in [self.scheduler.earliest_timer()] if t is not None]
-        for member in self.engine.family(self.id)[1:]:
-            called = self.engine.instance(member)
+        for called in CallTree(self.engine, self, self.engine.instance).called():
             timer = called.scheduler.earliest_timer()
             if called.state is InstanceState.ACTIVE and timer is not None:
                 found.append((called, timer))
@@ -754,10 +754,9 @@ class Instance:
         """The instance of this one's call tree (itself, or one it called, directly or not)
         whose token waits at `element` for a trigger; a `UsageError` naming the instances
         when several do, or what waits for a trigger when none does."""
-        members = [self]
-        for member in self.engine.family(self.id)[1:]:
-            members.append(self.engine.held_instance(member) or self.engine.instance(member))
-        found = [m for m in members if m.triggers_at(element)]
+        tree = CallTree(self.engine, self)
+        members = tree.members()
+        found = tree.triggered_at(element)
         if len(found) == 1:
             return found[0]
         if found:

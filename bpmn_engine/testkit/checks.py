@@ -66,7 +66,7 @@ def observe(
         rows = engine.instances()
         ids = [row["id"] for row in rows]
     else:
-        rows, ids = [], engine.family(root)
+        rows, ids = [], engine.tree(root).ids
     if root is not None:
         ids = [root, *(i for i in ids if i != root)]  # the root's history first
         started = [root]

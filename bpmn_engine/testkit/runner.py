@@ -348,9 +348,9 @@ class Runner:
         self.settle()
 
     def _task_holder(self, task: str) -> Instance:
-        ids = [r["id"] for r in self.engine.instances()] if self.deployed else None
-        for member in ids or self.engine.family(self.instance.id):
-            instance = self.engine.instance(member)
+        """In the started instance's call tree, or (a deployment started them) any instance."""
+        members = self._members() if self.deployed else self.engine.tree(self.instance).members()
+        for instance in members:
             if instance.waiting_task(task) is not None:
                 return instance
         waiting = sorted({t.element for m in self._members() for t in m.user_tasks()})
