@@ -234,6 +234,7 @@ READ_BY_POSITION = {
         "propagate_child",
         "binding",
         "version",
+        "business_key",
     ),
     "Gateway": (*NODE, "default", "direction", "instantiate"),
     "ComplexGateway": (*NODE, "default", "direction", "instantiate", "activation"),
