@@ -1,4 +1,4 @@
-"""Checkpoints on PostgreSQL: the SQLite concern's statements, with PostgreSQL's errors.
+"""Checkpoints on PostgreSQL: the shared concern's statements, with PostgreSQL's errors.
 
 A step is one transaction; every instance, track and scope update is a compare-and-set on its
 `version` (an `UPDATE ... WHERE version = ?` that touches no row when someone else moved it
