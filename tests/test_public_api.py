@@ -81,3 +81,16 @@ def test_read_only_engines_look_and_never_write(tmp_path: Path) -> None:
         assert [row["id"] for row in looking.instances()] == [instance_id]
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             looking.start(FORK, variables={"amount": 1})
+
+
+def test_every_error_the_api_exports_is_a_bpmn_engine_error() -> None:
+    """One `except BpmnEngineError` catches them all; a bad timer value stays a ValueError
+    (and an ExpressionError: BPMN timer values are expressions) for those who catch one."""
+    exported = [getattr(bpmn_engine, name) for name in bpmn_engine.__all__]
+    errors = [e for e in exported if isinstance(e, type) and issubclass(e, BaseException)]
+    assert bpmn_engine.TimerValueError in errors
+    assert [e for e in errors if not issubclass(e, bpmn_engine.BpmnEngineError)] == []
+    with pytest.raises(bpmn_engine.BpmnEngineError) as caught:
+        bpmn_engine.parse_duration("three days")
+    assert isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, bpmn_engine.ExpressionError)

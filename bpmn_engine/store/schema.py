@@ -153,6 +153,11 @@ def _v3(db: sqlite_utils.Database) -> None:
     db["messages"].create_index(["status", "name"])
 
 
+# partial index -> its condition (SQLite's index lists say an index is partial, not on what):
+# the PostgreSQL schema, derived from SQLite's, reads it here
+PARTIAL_INDEXES = {"deployments_one_active": "active = 1"}
+
+
 def _v4(db: sqlite_utils.Database) -> None:
     """Deployments and their triggered starts, and leases on claimed jobs (`bpmn worker`).
 
@@ -167,7 +172,8 @@ def _v4(db: sqlite_utils.Database) -> None:
         foreign_keys=[("definition", "definitions", "version")],
     )
     db.execute(
-        "CREATE UNIQUE INDEX deployments_one_active ON deployments (process) WHERE active = 1"
+        "CREATE UNIQUE INDEX deployments_one_active ON deployments (process) "
+        f"WHERE {PARTIAL_INDEXES['deployments_one_active']}"
     )
     db["start_timers"].create(
         {

@@ -445,6 +445,23 @@ def test_a_recorded_step_rewinds_to_the_rows_before_it(store: Store) -> None:
         store.rewind("i-1", 1)
 
 
+def test_a_rewound_claim_leaves_the_track_unclaimed_on_every_store(store: Store) -> None:
+    """The step that claimed a job is taken back whole: the track is ready again, and no
+    claim (holder, lease, heartbeat) of the job is left on it, whatever the store."""
+    data = new_instance(store)
+    before = store.snapshot("i-1", with_history=False)
+    step = Step(data)
+    step.undoable = True
+    step.touch_track(data.tracks[1]).move(TrackState.EXECUTING)
+    step.emit("job.started", "start", 1)
+    store.commit(step)
+    assert store.snapshot("i-1", with_history=False)["tracks"] != before["tracks"]  # claimed
+    store.rewind("i-1", 1)
+    after = store.snapshot("i-1", with_history=False)
+    assert after["tracks"] == before["tracks"]
+    assert store.load("i-1").tracks[1].status is TrackState.READY
+
+
 def test_data_stores_are_written_with_the_step_last_writer_wins(store: Store) -> None:
     # given: two instances; each step writes the store "shared"
     first, second = new_instance(store, "i-1"), new_instance(store, "i-2")

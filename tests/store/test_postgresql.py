@@ -74,6 +74,43 @@ def test_both_stores_have_the_same_tables_and_columns(tmp_path: Path) -> None:
     assert version_of(url) == SCHEMA_VERSION
 
 
+def pg_indexes(url: str) -> dict[str, tuple[str, tuple[str, ...], bool, str | None]]:
+    """name -> (table, columns in order, unique, partial condition) of the indexes made by
+    CREATE INDEX (not primary keys)."""
+    with connect(url) as conn:
+        rows = conn.execute(
+            "SELECT c.relname, t.relname, array(SELECT a.attname FROM "
+            "unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(n, o) JOIN pg_attribute a "
+            "ON a.attrelid = ix.indrelid AND a.attnum = k.n ORDER BY k.o), ix.indisunique, "
+            "pg_get_expr(ix.indpred, ix.indrelid) FROM pg_index ix "
+            "JOIN pg_class c ON c.oid = ix.indexrelid JOIN pg_class t ON t.oid = ix.indrelid "
+            "WHERE t.relnamespace = current_schema()::regnamespace AND NOT ix.indisprimary"
+        ).fetchall()
+    return {r[0]: (r[1], tuple(r[2]), r[3], r[4]) for r in rows}
+
+
+def sqlite_indexes(path: Path) -> dict[str, tuple[str, tuple[str, ...], bool, bool]]:
+    SqliteStore(path).close()
+    found = {}
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for table in tables:
+            for _, name, unique, origin, partial in conn.execute(f'PRAGMA index_list("{table}")'):
+                if origin == "c":
+                    columns = tuple(r[2] for r in conn.execute(f'PRAGMA index_info("{name}")'))
+                    found[name] = (table, columns, bool(unique), bool(partial))
+    return found
+
+
+def test_both_stores_have_the_same_indexes(tmp_path: Path) -> None:
+    """Built from SQLite's description of each index, and a partial one's condition."""
+    url = fresh_url()
+    open_store(url).close()
+    pg, lite = pg_indexes(url), sqlite_indexes(tmp_path / "same.db")
+    assert {n: (t, c, u, p is not None) for n, (t, c, u, p) in pg.items()} == lite
+    assert pg["deployments_one_active"] == ("deployments", ("process",), True, "(active = 1)")
+
+
 def test_an_older_schema_is_migrated_and_its_instances_still_run() -> None:
     url = fresh_url()
     open_store(url).close()

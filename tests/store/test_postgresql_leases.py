@@ -19,6 +19,7 @@ import pytest
 from bpmn_engine import Engine
 from bpmn_engine.runtime import checkpoints
 from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.store.postgresql.dialect import POSTGRESQL
 from bpmn_engine.store.postgresql.leases import SERVER_NOW
 from bpmn_engine.store.sqlite import leases
 from tests.postgresql_server import fresh_url
@@ -26,6 +27,7 @@ from tests.worker.conftest import JOB, bpmn_file, completions
 
 ELSEWHERE = "elsewhere.example:4242"  # a holder on another host: only its lease can tell
 SKEW = timedelta(hours=2)  # far more than the lease (300 s) and the cap (3 600 s) below
+AGO = POSTGRESQL.stamp("clock_timestamp() - ?::interval")  # the server's clock, some time ago
 Skew = Callable[[timedelta], None]
 
 
@@ -142,8 +144,7 @@ def test_a_host_whose_clock_lags_takes_over_a_job_whose_lease_ran_out(
     engine = Engine(url, handlers={"work": lambda ctx: calls.append(ctx.idempotency_key)})
     try:
         engine.store.conn.execute(
-            "UPDATE tracks SET claimed_by = ?, lease_until = "
-            f"{SERVER_NOW.replace('clock_timestamp()', 'clock_timestamp() - ?::interval')}",
+            f"UPDATE tracks SET claimed_by = ?, lease_until = {AGO}",
             (ELSEWHERE, "1 second"),
         )
         # when: a worker whose clock is two hours behind looks at it
@@ -169,9 +170,7 @@ def test_a_host_whose_clock_lags_gives_up_a_job_past_the_cap_by_the_servers_cloc
         engine.store.heartbeat(instance_id, 1, 3600)
         engine.store.conn.execute("UPDATE tracks SET claimed_by = ?", (ELSEWHERE,))
         engine.store.conn.execute(
-            "UPDATE history SET at = "
-            f"{SERVER_NOW.replace('clock_timestamp()', 'clock_timestamp() - ?::interval')} "
-            "WHERE event = 'job.started'",
+            f"UPDATE history SET at = {AGO} WHERE event = 'job.started'",
             ("61 minutes",),
         )
         # when: a worker with a one-hour cap and a clock two hours behind looks at it
@@ -192,8 +191,7 @@ def test_a_lease_the_reaper_releases_wakes_the_waiting_workers(tmp_path: Path, u
     try:
         assert waiting.store.wait_for_work(0, lambda: False) is False  # starts listening
         reaper.store.conn.execute(
-            "UPDATE tracks SET claimed_by = ?, lease_until = "
-            f"{SERVER_NOW.replace('clock_timestamp()', 'clock_timestamp() - ?::interval')}",
+            f"UPDATE tracks SET claimed_by = ?, lease_until = {AGO}",
             (ELSEWHERE, "1 second"),
         )
         # when: a reaper releases it

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
+from bpmn_engine.errors import ExpressionError
 from bpmn_engine.runtime import deferred
 
 if TYPE_CHECKING:
@@ -34,8 +35,12 @@ if TYPE_CHECKING:
     Period = timedelta | isodate.Duration
 
 
-class TimerValueError(ValueError):
-    """A timer value that is not ISO 8601 (the message says what was expected)."""
+class TimerValueError(ExpressionError, ValueError):
+    """A timer value that is not ISO 8601 (the message says what was expected).
+
+    An `ExpressionError`: BPMN's timeDate, timeDuration and timeCycle are expressions, and
+    the command line reports every `BpmnEngineError` as bad input. Still a `ValueError`, for
+    the callers of `parse_duration` that catch one."""
 
 
 class TimerRangeError(TimerValueError):

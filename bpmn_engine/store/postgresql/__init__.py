@@ -1,8 +1,10 @@
 """The shared store: one PostgreSQL database for many workers on many hosts.
 
-One class per concern, as the SQLite store (`bpmn_engine.store.sqlite`), each the SQLite
-concern on a PostgreSQL connection with what differs overridden; `PostgresStore` is their sum
-and implements `bpmn_engine.runtime.storage.Store`. See docs/postgresql.md.
+One class per concern, as the SQLite store (`bpmn_engine.store.sqlite`), each the shared
+concern on a PostgreSQL connection: its statements unchanged, the fragments that differ from
+PostgreSQL's dialect (`dialect.py`), what PostgreSQL does differently (locks, NOTIFY, the
+server's clock) overridden; `PostgresStore` is their sum and implements
+`bpmn_engine.runtime.storage.Store`. See docs/postgresql.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Checkpoints on PostgreSQL: the SQLite concern's statements, with PostgreSQL's errors.
+"""Checkpoints on PostgreSQL: the shared concern's statements, with PostgreSQL's errors.
 
 A step is one transaction; every instance, track and scope update is a compare-and-set on its
 `version` (an `UPDATE ... WHERE version = ?` that touches no row when someone else moved it
@@ -32,7 +32,8 @@ from psycopg import errors
 from bpmn_engine.errors import ConcurrentModification
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
+from bpmn_engine.store.dialect import Sql
+from bpmn_engine.store.postgresql.connection import PostgresConnection
 from bpmn_engine.store.postgresql.leases import lease_on_server_clock
 from bpmn_engine.store.postgresql.messages import lock_messages
 from bpmn_engine.store.postgresql.schema import ROWID, schema
@@ -103,14 +104,15 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
         except psycopg.Error:
             pass
 
-    def _write_head(  # type: ignore[override]
-        self, conn: PgSql, head: InstanceHead, before: InstanceHead, new: bool, now: str
+    def _write_head(
+        self, conn: Sql, head: InstanceHead, before: InstanceHead, new: bool, now: str
     ) -> None:
         """A claim takes the instance's row first, skipping it if another transaction has
         it (a worker committing a step of this instance): no wait, no lost race later."""
         if self._claiming:
             row = conn.execute(
-                "SELECT version FROM instances WHERE id = ? FOR UPDATE SKIP LOCKED", (head.id,)
+                f"SELECT version FROM instances WHERE id = ? {self.dialect.skip_locked}",
+                (head.id,),
             ).fetchone()
             if row is None:
                 raise ConcurrentModification(
@@ -118,14 +120,14 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
                 )
             if row[0] != before.version:
                 raise ConcurrentModification(f"instance {head.id} was changed by someone else")
-        super()._write_head(conn, head, before, new, now)  # type: ignore[arg-type]
+        super()._write_head(conn, head, before, new, now)
 
-    def _write_rest(self, conn: PgSql, step: Step, now: str) -> list[int]:  # type: ignore[override]
+    def _write_rest(self, conn: Sql, step: Step, now: str) -> list[int]:
         """A step that leaves work for others wakes the waiting workers when it commits
         (NOTIFY); the jobs it claims get their leases on the server's clock."""
         if self._announces(step):
             announce(conn)
-        outbox = super()._write_rest(conn, step, now)  # type: ignore[arg-type]
+        outbox = super()._write_rest(conn, step, now)
         data = step.data
         leased = [t for t in step.tracks if data.tracks[t].status is TrackState.EXECUTING]
         if leased:  # the tracks the SQLite code gave a lease (`claim`), from this host's clock
@@ -149,12 +151,12 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
         self._held_back = True
         return False
 
-    def _write_tracks(self, conn: PgSql, step: Step) -> None:  # type: ignore[override]
+    def _write_tracks(self, conn: Sql, step: Step) -> None:
         """A step that subscribes waits for publishers (see `lock_messages`); the instance
         row is already locked by then, publishers hold no row lock: no deadlock."""
         if step.subscriptions:
             lock_messages(conn)
-        super()._write_tracks(conn, step)  # type: ignore[arg-type]
+        super()._write_tracks(conn, step)
 
 
 def claims_job(step: Step) -> bool:

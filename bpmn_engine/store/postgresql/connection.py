@@ -1,11 +1,10 @@
-"""One PostgreSQL connection, and the SQL the SQLite concerns write, spoken in PostgreSQL.
+"""One PostgreSQL connection, taking the statements the shared store code writes.
 
-The concerns of the SQLite store (checkpoints, outbox, ...) are written against a DB-API
-connection with `?` parameters. Most of their statements are standard SQL; `PgSql` turns the
-few SQLite phrases they use into PostgreSQL (`?` parameters, `INSERT OR IGNORE`/`OR REPLACE`
-as `ON CONFLICT`, `julianday()` as a cast to timestamptz, `IS ?` as `IS NOT DISTINCT FROM`),
-once per statement. What cannot be translated (ids the database numbers, errors, locks) is
-overridden by the concern modules of this package.
+The concerns of the store (checkpoints, outbox, ...) are written once, in the SQL both
+databases speak; what PostgreSQL says differently they ask its dialect for
+(`dialect.py`: `%s` parameters, `timestamptz` instants, `IS NOT DISTINCT FROM`,
+`SKIP LOCKED`). What it does differently (ids the database numbers, errors, locks, NOTIFY,
+the server's clock) is overridden by the concern modules of this package.
 
 The connection is in autocommit; `transaction()` is one transaction (read committed: every
 compare-and-set is an `UPDATE ... WHERE version = ?`, which waits for a concurrent writer of
@@ -15,9 +14,8 @@ the row and then sees its result).
 from __future__ import annotations
 
 import os
-import re
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -27,52 +25,38 @@ from psycopg.rows import dict_row
 
 from bpmn_engine.dsn import redact, scrub
 from bpmn_engine.errors import LoadError
-from bpmn_engine.store.postgresql.schema import found_version, schema, upgrade
+from bpmn_engine.store.dialect import Dialect
+from bpmn_engine.store.postgresql.dialect import POSTGRESQL
+from bpmn_engine.store.postgresql.schema import found_version, upgrade
 from bpmn_engine.store.schema import SCHEMA_VERSION
-
-_OR_REPLACE = re.compile(r"INSERT OR REPLACE INTO (\w+) \(([^)]*)\)(.*)", re.S)
 
 
 @cache
-def translate(sql: str) -> str:
-    """The SQLite statement `sql` in PostgreSQL."""
-    sql = sql.replace("%", "%%")
-    if sql.startswith("INSERT OR IGNORE INTO"):
-        sql = sql.replace("INSERT OR IGNORE INTO", "INSERT INTO", 1) + " ON CONFLICT DO NOTHING"
-    match = _OR_REPLACE.match(sql)
-    if match:
-        table, columns, rest = match.groups()
-        key = schema().tables[table].key
-        names = [c.strip() for c in columns.split(",")]
-        updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in names if c not in key)
-        sql = f"INSERT INTO {table} ({columns}){rest} ON CONFLICT ({', '.join(key)}) " + (
-            f"DO UPDATE SET {updates}" if updates else "DO NOTHING"
-        )
-    sql = re.sub(r"julianday\(([^)]*)\)", r"(\1)::timestamptz", sql)
-    sql = re.sub(r"\bIS \?", "IS NOT DISTINCT FROM ?", sql)
-    sql = sql.replace("? IS NULL", "?::text IS NULL")
-    return sql.replace("?", "%s")
+def _query(sql: str) -> bytes:
+    """A shared statement as psycopg takes it (bytes: a query built at run time, which
+    psycopg's `LiteralString` typing would refuse as text)."""
+    return POSTGRESQL.bind(sql).encode()
 
 
 class PgSql:
-    """A psycopg connection that takes the SQLite concerns' statements (see `translate`)."""
+    """A psycopg connection that takes the shared statements (`?` parameters)."""
 
     def __init__(self, conn: psycopg.Connection) -> None:
         self.pg = conn
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
-        return self.pg.execute(translate(sql), params)  # type: ignore[arg-type]
+    def execute(self, sql: str, params: Sequence[Any] = (), /) -> psycopg.Cursor:
+        return self.pg.execute(_query(sql), params)
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> None:
         rows = list(rows)
         if rows:
             with self.pg.cursor() as cursor:
-                cursor.executemany(translate(sql), rows)  # type: ignore[arg-type]
+                cursor.executemany(_query(sql), rows)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
         """Rows as dicts (what `sqlite_utils.Database.query` gives the SQLite store)."""
         with self.pg.cursor(row_factory=dict_row) as cursor:
-            cursor.execute(translate(sql), params)  # type: ignore[arg-type]
+            cursor.execute(_query(sql), params)
             yield from cursor.fetchall()
 
     def close(self) -> None:
@@ -83,6 +67,7 @@ class PostgresConnection:
     """The connection, its transactions, and who this process is (for claims on jobs)."""
 
     lease_seconds: float = 300.0  # how long a claim is presumed alive without a heartbeat
+    dialect: Dialect = POSTGRESQL
 
     def __init__(self, dsn: str, *, read_only: bool = False) -> None:
         """`read_only`: for commands that only look; an empty database is not created."""

@@ -1,4 +1,4 @@
-"""Data stores on PostgreSQL: the SQLite concern's statements are standard SQL (an upsert
+"""Data stores on PostgreSQL: the shared concern's statements are standard SQL (an upsert
 waits for a concurrent writer of the same store, then writes after it: last writer wins)."""
 
 from __future__ import annotations

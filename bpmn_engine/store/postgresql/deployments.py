@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
+from bpmn_engine.store.dialect import Sql
+from bpmn_engine.store.postgresql.connection import PostgresConnection
 from bpmn_engine.store.postgresql.work import announce
 from bpmn_engine.store.sqlite.deployments import DeploymentRows
 
@@ -12,7 +13,7 @@ DEPLOY_LOCK = 0x62706D64  # pg_advisory_xact_lock key: one deploy at a time
 class PgDeploymentRows(PostgresConnection, DeploymentRows):
     """`bpmn deploy`: start timers, message and signal start subscriptions per deployment."""
 
-    def _serialise_deploys(self, conn: PgSql) -> None:  # type: ignore[override]
+    def _serialise_deploys(self, conn: Sql) -> None:
         """Under read committed two deploys could both see no active deployment: they wait
         for each other on an advisory lock, so the second sees the first's, as on SQLite."""
         conn.execute("SELECT pg_advisory_xact_lock(?)", (DEPLOY_LOCK,))

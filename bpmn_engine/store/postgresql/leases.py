@@ -14,32 +14,28 @@ compare them alike.
 
 from __future__ import annotations
 
-from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
+from bpmn_engine.store.dialect import Sql
+from bpmn_engine.store.postgresql.connection import PostgresConnection
+from bpmn_engine.store.postgresql.dialect import POSTGRESQL
 from bpmn_engine.store.postgresql.work import announce
 from bpmn_engine.store.sqlite.leases import LeaseRows, holds
 
-
-def server_stamp(moment: str = "clock_timestamp()") -> str:
-    """SQL for `moment` (a timestamptz expression) as a lease time: the text `stamp` writes."""
-    return f"""to_char(({moment}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')"""
-
-
-SERVER_NOW = server_stamp()
-_LATER = server_stamp("clock_timestamp() + make_interval(secs => ?)")
+SERVER_NOW = POSTGRESQL.stamp()  # the server's clock now, as a lease time
+_LATER = POSTGRESQL.stamp("clock_timestamp() + make_interval(secs => ?)")
 
 
 def lease_on_server_clock(
-    conn: PgSql, instance: str, tracks: list[int], seqs: list[int], seconds: float
+    conn: Sql, instance: str, tracks: list[int], seqs: list[int], seconds: float
 ) -> None:
     """Set the lease of the jobs a step just claimed, and the time of their `job.started`
     events (where the absolute cap counts from), on the server's clock: one statement, in
     the step's transaction, over what the SQLite code wrote from this host's clock."""
+    until, now = POSTGRESQL.stamp("clock.t + make_interval(secs => ?)"), POSTGRESQL.stamp("clock.t")
     conn.execute(
         "WITH clock AS (SELECT clock_timestamp() AS t), leased AS ("
-        f"UPDATE tracks SET lease_until = {server_stamp('clock.t + make_interval(secs => ?)')}, "
-        f"heartbeat_at = {server_stamp('clock.t')} FROM clock "
+        f"UPDATE tracks SET lease_until = {until}, heartbeat_at = {now} FROM clock "
         "WHERE tracks.instance = ? AND tracks.id = ANY(?::bigint[])) "
-        f"UPDATE history SET at = {server_stamp('clock.t')} FROM clock "
+        f"UPDATE history SET at = {now} FROM clock "
         "WHERE history.instance = ? AND history.seq = ANY(?::bigint[])",
         (seconds, instance, tracks, instance, seqs),
     )
@@ -72,8 +68,7 @@ class PgLeaseRows(PostgresConnection, LeaseRows):
         with self.transaction() as conn:
             rows = conn.execute(
                 f"SELECT instance, id, claimed_by, lease_until, {SERVER_NOW} FROM tracks "
-                "WHERE status = 'executing' AND claimed_by IS NOT NULL "
-                "FOR UPDATE SKIP LOCKED"
+                "WHERE status = 'executing' AND claimed_by IS NOT NULL " + POSTGRESQL.skip_locked
             ).fetchall()
             for instance, track, claimed_by, lease_until, now_stamp in rows:
                 if claimed_by == self.worker or holds(

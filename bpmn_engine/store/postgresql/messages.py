@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
+from bpmn_engine.store.dialect import Sql
+from bpmn_engine.store.postgresql.connection import PostgresConnection
 from bpmn_engine.store.sqlite.messages import MessageRows
 
 MESSAGE_LOCK = 0x62706D6D  # pg_advisory_xact_lock key: publishing against subscribing
 
 
-def lock_messages(conn: PgSql) -> None:
+def lock_messages(conn: Sql) -> None:
     """Wait for any publisher or subscriber of this database; released at commit."""
     conn.execute("SELECT pg_advisory_xact_lock(?)", (MESSAGE_LOCK,))
 

@@ -1,4 +1,4 @@
-"""The outbox on PostgreSQL: the SQLite concern's statements are standard SQL."""
+"""The outbox on PostgreSQL: the shared concern's statements are standard SQL."""
 
 from __future__ import annotations
 

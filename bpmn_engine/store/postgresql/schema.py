@@ -12,7 +12,7 @@ A migration that changes data, not only the shape, also needs an entry in `DATA_
 
 from __future__ import annotations
 
-import re
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -20,7 +20,7 @@ from functools import cache
 import psycopg
 import sqlite_utils
 
-from bpmn_engine.store.schema import ROOTS, SCHEMA_VERSION, migrate
+from bpmn_engine.store.schema import PARTIAL_INDEXES, ROOTS, SCHEMA_VERSION, migrate
 
 _TYPES = {"TEXT": 'text COLLATE "C"', "INTEGER": "bigint", "REAL": "double precision"}
 _TYPES |= {"FLOAT": "double precision", "BLOB": "bytea"}
@@ -59,7 +59,7 @@ class Table:
 @dataclass(frozen=True)
 class Schema:
     tables: dict[str, Table]
-    indexes: dict[str, str]  # name -> CREATE INDEX statement
+    indexes: dict[str, str]  # name -> CREATE INDEX IF NOT EXISTS statement
 
 
 ROWID = "rowid"  # SQLite's implicit row number, made explicit (queries order by it)
@@ -83,14 +83,23 @@ def schema() -> Schema:
             (r[3], r[2], r[4]) for r in conn.execute(f'PRAGMA foreign_key_list("{name}")')
         )
         tables[name] = Table(name, columns, key, identity, references)
-    indexes = {
-        name: re.sub(r"\s+", " ", sql)
-        for name, sql in conn.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
-        )
-    }
+    indexes: dict[str, str] = {}
+    for table in tables:
+        for _, index, unique, origin, partial in conn.execute(f'PRAGMA index_list("{table}")'):
+            if origin == "c":  # made by CREATE INDEX (not a primary key's or a UNIQUE's own)
+                indexes[index] = _index_sql(conn, table, index, bool(unique), bool(partial))
     conn.close()
     return Schema(tables, indexes)
+
+
+def _index_sql(
+    conn: sqlite3.Connection, table: str, index: str, unique: bool, partial: bool
+) -> str:
+    """The index as PostgreSQL DDL, from SQLite's description of it (columns in order)."""
+    columns = ", ".join(f'"{r[2]}"' for r in conn.execute(f'PRAGMA index_info("{index}")'))
+    kind = "UNIQUE INDEX" if unique else "INDEX"
+    sql = f'CREATE {kind} IF NOT EXISTS "{index}" ON "{table}" ({columns})'
+    return f"{sql} WHERE {PARTIAL_INDEXES[index]}" if partial else sql
 
 
 def _column_sql(table: Table, column: Column) -> str:
@@ -167,11 +176,8 @@ def upgrade(conn: psycopg.Connection) -> int:
             for column in table.columns
             if column.name not in existing[table.name]
         ]
-        script += [
-            re.sub(r"^CREATE (UNIQUE )?INDEX ", r"CREATE \1INDEX IF NOT EXISTS ", sql)
-            for sql in described.indexes.values()
-        ]
-        conn.execute(";\n".join(script))  # type: ignore[arg-type]  # one round trip
+        script += described.indexes.values()
+        conn.execute(";\n".join(script).encode())  # one round trip (bytes: built at run time)
         for version, step in sorted(DATA_MIGRATIONS.items()):
             if found < version <= SCHEMA_VERSION:
                 step(conn)

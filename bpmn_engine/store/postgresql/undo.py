@@ -1,5 +1,4 @@
-"""The undo log on PostgreSQL: the SQLite concern's statements (`INSERT OR REPLACE` becomes
-an upsert on the table's primary key)."""
+"""The undo log on PostgreSQL: the shared concern's statements are standard SQL."""
 
 from __future__ import annotations
 

@@ -27,7 +27,8 @@ from datetime import datetime
 
 import psycopg
 
-from bpmn_engine.store.postgresql.connection import PgSql, PostgresConnection
+from bpmn_engine.store.dialect import Sql
+from bpmn_engine.store.postgresql.connection import PostgresConnection
 from bpmn_engine.store.sqlite.work import WAIT_SLICE, WorkQueries
 
 CHANNEL = "bpmn_work"
@@ -35,7 +36,7 @@ CLAIM_SPACE = 0x62706D69  # the first key of the instance claims' advisory locks
 CLAIM_BATCH = 16  # instances a worker claims per turn: a backlog is shared among workers
 
 
-def announce(conn: PgSql) -> None:
+def announce(conn: Sql) -> None:
     """Tell waiting workers, when this transaction commits, that it left work."""
     conn.execute(f"NOTIFY {CHANNEL}")
 

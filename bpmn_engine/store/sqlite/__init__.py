@@ -2,7 +2,8 @@
 
 One class per concern (checkpoints, the outbox, messages, data stores, deployments,
 finding work, leases, the undo log), all on one connection; `SqliteStore` is their sum and
-implements `bpmn_engine.runtime.storage.Store`.
+implements `bpmn_engine.runtime.storage.Store`. The concerns' statements are the PostgreSQL
+store's too: what the two say differently they ask `self.dialect` for (`store/dialect.py`).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from bpmn_engine.errors import ConcurrentModification, UsageError
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step, is_missing
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Event, Scope, Subscription, Timer, Track, UserTask
+from bpmn_engine.store.dialect import Dialect, Sql
 from bpmn_engine.store.sqlite.connection import (
     HEAD_FIELDS,
     TRACK_FIELDS,
@@ -24,6 +25,7 @@ from bpmn_engine.store.sqlite.connection import (
     iso,
     now_text,
     update_sql,
+    upsert_sql,
     write_variable,
 )
 from bpmn_engine.store.sqlite.data_stores import write_stores
@@ -41,14 +43,14 @@ _INSERT_TRACK = (
 )
 
 
-def _updated(conn: Any, sql: str, rows: list[tuple[Any, ...]]) -> int:
+def _updated(conn: Sql, sql: str, rows: list[tuple[Any, ...]], dialect: Dialect) -> int:
     """Run a compare-and-set `UPDATE` for each row; how many rows it changed in all. SQLite
-    counts an `executemany`; another store's connection (PostgreSQL's reuses this code) is
-    asked row by row, so each row's count is its own."""
+    counts an `executemany`; a driver that does not (psycopg) is asked row by row, so each
+    row's count is its own."""
     if len(rows) == 1:  # nearly every step: one track moved
         return conn.execute(sql, rows[0]).rowcount
-    if isinstance(conn, sqlite3.Connection):
-        return conn.executemany(sql, rows).rowcount
+    if dialect.counts_executemany:
+        return int(conn.executemany(sql, rows).rowcount)
     return sum(conn.execute(sql, row).rowcount for row in rows)
 
 
@@ -59,8 +61,8 @@ class CheckpointRows(SqliteConnection):
     def save_definition(self, version: str, path: str, source: bytes) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO definitions (version, path, source, created_at) "
-                "VALUES (?, ?, ?, ?)",
+                "INSERT INTO definitions (version, path, source, created_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (version, path, source, now_text()),
             )
 
@@ -90,8 +92,9 @@ class CheckpointRows(SqliteConnection):
         """Keep (or replace) the compiled form of a saved definitions version."""
         with self.transaction() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO compiled_definitions (version, format, form, saved_at) "
-                "VALUES (?, ?, ?, ?)",
+                upsert_sql(
+                    "compiled_definitions", ("version", "format", "form", "saved_at"), ("version",)
+                ),
                 (version, format, form, now_text()),
             )
 
@@ -263,7 +266,7 @@ class CheckpointRows(SqliteConnection):
 
     def _write_head(
         self,
-        conn: sqlite3.Connection,
+        conn: Sql,
         head: InstanceHead,
         before: InstanceHead,
         new: bool,
@@ -308,7 +311,7 @@ class CheckpointRows(SqliteConnection):
             head.version = before.version
             raise ConcurrentModification(f"instance {head.id} was changed by someone else")
 
-    def _write_tracks(self, conn: sqlite3.Connection, step: Step) -> None:
+    def _write_tracks(self, conn: Sql, step: Step) -> None:
         """New tracks are inserted whole; a changed one updates only the columns that changed
         (an index on a column left out is not rewritten: fewer pages for each commit). A job
         claimed in this step gets its claim and lease in the same statement; a job that ended
@@ -359,7 +362,7 @@ class CheckpointRows(SqliteConnection):
         if inserts:
             conn.executemany(_INSERT_TRACK, inserts)
         for sql, rows in updates.items():
-            if _updated(conn, sql, rows) != len(rows):
+            if _updated(conn, sql, rows, self.dialect) != len(rows):
                 ids = ", ".join(str(row[-2]) for row in rows)
                 raise ConcurrentModification(
                     f"track {ids} was moved by someone else"
@@ -367,7 +370,7 @@ class CheckpointRows(SqliteConnection):
                     else f"one of tracks {ids} was moved by someone else"
                 )
 
-    def _write_scopes(self, conn: sqlite3.Connection, step: Step) -> None:
+    def _write_scopes(self, conn: Sql, step: Step) -> None:
         data = step.data
         for scope_id, before in step.scopes.items():
             s = data.scopes[scope_id]
@@ -386,7 +389,7 @@ class CheckpointRows(SqliteConnection):
             if cursor.rowcount != 1:
                 raise ConcurrentModification(f"scope {s.id} was changed by someone else")
 
-    def _write_rest(self, conn: sqlite3.Connection, step: Step, now: str) -> list[int]:
+    def _write_rest(self, conn: Sql, step: Step, now: str) -> list[int]:
         """Variables, tasks, timers, subscriptions, messages, joins, history; the ids of the
         outbox rows written."""
         instance = step.data.head.id
@@ -518,7 +521,7 @@ class CheckpointRows(SqliteConnection):
             )
         }
 
-    def _write_outbox(self, conn: sqlite3.Connection, step: Step, now: str) -> list[int]:
+    def _write_outbox(self, conn: Sql, step: Step, now: str) -> list[int]:
         """What the step sent (pending outbox rows) and what it received (unique deliveries
         and message ids: a second delivery of one outbox row or message id fails the step)."""
         instance = step.data.head.id

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import LoadError
+from bpmn_engine.store.dialect import SQLITE, Dialect, Sql
 from bpmn_engine.store.schema import SCHEMA_VERSION, migrate
 
 if TYPE_CHECKING:
@@ -38,6 +39,28 @@ def update_sql(table: str, columns: tuple[str, ...], keys: tuple[str, ...]) -> s
             + ", ".join(f"{c} = ?" for c in columns)
             + " WHERE "
             + " AND ".join(f"{k} = ?" for k in keys)
+        )
+    return sql
+
+
+_UPSERTS: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
+
+
+def upsert_sql(table: str, columns: tuple[str, ...], key: tuple[str, ...]) -> str:
+    """`INSERT` a row, or update the one with its `key` in place (the row keeps its place
+    and its rowid; SQL both stores speak), built once per shape."""
+    shape = (table, columns, key)
+    sql = _UPSERTS.get(shape)
+    if sql is None:
+        rest = [c for c in columns if c not in key]
+        sql = _UPSERTS[shape] = (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+            f" ON CONFLICT ({', '.join(key)}) "
+            + (
+                "DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in rest)
+                if rest
+                else "DO NOTHING"
+            )
         )
     return sql
 
@@ -134,9 +157,7 @@ def instant(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def write_variable(
-    conn: sqlite3.Connection, instance: str, scope: int, name: str, value: Any, gone: bool
-) -> None:
+def write_variable(conn: Sql, instance: str, scope: int, name: str, value: Any, gone: bool) -> None:
     """One variable row as a step leaves it: written, or deleted when `gone`."""
     if gone:
         conn.execute(
@@ -188,6 +209,7 @@ class SqliteConnection:
     """The connection, its transactions, and who this process is (for claims on jobs)."""
 
     lease_seconds: float = 300.0  # how long a claim is presumed alive without a heartbeat
+    dialect: Dialect = SQLITE  # the SQL that differs between stores (`store/dialect.py`)
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
         """`read_only`: for commands that only look (show, instances): the file is opened

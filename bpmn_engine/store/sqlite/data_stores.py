@@ -10,12 +10,12 @@ log can tell whether anyone wrote a store after the step it would take back
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from bpmn_engine.errors import UsageError
 from bpmn_engine.records.data import Step
 from bpmn_engine.records.rows import DataStoreValue
+from bpmn_engine.store.dialect import Sql
 from bpmn_engine.store.sqlite.connection import SqliteConnection, dumps
 
 _COLUMNS = "name, value, written_at, instance, element, writes"
@@ -33,7 +33,7 @@ def _value(row: tuple[Any, ...]) -> DataStoreValue:
     return DataStoreValue(row[0], json.loads(row[1]), row[2], row[3], row[4], row[5])
 
 
-def write_stores(conn: sqlite3.Connection, step: Step, now: str) -> list[list[Any]]:
+def write_stores(conn: Sql, step: Step, now: str) -> list[list[Any]]:
     """Write the data stores `step` wrote; for an undoable step, each store's before-image
     as [name, writes after, (value, writes, instance, element, written_at) or None when the
     step created it, or UNKNOWN]. Stores go in name order: two steps writing the same stores
@@ -54,7 +54,7 @@ def write_stores(conn: sqlite3.Connection, step: Step, now: str) -> list[list[An
     return images
 
 
-def unwrite_stores(conn: sqlite3.Connection, instance: str, images: list[list[Any]]) -> None:
+def unwrite_stores(conn: Sql, instance: str, images: list[list[Any]]) -> None:
     """Put the data stores a step wrote back as they were before it, or refuse (UsageError)
     when someone wrote one since: their write would be lost, or made to look undone."""
     for name, writes, before in images:

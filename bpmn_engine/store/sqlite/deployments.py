@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from bpmn_engine.store.dialect import Sql
 from bpmn_engine.store.sqlite.connection import SqliteConnection, instant, now_text
 
 
 class DeploymentRows(SqliteConnection):
     """`bpmn deploy`: start timers, message and signal start subscriptions per deployment."""
 
-    def _serialise_deploys(self, conn: Any) -> None:
+    def _serialise_deploys(self, conn: Sql) -> None:
         """Two deploys of one process must not both see no active deployment: SQLite's write
         transaction already runs them one after the other (PostgreSQL adds a lock)."""
 
@@ -23,7 +25,7 @@ class DeploymentRows(SqliteConnection):
         deployed_at: datetime,
         timers: list[tuple[str, datetime, int, float | None]],
         messages: list[tuple[str, str]],
-        signals: list[tuple[str, str]] = (),  # type: ignore[assignment]
+        signals: Sequence[tuple[str, str]] = (),
     ) -> tuple[int, int | None, bool]:
         """Make this definition version the process's active deployment, in one transaction.
 

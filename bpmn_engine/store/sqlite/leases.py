@@ -118,7 +118,7 @@ class LeaseRows(LeaseClock):
                 cursor = conn.execute(
                     "UPDATE tracks SET claimed_by = NULL, lease_until = NULL, heartbeat_at = NULL "
                     "WHERE instance = ? AND id = ? AND status = 'executing' AND claimed_by = ? "
-                    "AND lease_until IS ?",
+                    f"AND lease_until {self.dialect.same_as} ?",
                     (instance, track, claimed_by, lease_until),
                 )
                 released += cursor.rowcount

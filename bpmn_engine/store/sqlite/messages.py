@@ -49,8 +49,8 @@ class MessageRows(SqliteConnection):
     ) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO messages (id, name, key, variables, published_at, "
-                "expires_at, status, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO messages (id, name, key, variables, published_at, expires_at, "
+                "status, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (
                     message_id,
                     name,
@@ -93,7 +93,8 @@ class MessageRows(SqliteConnection):
         """The oldest buffered message for this name and key that has not expired."""
         row = self.conn.execute(
             "SELECT id, variables FROM messages WHERE status = 'buffered' AND name = ? "
-            "AND (key IS ? OR ? IS NULL) AND expires_at > ? ORDER BY published_at, id LIMIT 1",
+            f"AND (key {self.dialect.same_as} ? OR CAST(? AS TEXT) IS NULL) "
+            "AND expires_at > ? ORDER BY published_at, id LIMIT 1",
             (name, key, key, now),
         ).fetchone()
         return (row[0], json.loads(row[1])) if row else None

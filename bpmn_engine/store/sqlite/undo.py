@@ -10,12 +10,12 @@ version to version, so a step taken without the log is never skipped over.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import asdict
 from typing import Any
 
 from bpmn_engine.errors import UsageError
 from bpmn_engine.records.data import Step, is_missing
+from bpmn_engine.store.dialect import Sql
 from bpmn_engine.store.sqlite.connection import (
     HEAD_FIELDS,
     TRACK_FIELDS,
@@ -109,9 +109,7 @@ class UndoRows(SqliteConnection):
                         f"come again; go back in instance {row[1]} too (step it from its root)"
                     )
 
-    def _rewind(
-        self, conn: sqlite3.Connection, instance_id: str, steps: int, loose: dict[int, str]
-    ) -> None:
+    def _rewind(self, conn: Sql, instance_id: str, steps: int, loose: dict[int, str]) -> None:
         chain = self._chain(conn, instance_id, steps)
         if steps < 1 or len(chain) < steps:
             raise UsageError(
@@ -137,9 +135,7 @@ class UndoRows(SqliteConnection):
             (version, instance_id, chain[-1][1]),
         )
 
-    def _chain(
-        self, conn: sqlite3.Connection, instance_id: str, limit: int | None
-    ) -> list[tuple[int, int, str]]:
+    def _chain(self, conn: Sql, instance_id: str, limit: int | None) -> list[tuple[int, int, str]]:
         """(row, version before, record) of the latest steps, newest first, while unbroken."""
         row = conn.execute("SELECT version FROM instances WHERE id = ?", (instance_id,)).fetchone()
         if row is None:
@@ -158,7 +154,7 @@ class UndoRows(SqliteConnection):
 
     def _undo(
         self,
-        conn: sqlite3.Connection,
+        conn: Sql,
         instance: str,
         record: dict[str, Any],
         loose: dict[int, str],
@@ -197,13 +193,12 @@ class UndoRows(SqliteConnection):
         unwrite_stores(conn, instance, record.get("stores", []))
         for table, columns in ROWS.items():
             for key, image in record[table].items():
-                if image is None:
+                conn.execute(  # the row as the step left it goes, whole (its claim too)
+                    f"DELETE FROM {table} WHERE instance = ? AND id = ?", (instance, int(key))
+                )
+                if image is not None:  # and the row as it was comes back
                     conn.execute(
-                        f"DELETE FROM {table} WHERE instance = ? AND id = ?", (instance, int(key))
-                    )
-                else:
-                    conn.execute(
-                        f"INSERT OR REPLACE INTO {table} (instance, id, {', '.join(columns)}) "
+                        f"INSERT INTO {table} (instance, id, {', '.join(columns)}) "
                         f"VALUES (?, ?{', ?' * len(columns)})",
                         (instance, int(key), *(image[c] for c in columns)),
                     )

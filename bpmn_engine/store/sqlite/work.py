@@ -53,13 +53,14 @@ class WorkQueries(LeaseClock):
             )
         )
         # a due with a UTC offset compares wrongly as text: the text bound (+14 h, the widest
-        # offset) keeps the index; julianday() then decides exactly
+        # offset) keeps the index; the dialect's `instant` then decides exactly
+        due, at = self.dialect.instant("m.due"), self.dialect.instant("?")
         found.update(
             r[0]
             for r in self.conn.execute(
                 "SELECT DISTINCT m.instance FROM timers m "
                 + active.format("m")
-                + " WHERE m.status = 'waiting' AND m.due <= ? AND julianday(m.due) <= julianday(?)",
+                + f" WHERE m.status = 'waiting' AND m.due <= ? AND {due} <= {at}",
                 (instant(now + timedelta(hours=14)), instant(now)),
             )
         )
@@ -146,7 +147,8 @@ class WorkQueries(LeaseClock):
         yield from self.conn.execute(
             "SELECT m.due, m.repeat, i.definition, m.element FROM timers m "
             "JOIN instances i ON i.id = m.instance AND i.state = 'active' "
-            "WHERE m.status = 'waiting' ORDER BY julianday(m.due), m.instance, m.id"
+            f"WHERE m.status = 'waiting' ORDER BY {self.dialect.instant('m.due')}, "
+            "m.instance, m.id"
         )
 
     def start_timers_by_due(self) -> Iterator[tuple[str, int]]:
