@@ -80,9 +80,7 @@ def instances(
 ) -> None:
     """List the instances in the database."""
     engine = new_engine(db, read_only=True)
-    rows = engine.instances(
-        stuck=stuck, state=state, process=process_id, business_key=business_key
-    )
+    rows = engine.instances(stuck=stuck, state=state, process=process_id, business_key=business_key)
     if as_json:
         for row in rows:  # `instance` too: the key every other command's JSON uses for it
             click.echo(json_line({"instance": row["id"], **row}))

@@ -274,7 +274,6 @@ def act_then_run(
         finish_tree(engine, outcome, db, listener, settings.options)
 
 
-
 @click.command()
 @click.argument("instance_id", metavar="INSTANCE")
 @click.option(

@@ -405,6 +405,7 @@ class Stepper:
 
     def reload(self) -> None:
         """Read the trees again from their rows (after a command was cut short, or a rewind)."""
+
         def reloaded(instance_id: str) -> Instance:
             loaded = self.engine.instance(instance_id)
             self.engine.hold(loaded)

@@ -419,8 +419,7 @@ def _step(reader: _Reader, block: int, number: int, spec: Any) -> Action:
     )
     if variables and kind in ("advance", "check"):
         raise reader.error(
-            f"{what}: `variables` go with complete, message, signal, activate, trigger or "
-            "resume",
+            f"{what}: `variables` go with complete, message, signal, activate, trigger or resume",
             line,
         )
     expect = None

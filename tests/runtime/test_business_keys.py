@@ -30,12 +30,15 @@ def test_an_instance_keeps_the_business_key_it_was_started_with(bpmn: Bpmn, engi
 def call(key_mapping: str) -> str:
     return (
         '<startEvent id="S"/><callActivity id="C" calledElement="child"><extensionElements>'
-        f"{key_mapping}</extensionElements></callActivity><endEvent id=\"E\"/>"
+        f'{key_mapping}</extensionElements></callActivity><endEvent id="E"/>'
         + flow("S", "C")
         + flow("C", "E")
         + '</process><process id="child" isExecutable="true">'
-        + WAITS.replace('"S"', '"CS"').replace('"U"', '"CU"').replace('"E"', '"CE"')
-        .replace("S_U", "CS_CU").replace("U_E", "CU_CE")
+        + WAITS.replace('"S"', '"CS"')
+        .replace('"U"', '"CU"')
+        .replace('"E"', '"CE"')
+        .replace("S_U", "CS_CU")
+        .replace("U_E", "CU_CE")
     )
 
 

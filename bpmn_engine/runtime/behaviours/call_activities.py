@@ -63,9 +63,7 @@ class CallActivityBehaviour(ActivityBehaviour):
         if found is not None:  # a file of a folder, not given: say which (once per engine)
             ctx.emit("process.found", process=process_id, file=found.path, message=found.note)
         key = self.business_key(ctx, node)
-        sent = calls.call(
-            ctx.data.head, ctx.track, process_id, definitions.version, variables, key
-        )
+        sent = calls.call(ctx.data.head, ctx.track, process_id, definitions.version, variables, key)
         ctx.step.sent.append(sent)
         ctx.wait(WAIT, process=process_id, child=sent.key)
 
