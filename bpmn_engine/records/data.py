@@ -13,9 +13,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bpmn_engine.records.lifecycle import InstanceState, TrackState, check_instance
-from bpmn_engine.records.rows import (
+from bpmn_engine.records.lifecycle import (
     STILL_WAITING,
+    InstanceState,
+    ScopeState,
+    SubscriptionState,
+    TimerState,
+    TrackState,
+    check_instance,
+)
+from bpmn_engine.records.rows import (
     Event,
     Receipt,
     Scope,
@@ -322,9 +329,16 @@ class Step:
         track.attempt = 0
         self.data.enqueue(track)
 
-    def new_scope(self, element: str, parent: int | None, track: int | None) -> Scope:
+    def new_scope(
+        self,
+        element: str,
+        parent: int | None,
+        track: int | None,
+        status: ScopeState = ScopeState.ACTIVE,
+    ) -> Scope:
+        """An activation (`active`), or a compensable activity's snapshot, born `compensable`."""
         head = self.data.head
-        scope = Scope(head.next_scope, element, parent, track)
+        scope = Scope(head.next_scope, element, parent, track, status)
         head.next_scope += 1
         self.data.scopes[scope.id] = scope
         self.scopes[scope.id] = None
@@ -382,22 +396,24 @@ class Step:
         if not self.data.timers and not self.data.subscriptions:
             return  # the common case, on every step: nothing waits, nothing to scan
         touched = set(self.tracks)
-        waits: list[tuple[Timer | Subscription, Any]] = [
-            *((t, self.touch_timer) for t in self.data.timers.values()),
-            *((s, self.touch_subscription) for s in self.data.subscriptions.values()),
-        ]
-        for wait, touch in waits:
-            if wait.status not in STILL_WAITING or wait.track not in touched:
-                continue
-            track = self.data.tracks.get(wait.track)
-            stale = (
-                track is None
-                or not track.live
-                or track.status is TrackState.FAILED
-                or track.element != wait.host
-            )
-            if stale:
-                touch(wait).status = "cancelled"
+        for timer in self.data.timers.values():
+            if timer.status is TimerState.WAITING and self._stale(timer, touched):
+                self.touch_timer(timer).move(TimerState.CANCELLED)
+        for subscription in self.data.subscriptions.values():
+            if subscription.status in STILL_WAITING and self._stale(subscription, touched):
+                self.touch_subscription(subscription).move(SubscriptionState.CANCELLED)
+
+    def _stale(self, wait: Timer | Subscription, touched: set[int]) -> bool:
+        """Whether a wait of a track this step touched is no longer live at its host."""
+        if wait.track not in touched:
+            return False
+        track = self.data.tracks.get(wait.track)
+        return (
+            track is None
+            or not track.live
+            or track.status is TrackState.FAILED
+            or track.element != wait.host
+        )
 
     def touch_task(self, task: UserTask) -> UserTask:
         if task.id not in self.tasks:

@@ -8,7 +8,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from bpmn_engine.records.lifecycle import TOKEN_STATE, TrackState, check_track
+from bpmn_engine.records.lifecycle import (
+    TOKEN_STATE,
+    ScopeState,
+    SubscriptionState,
+    TaskState,
+    TimerState,
+    TrackState,
+    check_scope,
+    check_subscription,
+    check_task,
+    check_timer,
+    check_track,
+)
 
 LISTENING = "event subprocess"
 # a complex gateway's record that one incoming flow delivered since its last activation
@@ -22,18 +34,9 @@ CONSUMED = "consumed"
 AD_HOC = "ad-hoc"
 AD_HOC_COMPLETING = "ad-hoc completing"
 SELF_COMPLETING = frozenset({AD_HOC, AD_HOC_COMPLETING})
-# the states of a scope that records a completed compensable activity (its variables as the
-# activity left them): `runtime/events/compensation.py`
-COMPENSABLE, COMPENSATING, COMPENSATED = "compensable", "compensating", "compensated"
-SNAPSHOT_STATES = frozenset({COMPENSABLE, COMPENSATING, COMPENSATED})
-# a conditional subscription of a non-interrupting event that fired and waits again, but
-# whose condition still holds: it fires again only after it has been false (`Subscription`)
-HELD = "held"
 # a service task whose handler this engine does not have waits for one (Camunda 8's job, 7's
 # external task): an engine that has it serves the job (`bpmn resume --handlers`, a worker)
 JOB = "job"
-# the statuses of a subscription that still waits (`Step.cancel_stale_waits` ends them)
-STILL_WAITING = frozenset({"waiting", HELD})
 
 
 @dataclass(slots=True)
@@ -107,8 +110,12 @@ class Scope:
     element: str
     parent: int | None = None
     track: int | None = None  # the track waiting at the subprocess node in the parent scope
-    status: str = "active"
+    status: ScopeState = ScopeState.ACTIVE
     version: int = 0
+
+    def move(self, status: ScopeState) -> None:
+        check_scope(self.status, status)
+        self.status = status
 
 
 @dataclass(slots=True)
@@ -119,8 +126,12 @@ class UserTask:
     track: int
     element: str
     name: str | None
-    status: str = "waiting"
+    status: TaskState = TaskState.WAITING
     inputs: dict[str, Any] = field(default_factory=dict)
+
+    def move(self, status: TaskState) -> None:
+        check_task(self.status, status)
+        self.status = status
 
 
 @dataclass(slots=True)
@@ -139,7 +150,11 @@ class Timer:
     due: str  # ISO 8601, UTC
     repeat: int = 0
     interval: float | None = None  # seconds between cycle firings
-    status: str = "waiting"  # waiting, fired, cancelled
+    status: TimerState = TimerState.WAITING
+
+    def move(self, status: TimerState) -> None:
+        check_timer(self.status, status)
+        self.status = status
 
 
 @dataclass(slots=True)
@@ -161,7 +176,11 @@ class Subscription:
     kind: str  # "message", "signal" or "conditional"
     name: str
     key: str | None = None
-    status: str = "waiting"  # waiting, held, fired, cancelled
+    status: SubscriptionState = SubscriptionState.WAITING
+
+    def move(self, status: SubscriptionState) -> None:
+        check_subscription(self.status, status)
+        self.status = status
 
 
 class Sent(NamedTuple):

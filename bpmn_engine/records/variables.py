@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bpmn_engine.records.rows import SNAPSHOT_STATES, Scope
+from bpmn_engine.records.lifecycle import SNAPSHOT_STATES
+from bpmn_engine.records.rows import Scope
 
 ENGINE_SCOPE = 0
 """The scope of the rows the engine keeps about an instance beside its variables (what a

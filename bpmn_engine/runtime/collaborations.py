@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import UsageError
 from bpmn_engine.model import Definitions, Process
+from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -34,7 +35,13 @@ if TYPE_CHECKING:
 
 # how serious an instance's state is for the run as a whole: a failure anywhere is the
 # run's failure, else anything still waiting (or stopped part way) makes it wait
-_SERIOUSNESS = {"completed": 0, "terminated": 1, "waiting": 2, "active": 2, "failed": 3}
+_SERIOUSNESS = {
+    InstanceState.COMPLETED: 0,
+    InstanceState.TERMINATED: 1,
+    INSTANCE_WAITING: 2,
+    InstanceState.ACTIVE: 2,
+    InstanceState.FAILED: 3,
+}
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,7 @@ class Collaboration:
     def overall(states: list[str]) -> str:
         """The state of instances run together: failed if any failed, else waiting if any
         waits (or is still active), else terminated if any was, else completed."""
-        return max(states, key=_SERIOUSNESS.__getitem__, default="completed")
+        return max(states, key=_SERIOUSNESS.__getitem__, default=str(InstanceState.COMPLETED))
 
 
 def start(

@@ -31,7 +31,7 @@ from bpmn_engine.model import (
 from bpmn_engine.model import SequenceFlow as Flow
 from bpmn_engine.parse.folders import FoundFile
 from bpmn_engine.records.data import InstanceData, Step
-from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.lifecycle import InstanceState, ScopeState, TrackState
 from bpmn_engine.records.rows import SELF_COMPLETING, Track
 from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.clock import Clock
@@ -427,9 +427,9 @@ class StepContext:
         ):
             return  # an ad-hoc subprocess with nothing running waits for activations
         scope = self.step.touch_scope(self.data.scopes[scope_id])
-        if scope.status != "active":
+        if scope.status is not ScopeState.ACTIVE:
             return
-        scope.status = "completed"
+        scope.move(ScopeState.COMPLETED)
         for listener in self.data.live_tracks(scope_id):  # its event subprocesses stop waiting
             if listener.listening:
                 self.step.touch_track(listener).move(TrackState.TERMINATED)
@@ -469,7 +469,7 @@ class StepContext:
         self.step.set_state(InstanceState.TERMINATING)
         self.terminate_scope(root)
         self.engine.listen(self, "cancel", self.definitions.processes[self.data.head.process])
-        self.step.touch_scope(self.data.scopes[root]).status = "terminated"
+        self.step.touch_scope(self.data.scopes[root]).move(ScopeState.TERMINATED)
         self.step.set_state(InstanceState.TERMINATED)
         variables = dict(sorted(self.data.values.get(root, {}).items()))
         self.step.emit(event, self.node.id, self.track.id, **data)
@@ -481,9 +481,9 @@ class StepContext:
             if keep is not None and track.id == keep.id:
                 continue
             for child in [s for s in self.data.scopes.values() if s.track == track.id]:
-                if child.status == "active":
+                if child.status is ScopeState.ACTIVE:
                     self.terminate_scope(child.id)
-                    self.step.touch_scope(child).status = "terminated"
+                    self.step.touch_scope(child).move(ScopeState.TERMINATED)
             self.step.touch_track(track)
             if track.listening:
                 pass  # no token: its waits are cancelled with it

@@ -20,7 +20,7 @@ from bpmn_engine.model import (
 from bpmn_engine.model import Listener as ElementListener
 from bpmn_engine.parse import compile_definitions, folders, load_file
 from bpmn_engine.records.data import InstanceData, Step
-from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState, TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
 from bpmn_engine.records.variables import ENGINE_SCOPE
 from bpmn_engine.runtime import collaborations, compiled, listeners
@@ -64,7 +64,8 @@ def _check_startable(definitions: Definitions, process: Process, *, waiting: boo
     )
 
 
-_NOT_ENDED = ("active", "waiting")  # the instances `state="active"` lists besides the moving
+# the instances `state="active"` lists besides the moving ones
+_NOT_ENDED = (InstanceState.ACTIVE, INSTANCE_WAITING)
 
 
 class Engine:
@@ -762,8 +763,8 @@ class Engine:
         rows = self.store.list_instances()
         for row in rows:
             moving = row.pop("moving_tracks", 0)
-            if row["state"] == "active" and not moving:
-                row["state"] = "waiting"
+            if row["state"] == InstanceState.ACTIVE and not moving:
+                row["state"] = INSTANCE_WAITING
         if state is not None:
             rows = [r for r in rows if r["state"] == state or (state, r["state"]) == _NOT_ENDED]
         if process is not None:

@@ -19,15 +19,22 @@ from typing import TYPE_CHECKING, Any
 from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
 from bpmn_engine.model import Activity, Definitions, Process, StartEvent
 from bpmn_engine.records.data import InstanceData, Step
-from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.lifecycle import (
+    INSTANCE_WAITING,
+    STILL_WAITING,
+    InstanceState,
+    ScopeState,
+    SubscriptionState,
+    TaskState,
+    TimerState,
+    TrackState,
+)
 from bpmn_engine.records.rows import (
     AD_HOC,
     AD_HOC_COMPLETING,
     CONSUMED,
-    HELD,
     JOB,
     NOT_TOKENS,
-    STILL_WAITING,
     Event,
     Receipt,
     Sent,
@@ -109,7 +116,7 @@ class Outcome:
             out["end_event"] = self.end_event
         if self.incident:
             out["incident"] = self.incident
-        if self.state == "waiting":
+        if self.state == INSTANCE_WAITING:
             out["waiting_for"] = self.waiting_for
         return out
 
@@ -236,7 +243,7 @@ class Instance:
         return [t.token() for t in tracks if t.live and not t.listening]
 
     def user_tasks(self) -> list[UserTask]:
-        return [t for t in self.data.tasks.values() if t.status == "waiting"]
+        return [t for t in self.data.tasks.values() if t.status is TaskState.WAITING]
 
     def history(self) -> list[Event]:
         return self.engine.store.history(self.id)
@@ -298,7 +305,7 @@ class Instance:
         state = str(head.state)
         if head.state is InstanceState.ACTIVE:
             movable = self._orphans or self.data.next_ready() is not None
-            state = "active" if movable else "waiting"
+            state = str(InstanceState.ACTIVE) if movable else INSTANCE_WAITING
         return Outcome(
             instance=head.id,
             state=state,
@@ -373,7 +380,7 @@ class Instance:
                 if subscription.kind == "conditional":  # what a change must make true
                     waits[-1]["condition"] = self._condition_text(subscription.element)
         for timer in self.data.timers.values():
-            if timer.status == "waiting":
+            if timer.status is TimerState.WAITING:
                 waits.append(
                     {
                         "element": timer.element,
@@ -613,7 +620,7 @@ class Instance:
         """A message or signal for one of this instance's subscriptions: one step, which
         records `receipt` (so the same delivery cannot commit twice)."""
         subscription = self.data.subscriptions[subscription_id]
-        if subscription.status != "waiting":
+        if subscription.status is not SubscriptionState.WAITING:
             raise UsageError(f"subscription {subscription_id} no longer waits")
         values = checked_variables(variables or {})
         track = self.data.tracks[subscription.track]
@@ -877,7 +884,7 @@ class Instance:
             raise UsageError(
                 f"instance {self.id} was not cancelled: {where}{failure.message}"
             ) from None
-        step.touch_scope(self.data.scopes[root]).status = "terminated"
+        step.touch_scope(self.data.scopes[root]).move(ScopeState.TERMINATED)
         step.set_state(InstanceState.TERMINATED)
         step.emit("instance.terminated", variables=self.variables)
         self._commit(step, on_event)
@@ -1045,7 +1052,7 @@ class Instance:
         looks = [
             subscription
             for subscription in map(self.data.subscriptions.__getitem__, step.subscriptions)
-            if subscription.kind == "message" and subscription.status == "waiting"
+            if subscription.kind == "message" and subscription.status is SubscriptionState.WAITING
         ]
         if looks:
             self._take_buffered(looks, on_event)
@@ -1060,7 +1067,8 @@ class Instance:
         try:
             while self._buffered_looks:
                 subscription = self._buffered_looks.pop(0)
-                if subscription.status == "waiting" and self._buffered_for(subscription):
+                waits = subscription.status is SubscriptionState.WAITING
+                if waits and self._buffered_for(subscription):
                     track = self.data.tracks[subscription.track]
                     self._step(track, lambda c, s=subscription: deliver_buffered(c, [s]), on_event)
         finally:
@@ -1078,8 +1086,9 @@ class Instance:
         still held) waits again in the step that leaves it false: so it fires once per change
         from false to true, not on every step while it holds."""
         for subscription in self.data.subscriptions.values():
-            if subscription.status == HELD and not self._condition_holds(subscription):
-                step.touch_subscription(subscription).status = "waiting"
+            held = subscription.status is SubscriptionState.HELD
+            if held and not self._condition_holds(subscription):
+                step.touch_subscription(subscription).move(SubscriptionState.WAITING)
 
     def _enter(self, track: Track, on_event: Listener | None) -> None:
         """A ready track enters its node (and a service task's handler runs after that step)."""
@@ -1108,8 +1117,8 @@ class Instance:
         if wait is not None:
             track.wait = wait
         for task in self.data.tasks.values():  # a retry re-enters the element: a new task
-            if task.track == track_id and task.status == "waiting":
-                step.touch_task(task).status = "cancelled"
+            if task.track == track_id and task.status is TaskState.WAITING:
+                step.touch_task(task).move(TaskState.CANCELLED)
         head = self.data.head
         head.incident = f"{element}: {message}"
         if head.state is InstanceState.ACTIVE:
@@ -1169,9 +1178,9 @@ class Instance:
             return
         for task_id, before in step.tasks.items():
             task = self.data.tasks[task_id]
-            if before is not None or task.status != "waiting":
+            if before is not None or task.status is not TaskState.WAITING:
                 continue
             self.checkpoints.flush()  # a user task is a wait state, even one answered at once
             variables = answer(self, task)
-            if variables is not None and task.status == "waiting":
+            if variables is not None and task.status is TaskState.WAITING:
                 self.complete_task(task.id, variables, on_event)

@@ -21,6 +21,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
+from bpmn_engine.records.lifecycle import SubscriptionState
 from bpmn_engine.records.rows import Receipt
 from bpmn_engine.runtime import calls
 
@@ -292,7 +293,7 @@ class Postman:
         """(the instance, if it took the delivery; whether a race was lost, worth a retry)."""
         instance = self._instance(instance_id, known)
         subscription = instance.data.subscriptions.get(subscription_id)
-        if subscription is None or subscription.status != "waiting":
+        if subscription is None or subscription.status is not SubscriptionState.WAITING:
             return None, False
         try:
             instance.deliver(subscription_id, variables, on_event, receipt=receipt)

@@ -24,7 +24,7 @@ from enum import StrEnum
 
 from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData
-from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.lifecycle import SubscriptionState, TaskState, TimerState, TrackState
 from bpmn_engine.records.rows import Subscription, Timer, Track
 from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours import complex_gateway
@@ -83,7 +83,8 @@ class Scheduler:
         waiting user task, then triggering a trigger wait, come last."""
         actions = list(self._automatic())
         tasks = sorted(
-            (t for t in self.data.tasks.values() if t.status == "waiting"), key=lambda t: t.id
+            (t for t in self.data.tasks.values() if t.status is TaskState.WAITING),
+            key=lambda t: t.id,
         )
         actions += [Action(ActionKind.COMPLETE_TASK, t.track, t.element, t.id) for t in tasks]
         triggers = trigger_waits(self.definitions, self.data)
@@ -127,7 +128,7 @@ class Scheduler:
         waiting = [
             s
             for s in self.data.subscriptions.values()
-            if s.status == "waiting" and s.kind == "conditional"
+            if s.status is SubscriptionState.WAITING and s.kind == "conditional"
         ]
         for subscription in sorted(waiting, key=lambda s: s.id):
             if self.holds(subscription):
@@ -169,7 +170,7 @@ class Scheduler:
         waiting = [
             t
             for t in self.data.timers.values()
-            if t.status == "waiting" and (endless or t.repeat != -1)
+            if t.status is TimerState.WAITING and (endless or t.repeat != -1)
         ]
         return min(waiting, key=lambda t: (t.due, t.id)) if waiting else None
 

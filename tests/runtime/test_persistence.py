@@ -10,7 +10,7 @@ import pytest
 
 from bpmn_engine import ConcurrentModification, Engine, ServiceTaskContext, UsageError
 from bpmn_engine.records.data import InstanceData, Step
-from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.lifecycle import InstanceState, TaskState, TrackState
 from tests.runtime.conftest import (
     Bpmn,
     MakeEngine,
@@ -278,7 +278,7 @@ def test_rolling_back_a_step_restores_memory_exactly(bpmn: Bpmn, engine: Engine)
     step.set_value(1, "zero", 5)
     step.set_value(1, "nested", {"a": [1, 2]})
     step.delete_value(1, "good")
-    step.touch_task(data.tasks[1]).status = "completed"
+    step.touch_task(data.tasks[1]).move(TaskState.COMPLETED)
     step.new_task(track, "other", {})
     step.add_join(1, "Join", [1, 2])
     step.set_state(InstanceState.FAILED)

@@ -15,15 +15,8 @@ import pytest
 
 from bpmn_engine.errors import ConcurrentModification, UsageError
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
-from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import (
-    COMPENSABLE,
-    COMPENSATED,
-    COMPENSATING,
-    CONSUMED,
-    Receipt,
-    Sent,
-)
+from bpmn_engine.records.lifecycle import InstanceState, ScopeState, TrackState
+from bpmn_engine.records.rows import CONSUMED, Receipt, Sent
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store import SqliteStore, open_store
 from tests.postgresql_server import fresh_url
@@ -100,24 +93,24 @@ def test_compensation_records_keep_their_order_state_and_variables(store: Store)
     step = Step(data)
     records = []
     for element, item in (("book", "Oslo"), ("book", "Rome"), ("pay", None)):
-        record = step.new_scope(element, 1, 1)
-        record.status = COMPENSABLE
+        record = step.new_scope(element, 1, 1, ScopeState.COMPENSABLE)
         step.set_value(record.id, "city", item)
         records.append(record)
     store.commit(step)
     step = Step(data)
-    step.touch_scope(records[2]).status = COMPENSATED
-    step.touch_scope(records[1]).status = COMPENSATING
+    step.touch_scope(records[2]).move(ScopeState.COMPENSATED)
+    step.touch_scope(records[1]).move(ScopeState.COMPENSATING)
     run = step.new_scope("process", records[1].id, 1)
     store.commit(step)
 
     loaded = store.load("i-1")
     assert loaded.scopes == data.scopes
     assert sorted((s.id, s.element, s.status) for s in loaded.scopes.values() if s.parent == 1) == [
-        (2, "book", COMPENSABLE),
-        (3, "book", COMPENSATING),
-        (4, "pay", COMPENSATED),
+        (2, "book", ScopeState.COMPENSABLE),
+        (3, "book", ScopeState.COMPENSATING),
+        (4, "pay", ScopeState.COMPENSATED),
     ]
+    assert all(type(s.status) is ScopeState for s in loaded.scopes.values())
     assert loaded.scopes[run.id].parent == records[1].id
     assert loaded.values[records[1].id] == {"city": "Rome"}
     assert loaded.values[records[2].id] == {"city": None}

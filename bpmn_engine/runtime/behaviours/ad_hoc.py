@@ -19,7 +19,7 @@ from typing import Any
 from bpmn_engine.errors import UsageError
 from bpmn_engine.model import Activity, AdHocSubProcess, Definitions
 from bpmn_engine.records.data import InstanceData
-from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.lifecycle import InstanceState, ScopeState, TrackState
 from bpmn_engine.records.rows import AD_HOC, AD_HOC_COMPLETING, Track
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import (
@@ -99,7 +99,7 @@ class AdHocSubProcessBehaviour(SubProcessBehaviour):
         node = ctx.node
         assert isinstance(node, AdHocSubProcess)
         scope_id = inner.track.scope
-        if ctx.track.wait != AD_HOC or ctx.data.scopes[scope_id].status != "active":
+        if ctx.track.wait != AD_HOC or ctx.data.scopes[scope_id].status is not ScopeState.ACTIVE:
             return  # completing: it completes when its scope runs dry (`may_complete`)
         if isinstance(inner.node, Activity) and node.completion is not None:
             extra = ctx.data.variables.visible(scope_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.model import Event, StartEvent
-from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.lifecycle import SubscriptionState, TimerState, TrackState
 from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.behaviours import transactions
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
@@ -192,7 +192,9 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         for wait in waits:  # a condition already true, a message that came before
             if ctx.track.element != node.id or not ctx.track.live:
                 break  # it fired and went on
-            if wait.status == "waiting":
+            if wait.status is (
+                TimerState.WAITING if isinstance(wait, Timer) else SubscriptionState.WAITING
+            ):
                 settle(ctx, [wait])
 
     def triggered(self, ctx: StepContext, variables: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from bpmn_engine.model import Activity, Expression, MultiInstance, SequenceFlow, StandardLoop
-from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.lifecycle import ScopeState, TrackState
 from bpmn_engine.records.rows import Scope, Track
 from bpmn_engine.runtime.context import Incident, StepContext
 
@@ -227,7 +227,7 @@ def instance_completed(ctx: StepContext, leaves: Leaves) -> None:
         ctx.track.move(TrackState.EXECUTING)
     ctx.track.move(TrackState.COMPLETED)
     ctx.emit("track.completed")
-    ctx.step.touch_scope(inner).status = "completed"
+    ctx.step.touch_scope(inner).move(ScopeState.COMPLETED)
     if isinstance(spec, StandardLoop):
         _iteration_completed(ctx, spec, body, leaves)
         return
@@ -249,9 +249,9 @@ def instance_completed(ctx: StepContext, leaves: Leaves) -> None:
         ctx.emit("multi-instance.condition_met", completed=completed)
         for index in range(1, total + 1):
             other = ctx.data.scopes[body.id + index]
-            if other.status == "active":
+            if other.status is ScopeState.ACTIVE:
                 ctx.terminate_scope(other.id)
-                ctx.step.touch_scope(other).status = "terminated"
+                ctx.step.touch_scope(other).move(ScopeState.TERMINATED)
         _finish_body(ctx, body, leaves)
     elif following is not None:
         _start_instance(ctx, ctx.data.scopes[following])
@@ -264,7 +264,7 @@ def _finish_body(ctx: StepContext, body: Scope, leaves: Leaves) -> None:
     node = ctx.node
     assert isinstance(node, Activity)
     spec = node.loop_characteristics
-    ctx.step.touch_scope(body).status = "completed"
+    ctx.step.touch_scope(body).move(ScopeState.COMPLETED)
     outer = ctx.for_track(ctx.data.tracks[body.track or 0])
     if isinstance(spec, MultiInstance) and spec.output_collection:
         total = _count(ctx.data.values.get(body.id, {}), TOTAL)
@@ -294,7 +294,7 @@ def _output(ctx: StepContext, spec: MultiInstance, body: Scope, total: int) -> A
     values = ctx.data.values
     return [
         values.get(body.id + index, {}).get(name)
-        if ctx.data.scopes[body.id + index].status == "completed"
+        if ctx.data.scopes[body.id + index].status is ScopeState.COMPLETED
         else None
         for index in range(1, total + 1)
     ]
@@ -321,7 +321,7 @@ def _spiff_output(ctx: StepContext, spec: MultiInstance, body: Scope, total: int
         )
     in_place = _in_place(spec)
     for index in range(total):
-        if ctx.data.scopes[body.id + index + 1].status != "completed":
+        if ctx.data.scopes[body.id + index + 1].status is not ScopeState.COMPLETED:
             continue
         item = values.get(body.id + index + 1, {}).get(name)
         key = keys[index] if keys is not None else index

@@ -9,6 +9,7 @@ from typing import Any
 from bpmn_engine.errors import BpmnEngineError
 from bpmn_engine.expressions import script_is_expression
 from bpmn_engine.model import Expression, Task
+from bpmn_engine.records.lifecycle import TaskState
 from bpmn_engine.records.rows import JOB
 from bpmn_engine.runtime import listeners
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
@@ -29,9 +30,11 @@ class UserTaskBehaviour(ActivityBehaviour):
     def complete_with(self, ctx: StepContext, variables: dict[str, Any]) -> None:
         """A person (or an answers file) completed the task with these variables."""
         task = next(
-            t for t in ctx.data.tasks.values() if t.track == ctx.track.id and t.status == "waiting"
+            t
+            for t in ctx.data.tasks.values()
+            if t.track == ctx.track.id and t.status is TaskState.WAITING
         )
-        ctx.step.touch_task(task).status = "completed"
+        ctx.step.touch_task(task).move(TaskState.COMPLETED)
         extra = {**task.inputs, **variables}  # what the person entered, seen by the listeners
         ctx.output = dict(variables)  # bpmn-engine's `content.output`
         written = listeners.run(ctx, ctx.node.listeners, "complete", ctx.node.id, extra)
@@ -40,8 +43,8 @@ class UserTaskBehaviour(ActivityBehaviour):
 
     def terminate(self, ctx: StepContext) -> None:
         for task in list(ctx.data.tasks.values()):
-            if task.track == ctx.track.id and task.status == "waiting":
-                ctx.step.touch_task(task).status = "cancelled"
+            if task.track == ctx.track.id and task.status is TaskState.WAITING:
+                ctx.step.touch_task(task).move(TaskState.CANCELLED)
                 listeners.run(ctx, ctx.node.listeners, "delete", ctx.node.id, task.inputs)
         super().terminate(ctx)
 

@@ -13,14 +13,12 @@ A transaction runs as an embedded subprocess. Its outcomes differ:
 from __future__ import annotations
 
 from bpmn_engine.model import BoundaryEvent, SubProcess
-from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.lifecycle import ScopeState, TrackState
 from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.boundaries import interrupt
 from bpmn_engine.runtime.events.payloads import caught
-
-CANCELLED = "cancelled"  # the status of a cancelled transaction's scope
 
 
 class TransactionBehaviour(SubProcessBehaviour):
@@ -33,7 +31,7 @@ class TransactionBehaviour(SubProcessBehaviour):
 
     def terminate(self, ctx: StepContext) -> None:
         inner = [s for s in ctx.data.scopes.values() if s.track == ctx.track.id]
-        if not inner or max(inner, key=lambda s: s.id).status != CANCELLED:
+        if not inner or max(inner, key=lambda s: s.id).status is not ScopeState.CANCELLED:
             ctx.emit("transaction.interrupted")
         super().terminate(ctx)
 
@@ -55,7 +53,7 @@ def leave_cancelled(ctx: StepContext) -> None:
     scope = ctx.data.scopes[ctx.track.scope]
     ctx.completed()
     ctx.step.touch_track(ctx.track).move(TrackState.COMPLETED)
-    ctx.step.touch_scope(scope).status = CANCELLED  # before `interrupt`, which ends the rest
+    ctx.step.touch_scope(scope).move(ScopeState.CANCELLED)  # before `interrupt` ends the rest
     ctx.step.emit("transaction.cancelled", transaction.element, transaction.id)
     ctx.step.emit("cancel.caught", boundary.id, transaction.id)
     outer = ctx.for_track(transaction)  # the boundary's output mappings: nothing came

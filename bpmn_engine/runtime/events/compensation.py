@@ -41,15 +41,8 @@ from bpmn_engine.model import (
     SubProcess,
 )
 from bpmn_engine.records.data import InstanceData
-from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.records.rows import (
-    COMPENSABLE,
-    COMPENSATED,
-    COMPENSATING,
-    SNAPSHOT_STATES,
-    Scope,
-    Track,
-)
+from bpmn_engine.records.lifecycle import SNAPSHOT_STATES, ScopeState, TrackState
+from bpmn_engine.records.rows import Scope, Track
 from bpmn_engine.runtime.calls import is_expression
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses
@@ -181,8 +174,7 @@ def record(ctx: StepContext) -> None:
     if isinstance(node, SubProcess):
         inner = inner_scope(ctx.data, node.id, track.id, None)
         seen = inner.id if inner is not None else seen
-    snapshot = ctx.step.new_scope(node.id, where, track.id)
-    snapshot.status = COMPENSABLE
+    snapshot = ctx.step.new_scope(node.id, where, track.id, ScopeState.COMPENSABLE)
     ctx.set_local(snapshot.id, _locals(ctx.data, seen, where))
     ctx.emit("compensation.recorded", snapshot=snapshot.id)
 
@@ -247,8 +239,12 @@ def resume(ctx: StepContext) -> bool:
         return False
     for run in [s for s in ctx.data.scopes.values() if s.track == track.id]:
         snapshot = ctx.data.scopes.get(run.parent or 0)
-        if run.status == "completed" and snapshot and snapshot.status == COMPENSATING:
-            ctx.step.touch_scope(snapshot).status = COMPENSATED
+        if (
+            run.status is ScopeState.COMPLETED
+            and snapshot
+            and snapshot.status is ScopeState.COMPENSATING
+        ):
+            ctx.step.touch_scope(snapshot).move(ScopeState.COMPENSATED)
             ctx.step.emit(
                 "compensation.completed", snapshot.element, track.id, snapshot=snapshot.id
             )
@@ -296,7 +292,7 @@ def _next_unit(ctx: StepContext, scope_id: int, ref: str | None) -> tuple[Scope,
         if s.parent == scope_id and s.status in SNAPSHOT_STATES and ref in (None, s.element)
     ]
     for snapshot in sorted(records, key=lambda s: s.id, reverse=True):
-        if snapshot.status != COMPENSABLE:
+        if snapshot.status is not ScopeState.COMPENSABLE:
             continue
         node = ctx.definitions.node(snapshot.element)
         if isinstance(node, Activity) and node.compensation_handler:
@@ -309,7 +305,7 @@ def _next_unit(ctx: StepContext, scope_id: int, ref: str | None) -> tuple[Scope,
         found = _next_unit(ctx, inner.id, None) if inner is not None else None
         if found is not None:
             return found
-        ctx.step.touch_scope(snapshot).status = COMPENSATED  # everything inside is undone
+        ctx.step.touch_scope(snapshot).move(ScopeState.COMPENSATED)  # all inside is undone
     return None
 
 
@@ -317,7 +313,7 @@ def _start_unit(ctx: StepContext, snapshot: Scope, handler_id: str) -> None:
     """Run one handler for one recorded activity, in a run scope under its snapshot whose
     track is the waiting one (its completion calls the waiter's `complete`)."""
     waiter: Track = ctx.track
-    ctx.step.touch_scope(snapshot).status = COMPENSATING
+    ctx.step.touch_scope(snapshot).move(ScopeState.COMPENSATING)
     handler = ctx.definitions.node(handler_id)
     holder = ctx.definitions.node_scopes[handler_id]
     run = ctx.step.new_scope(holder.id, snapshot.id, waiter.id)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bpmn_engine.model import EventDefinition, FlowNode
-from bpmn_engine.records.rows import STILL_WAITING, Subscription, Timer
+from bpmn_engine.records.lifecycle import STILL_WAITING, TimerState
+from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.context import Incident, StepContext
 
 
@@ -39,12 +40,16 @@ def waits_of(ctx: StepContext, element: str) -> list[Timer | Subscription]:
     per event definition of a multiple event)."""
     track = ctx.track.id
     found: list[Timer | Subscription] = [
-        t for t in ctx.data.timers.values() if t.track == track and t.element == element
+        t
+        for t in ctx.data.timers.values()
+        if t.track == track and t.element == element and t.status is TimerState.WAITING
     ]
     found += [
-        s for s in ctx.data.subscriptions.values() if s.track == track and s.element == element
+        s
+        for s in ctx.data.subscriptions.values()
+        if s.track == track and s.element == element and s.status in STILL_WAITING
     ]
-    return [w for w in found if w.status in STILL_WAITING]
+    return found
 
 
 def subscribe(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.model import Activity, BoundaryEvent, StartEvent, SubProcess
+from bpmn_engine.records.lifecycle import ScopeState
 from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.context import Incident, StepContext
@@ -64,7 +65,7 @@ def find_catcher(ctx: StepContext, code: str, kind: str) -> Catcher | None:
         # an event subprocess never catches what its own run throws: look further out
         from_event_subprocess = isinstance(node, SubProcess) and node.triggered_by_event
         found = subprocesses.catching_start(ctx, model, code, kind)
-        if found is not None and scope.status == "active" and not from_event_subprocess:
+        if found is not None and scope.status is ScopeState.ACTIVE and not from_event_subprocess:
             return (scope.id, *found)
         track = ctx.data.tracks[scope.track] if scope.track is not None else None
         if track is not None:

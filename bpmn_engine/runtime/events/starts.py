@@ -22,7 +22,7 @@ from bpmn_engine.expressions import compile_expression
 from bpmn_engine.model import Definitions, FlowNode, Process
 from bpmn_engine.model.elements import Event, EventDefinition, Gateway, StartEvent
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
-from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.lifecycle import InstanceState, StartTimerState, TrackState
 from bpmn_engine.records.rows import Receipt
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
@@ -119,7 +119,7 @@ def deploy(engine: Engine, definitions: Definitions) -> list[Deployment]:
                     r["element"], datetime.fromisoformat(r["due"]), r["repeat"], r["interval"]
                 )
                 for r in engine.store.start_timers(deployment)
-                if r["status"] == "waiting"
+                if r["status"] == StartTimerState.WAITING
             ]
         deployments.append(
             Deployment(

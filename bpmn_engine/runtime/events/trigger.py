@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.model import BoundaryEvent, FlowNode, StartEvent
-from bpmn_engine.records.rows import HELD, Subscription, Timer
+from bpmn_engine.records.lifecycle import SubscriptionState, TimerState
+from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.context import StepContext
 from bpmn_engine.runtime.events import subprocesses, waiting_starts
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
@@ -90,10 +91,11 @@ def listen_again(ctx: StepContext, event: BoundaryEvent | StartEvent) -> None:
             if found is None or subscription.id > found.id:
                 latest[(subscription.kind, subscription.name)] = subscription
     for subscription in latest.values():
-        if subscription.status != "fired":
+        if subscription.status is not SubscriptionState.FIRED:
             continue
         held = subscription.kind == "conditional" and CONDITIONAL.holds(ctx, subscription)
-        ctx.step.touch_subscription(subscription).status = HELD if held else "waiting"
+        again = SubscriptionState.HELD if held else SubscriptionState.WAITING
+        ctx.step.touch_subscription(subscription).move(again)
         if subscription.kind == "conditional":
             ctx.step.emit("condition.awaited", event.id, ctx.track.id)
         else:
@@ -105,7 +107,7 @@ def listen_again(ctx: StepContext, event: BoundaryEvent | StartEvent) -> None:
 
 def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, Any]) -> None:
     """A message or signal reached a subscription: its variables, then the trigger."""
-    ctx.step.touch_subscription(subscription).status = "fired"
+    ctx.step.touch_subscription(subscription).move(SubscriptionState.FIRED)
     ctx.step.emit(
         f"{subscription.kind}.received",
         subscription.element,
@@ -127,7 +129,7 @@ def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, A
 def fire_timer(ctx: StepContext, timer: Timer) -> None:
     """The timer is due: trigger its event; a cycle on a non-interrupting boundary event or
     event subprocess start schedules its next firing."""
-    ctx.step.touch_timer(timer).status = "fired"
+    ctx.step.touch_timer(timer).move(TimerState.FIRED)
     ctx.step.emit("timer.fired", timer.element, ctx.track.id, due=timer.due, timer=timer.id)
     event = ctx.definitions.node_scopes[timer.element].nodes[timer.element]
     ctx.set_variables(caught(ctx, event, None))  # its output mappings: a timer brings nothing
@@ -138,7 +140,7 @@ def fire_timer(ctx: StepContext, timer: Timer) -> None:
 
 def fire_condition(ctx: StepContext, subscription: Subscription) -> None:
     """A conditional event whose condition became true: it fires (if it still holds)."""
-    if subscription.status == "waiting" and CONDITIONAL.holds(ctx, subscription):
+    if subscription.status is SubscriptionState.WAITING and CONDITIONAL.holds(ctx, subscription):
         deliver(ctx, subscription, {})
 
 

@@ -31,7 +31,7 @@ from psycopg import errors
 
 from bpmn_engine.errors import ConcurrentModification
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
-from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.records.lifecycle import TimerState, TrackState
 from bpmn_engine.store.dialect import Sql
 from bpmn_engine.store.postgresql.connection import PostgresConnection
 from bpmn_engine.store.postgresql.leases import lease_on_server_clock
@@ -142,7 +142,7 @@ class PgCheckpointRows(PostgresConnection, CheckpointRows):
         or a track ready to run; those two are announced always, a ready track unless it is
         the instance being driven here (`driving`)."""
         data = step.data
-        if step.sent or any(data.timers[t].status == "waiting" for t in step.timers):
+        if step.sent or any(data.timers[t].status is TimerState.WAITING for t in step.timers):
             return True
         if not any(data.tracks[t].status is TrackState.READY for t in step.tracks):
             return False

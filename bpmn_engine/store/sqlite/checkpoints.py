@@ -14,7 +14,14 @@ from typing import Any
 
 from bpmn_engine.errors import ConcurrentModification, UsageError
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step, is_missing
-from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.lifecycle import (
+    InstanceState,
+    ScopeState,
+    SubscriptionState,
+    TaskState,
+    TimerState,
+    TrackState,
+)
 from bpmn_engine.records.rows import Event, Scope, Subscription, Timer, Track, UserTask
 from bpmn_engine.store.dialect import Dialect, Sql
 from bpmn_engine.store.sqlite.connection import (
@@ -207,7 +214,7 @@ class CheckpointRows(SqliteConnection):
             "SELECT id, element, parent, track, status, version FROM scopes WHERE instance = ?",
             (instance_id,),
         ):
-            data.scopes[r[0]] = Scope(*r)
+            data.scopes[r[0]] = Scope(r[0], r[1], r[2], r[3], ScopeState(r[4]), r[5])
         for scope, name, value in conn.execute(
             "SELECT scope, name, value FROM variables WHERE instance = ?", (instance_id,)
         ):
@@ -216,19 +223,20 @@ class CheckpointRows(SqliteConnection):
             "SELECT id, track, element, name, status, inputs FROM user_tasks WHERE instance = ?",
             (instance_id,),
         ):
-            data.tasks[r[0]] = UserTask(*r[:5], inputs=json.loads(r[5] or "{}"))
+            inputs = json.loads(r[5] or "{}")
+            data.tasks[r[0]] = UserTask(r[0], r[1], r[2], r[3], TaskState(r[4]), inputs)
         for r in conn.execute(
             "SELECT id, track, element, host, due, repeat, interval, status FROM timers "
             "WHERE instance = ?",
             (instance_id,),
         ):
-            data.timers[r[0]] = Timer(*r)
+            data.timers[r[0]] = Timer(*r[:7], TimerState(r[7]))
         for r in conn.execute(
             "SELECT id, track, element, host, kind, name, key, status FROM subscriptions "
             "WHERE instance = ?",
             (instance_id,),
         ):
-            data.subscriptions[r[0]] = Subscription(*r)
+            data.subscriptions[r[0]] = Subscription(*r[:7], SubscriptionState(r[7]))
         for scope, gateway, activations in conn.execute(
             "SELECT scope, gateway, max(activation) FROM joins WHERE instance = ? "
             "GROUP BY scope, gateway",
@@ -378,13 +386,13 @@ class CheckpointRows(SqliteConnection):
                 conn.execute(
                     "INSERT INTO scopes (instance, id, element, parent, track, status, version) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (data.head.id, s.id, s.element, s.parent, s.track, s.status, s.version),
+                    (data.head.id, s.id, s.element, s.parent, s.track, str(s.status), s.version),
                 )
                 continue
             cursor = conn.execute(
                 "UPDATE scopes SET status = ?, version = ? "
                 "WHERE instance = ? AND id = ? AND version = ?",
-                (s.status, s.version, data.head.id, s.id, before.version),
+                (str(s.status), s.version, data.head.id, s.id, before.version),
             )
             if cursor.rowcount != 1:
                 raise ConcurrentModification(f"scope {s.id} was changed by someone else")
@@ -402,10 +410,11 @@ class CheckpointRows(SqliteConnection):
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (instance, id) DO UPDATE SET "
                 "track = excluded.track, element = excluded.element, name = excluded.name, "
                 "status = excluded.status, inputs = excluded.inputs",
-                (instance, u.id, u.track, u.element, u.name, u.status, dumps(u.inputs)),
+                (instance, u.id, u.track, u.element, u.name, str(u.status), dumps(u.inputs)),
             )
         for timer_id in step.timers:
             t = step.data.timers[timer_id]
+            status = str(t.status)
             conn.execute(
                 "INSERT INTO timers "
                 "(instance, id, track, element, host, due, repeat, interval, status) "
@@ -413,7 +422,7 @@ class CheckpointRows(SqliteConnection):
                 "track = excluded.track, element = excluded.element, host = excluded.host, "
                 "due = excluded.due, repeat = excluded.repeat, interval = excluded.interval, "
                 "status = excluded.status",
-                (instance, t.id, t.track, t.element, t.host, t.due, t.repeat, t.interval, t.status),
+                (instance, t.id, t.track, t.element, t.host, t.due, t.repeat, t.interval, status),
             )
         for subscription_id in step.subscriptions:
             u = step.data.subscriptions[subscription_id]
@@ -424,7 +433,7 @@ class CheckpointRows(SqliteConnection):
                 "track = excluded.track, element = excluded.element, host = excluded.host, "
                 "kind = excluded.kind, name = excluded.name, key = excluded.key, "
                 "status = excluded.status",
-                (instance, u.id, u.track, u.element, u.host, u.kind, u.name, u.key, u.status),
+                (instance, u.id, u.track, u.element, u.host, u.kind, u.name, u.key, str(u.status)),
             )
         for message_id in step.claimed_messages:
             cursor = conn.execute(

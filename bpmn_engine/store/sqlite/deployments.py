@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from bpmn_engine.records.lifecycle import StartTimerState
 from bpmn_engine.store.dialect import Sql
 from bpmn_engine.store.sqlite.connection import SqliteConnection, instant, now_text
 
@@ -104,7 +105,7 @@ class DeploymentRows(SqliteConnection):
                 (
                     due_before if due_after is None else instant(due_after),
                     repeat,
-                    "done" if due_after is None else "waiting",
+                    str(StartTimerState.DONE if due_after is None else StartTimerState.WAITING),
                     timer_id,
                     due_before,
                 ),
