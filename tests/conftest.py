@@ -27,8 +27,24 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 # folders whose tests mostly start `bpmn` or a crash script as a subprocess (a second or more
 # each): run last, so that `-q`'s percentage follows the time spent, where the command-line
-# tests, first in alphabetical order, kept it at 2 % for minutes
+# tests, first in alphabetical order, kept it at 2 % for minutes. Under pytest-xdist (`-n`)
+# this is the order tests are handed to the workers: the slow ones, a few seconds at most
+# each, are shared out last in small batches, and the percentage still follows the time.
 SLOW_FOLDERS = ("cli", "worker")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` (the default: pyproject.toml) on a single test file runs it in this process:
+    starting the workers (each imports the package and collects) costs more than one file's
+    tests gain. Anything larger (a folder, several files, the whole suite) gets one worker
+    per core (None: xdist counts them)."""
+    files = set()
+    for arg in config.args:
+        path = config.invocation_params.dir / arg.split("::")[0]
+        if not path.is_file():
+            return None
+        files.add(path.resolve())
+    return 0 if len(files) == 1 else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -5,6 +5,13 @@ it). Without it, outside CI, a throwaway cluster is started from the PostgreSQL 
 found here (initdb, pg_ctl) and stopped when the tests end; with no binaries the PostgreSQL
 tests skip, saying why. In CI (`CI` set), or when the variable is set but the server cannot
 be reached, they fail: the PostgreSQL half is never skipped silently.
+
+Each pytest process (each `pytest-xdist` worker, or the one process without it) makes a
+database of its own on that server and drops it at the end: advisory locks (deploys,
+messages, instance claims) and `NOTIFY` are per database, so one worker's test never waits
+for, or is woken by, another's. Every connection a test makes has `lock_timeout` and
+`statement_timeout`: a test stuck on a lock fails in seconds, naming itself, instead of
+hanging the suite.
 """
 
 from __future__ import annotations
@@ -20,11 +27,14 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 
 ENV = "BPMN_TEST_POSTGRESQL"
+WORKER_ENV = "PYTEST_XDIST_WORKER"  # set by pytest-xdist in each worker: gw0, gw1, ...
+# every test connection's bounds: far above any test's own waits, far below a hung suite
+TIMEOUTS = "-clock_timeout=30s -cstatement_timeout=60s"
 _created: list[tuple[str, str, bool]] = []  # (server URL, schema, reusable) a test used
 
 
@@ -116,7 +126,35 @@ def _server() -> tuple[str | None, str]:
         psycopg.connect(url, connect_timeout=10).close()
     except psycopg.Error as error:
         return None, f"PostgreSQL at {ENV} is not reachable: {str(error).strip()}"
-    return url, ""
+    try:
+        return _own_database(url), ""
+    except psycopg.Error as error:
+        return None, f"could not make the tests' database on PostgreSQL: {str(error).strip()}"
+
+
+_databases: list[tuple[str, str]] = []  # (server URL, database) this process made
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _own_database(url: str) -> str:
+    """A database of this process's own on the server at `url` (dropped at the end by
+    `drop_pool`); the database `url` names when the role may not create one (the schemas
+    are still a test's own, only advisory locks are then shared with other workers)."""
+    import psycopg
+
+    worker = os.environ.get(WORKER_ENV, "main")
+    name = f"bpmn_test_{worker}_{uuid.uuid4().hex[:8]}".lower()
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.errors.InsufficientPrivilege:
+        return url
+    _databases.append((url, name))
+    return _with_database(url, name)
 
 
 def expected() -> bool:
@@ -147,7 +185,7 @@ def _admin(url: str) -> Any:
 
     conn = _admins.get(url)
     if conn is None or conn.closed:
-        conn = _admins[url] = psycopg.connect(url, autocommit=True)
+        conn = _admins[url] = psycopg.connect(url, autocommit=True, options=TIMEOUTS)
     return conn
 
 
@@ -157,7 +195,7 @@ _pool: list[tuple[str, str]] = []  # (server URL, schema): emptied behaviour-tes
 
 def _schema_url(url: str, schema: str) -> str:
     joiner = "&" if "?" in url else "?"
-    return f"{url}{joiner}options={quote(f'-csearch_path={schema}', safe='')}"
+    return f"{url}{joiner}options={quote(f'-csearch_path={schema} {TIMEOUTS}', safe='')}"
 
 
 def fresh_url(*, reuse: bool = False) -> str:
@@ -231,10 +269,22 @@ def drop_schemas() -> None:
 
 
 def drop_pool() -> None:
-    """At the end of the tests: drop the emptied schemas kept for reuse."""
+    """At the end of the tests: drop the emptied schemas kept for reuse, and the database
+    this process made (closing what engines a test left open still hold in it)."""
     while _pool:
         _created.append((*_pool.pop(), False))
     drop_schemas()
+    while _admins:
+        _admins.popitem()[1].close()
+    while _databases:
+        import psycopg
+
+        server, name = _databases.pop()
+        try:
+            with psycopg.connect(server, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        except psycopg.Error:
+            pass  # the server went away: nothing left to clean
 
 
 STORE_ENV = "BPMN_TEST_STORE"  # `sqlite` or `postgresql`: the behaviour suites on that one only

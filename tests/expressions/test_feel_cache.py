@@ -1,13 +1,16 @@
 """The FEEL parser's table cache is read with pickle: it must never come from a file someone
-else could have written (issue 26, item 1)."""
+else could have written (issue 26, item 1), nor be read half-written while another process
+(a parallel test worker, a second `bpmn`) writes it (issue 27, item 6)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pickle
 import tempfile
 from pathlib import Path
 
+import lark
 import pytest
 
 from bpmn_engine.expressions.feel import grammar
@@ -54,9 +57,9 @@ def test_the_tables_are_cached_in_a_private_folder_of_the_users_cache(cache_home
     build()
     folder = cache_home / "bpmn-engine"
     assert folder.stat().st_mode & 0o777 == 0o700
-    [cached] = folder.iterdir()
+    [cached] = folder.glob("*.lark")
     build()  # and read back
-    assert [p.name for p in folder.iterdir()] == [cached.name]
+    assert [p.name for p in folder.glob("*.lark")] == [cached.name]
 
 
 def test_a_file_planted_in_a_folder_others_may_write_is_never_loaded(
@@ -95,3 +98,28 @@ def test_a_cache_folder_that_is_a_link_is_not_used(tmp_path: Path, cache_home: P
     assert grammar.cache_file("grammar") is None
     build()
     assert list(elsewhere.iterdir()) == []
+
+
+def test_the_tables_are_written_under_a_lock_no_other_process_can_take(
+    cache_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held: list[bool] = []
+    opened = lark.lark.FS.open
+
+    def spy(name: str, mode: str = "r", **kwargs: object) -> object:
+        if "w" in mode:  # lark writes the tables: may another process open them now?
+            with open(grammar.lock_file(name), "a") as other:
+                try:
+                    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    held.append(True)
+                else:
+                    held.append(False)
+                    fcntl.flock(other, fcntl.LOCK_UN)
+        return opened(name, mode, **kwargs)
+
+    monkeypatch.setattr(lark.lark.FS, "open", spy)
+    build()
+    assert held == [True]
+    build()  # read back under the lock, not written again
+    assert held == [True]

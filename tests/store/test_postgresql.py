@@ -312,3 +312,16 @@ def test_a_read_only_store_cannot_write() -> None:
         assert looking.definition_versions() == []
     finally:
         looking.close()
+
+
+def test_a_tests_connection_has_a_database_of_its_process_and_bounded_waits() -> None:
+    # a test stuck on a lock or a statement fails in seconds, naming itself, instead of
+    # hanging the suite; advisory locks and NOTIFY are per database, so each pytest process
+    # (each xdist worker) has one of its own (issue 27)
+    with connect(fresh_url()) as conn:
+        row = conn.execute(
+            "SELECT current_database(), current_setting('lock_timeout'), "
+            "current_setting('statement_timeout')"
+        ).fetchone()
+    assert row is not None
+    assert row[0].startswith("bpmn_test_") and row[1:] == ("30s", "1min")

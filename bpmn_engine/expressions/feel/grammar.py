@@ -15,6 +15,7 @@ import stat
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import lark
 from lark import Lark, Tree
@@ -60,13 +61,28 @@ def cache_file(grammar: str) -> str | None:
 @functools.cache
 def _parser() -> Lark:
     grammar = resources.files(__package__).joinpath("feel.lark").read_text(encoding="utf-8")
-    return Lark(
-        grammar,
-        parser="lalr",
-        start=["start", "unary_tests"],
-        maybe_placeholders=True,
-        cache=cache_file(grammar) or False,
-    )
+    options: dict[str, Any] = {
+        "parser": "lalr",
+        "start": ["start", "unary_tests"],
+        "maybe_placeholders": True,
+    }
+    cached = cache_file(grammar)
+    if cached is None:
+        return Lark(grammar, **options)
+    # lark writes its cache in place, and rewrites a file it cannot read: two processes
+    # starting at once (parallel test workers, two `bpmn` commands) could read each other's
+    # half-written tables, or interleave their writes. Reading and writing it under one
+    # lock (next to it, in the private folder) makes each see a whole file or none.
+    import fcntl  # here: POSIX only, as is the cache (`cache_file`: None without getuid)
+
+    with open(lock_file(cached), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return Lark(grammar, cache=cached, **options)
+
+
+def lock_file(cached: str) -> str:
+    """The lock held while the cache file `cached` is read or written."""
+    return str(Path(cached).with_suffix(".lock"))
 
 
 def parse(text: str, start: str = "start") -> Tree:
