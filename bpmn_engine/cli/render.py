@@ -233,65 +233,7 @@ def outcome_summary(
             console.print(f"fix the cause, then: [bold]bpmn resume {resume}{db_opt}[/]")
     _starts_hint(console, outcome)
     for wait in outcome.waiting_for:
-        if "task" in wait:
-            name = f" ({wait['name']})" if wait.get("name") else ""
-            fields = wait.get("fields") or ["NAME"]
-            options = " ".join(f"--var {shlex.quote(f)}=VALUE" for f in fields)
-            console.print(
-                f"waiting for user task [bold]{safe(wait['element'])}[/]{safe(name)}; "
-                "to complete it:",
-                highlight=False,
-            )
-            console.print(
-                f"  [bold]bpmn complete {outcome.instance} {safe(shlex.quote(wait['element']))} "
-                f"{safe(options)}{db_opt}[/]",
-                highlight=False,
-                soft_wrap=True,
-            )
-        elif wait.get("reason") == "timer":
-            console.print(
-                f"waiting for timer [bold]{safe(wait['element'])}[/], due {wait['due']}: "
-                f"[bold]bpmn resume {outcome.instance}{db_opt}[/] once it is due",
-                highlight=False,
-                soft_wrap=True,
-            )
-        elif wait.get("reason") in ("message", "signal"):
-            key = f" --key {shlex.quote(wait['key'])}" if wait.get("key") else ""
-            console.print(
-                f"waiting for {wait['reason']} [bold]{safe(wait['name'])}[/] at "
-                f"{safe(wait['element'])}: [bold]bpmn {wait['reason']} "
-                f"{safe(shlex.quote(wait['name']))}{safe(key)}{db_opt}[/]",
-                highlight=False,
-                soft_wrap=True,
-            )
-        elif wait.get("reason") == "conditional":
-            condition = f" {safe(shlex.quote(wait['condition']))}" if wait.get("condition") else ""
-            console.print(
-                f"waiting for condition{condition} at [bold]{safe(wait['element'])}[/] to hold; "
-                f"give the variables it reads: [bold]bpmn resume {outcome.instance} "
-                f"--var NAME=VALUE{db_opt}[/]",
-                highlight=False,
-                soft_wrap=True,
-            )
-        elif wait.get("reason") == "job":
-            _job_hint(console, outcome.instance, wait, db_opt)
-        elif wait.get("reason") == "trigger":
-            console.print(
-                f"waiting at {trigger_wait(wait)} for a trigger; to move it on: "
-                f"[bold]bpmn trigger {outcome.instance} {trigger_args(wait, outcome)}"
-                f"{db_opt}[/]",
-                highlight=False,
-                soft_wrap=True,
-            )
-        elif wait.get("reason") == "ad-hoc":
-            console.print(
-                f"waiting at {ad_hoc_wait(wait)}; to activate one: "
-                f"[bold]bpmn activate {outcome.instance} ELEMENT{db_opt}[/]",
-                highlight=False,
-                soft_wrap=True,
-            )
-        else:
-            console.print(f"waiting at {safe(wait['element'])} ({safe(str(wait.get('reason')))})")
+        console.print(_wait_hint(outcome, wait, db_opt), highlight=False, soft_wrap=True)
     console.print(f"[dim]database: {safe(redact(db))}[/]", highlight=False)
 
 
@@ -310,7 +252,54 @@ def _starts_hint(console: Console, outcome: Outcome) -> None:
     console.print(f"waiting to start: {said}", highlight=False, soft_wrap=True)
 
 
-def _job_hint(console: Console, instance: str, wait: dict[str, Any], db_opt: str) -> None:
+def _wait_hint(outcome: Outcome, wait: dict[str, Any], db_opt: str) -> str:
+    """What one wait is, and the command that moves it on."""
+    instance = outcome.instance
+    reason = wait.get("reason")
+    if "task" in wait:
+        name = f" ({wait['name']})" if wait.get("name") else ""
+        fields = wait.get("fields") or ["NAME"]
+        options = " ".join(f"--var {shlex.quote(f)}=VALUE" for f in fields)
+        return (
+            f"waiting for user task [bold]{safe(wait['element'])}[/]{safe(name)}; "
+            f"to complete it:\n  [bold]bpmn complete {instance} "
+            f"{safe(shlex.quote(wait['element']))} {safe(options)}{db_opt}[/]"
+        )
+    if reason == "timer":
+        return (
+            f"waiting for timer [bold]{safe(wait['element'])}[/], due {wait['due']}: "
+            f"[bold]bpmn resume {instance}{db_opt}[/] once it is due"
+        )
+    if reason in ("message", "signal"):
+        key = f" --key {shlex.quote(wait['key'])}" if wait.get("key") else ""
+        return (
+            f"waiting for {reason} [bold]{safe(wait['name'])}[/] at "
+            f"{safe(wait['element'])}: [bold]bpmn {reason} "
+            f"{safe(shlex.quote(wait['name']))}{safe(key)}{db_opt}[/]"
+        )
+    if reason == "conditional":
+        condition = f" {safe(shlex.quote(wait['condition']))}" if wait.get("condition") else ""
+        return (
+            f"waiting for condition{condition} at [bold]{safe(wait['element'])}[/] to hold; "
+            f"give the variables it reads: [bold]bpmn resume {instance} "
+            f"--var NAME=VALUE{db_opt}[/]"
+        )
+    if reason == "job":
+        return _job_hint(instance, wait, db_opt)
+    if reason == "trigger":
+        return (
+            f"waiting at {trigger_wait(wait)} for a trigger; to move it on: "
+            f"[bold]bpmn trigger {instance} {trigger_args(wait, outcome)}{db_opt}[/]"
+        )
+    if reason == "ad-hoc":
+        return (
+            f"waiting at {ad_hoc_wait(wait)}; to activate one: "
+            f"[bold]bpmn activate {instance} ELEMENT{db_opt}[/]"
+        )
+    return f"waiting at {safe(wait['element'])} ({safe(str(reason))})"
+
+
+def _job_hint(instance: str, wait: dict[str, Any], db_opt: str) -> str:
     """A service task with no handler: the function names that would serve it, and the
     commands that run it with one (or walk past it)."""
     names = " or ".join(safe(shlex.quote(n)) for n in wait.get("handlers") or ())
@@ -322,11 +311,9 @@ def _job_hint(console: Console, instance: str, wait: dict[str, Any], db_opt: str
             f"give {function} in a Python file: [bold]bpmn resume {instance} --handlers "
             f"FILE{db_opt}[/] (or [bold]bpmn worker --handlers FILE{db_opt}[/])"
         )
-    console.print(
+    return (
         f"waiting for a handler for service task [bold]{safe(wait['element'])}[/]; {serve}; "
-        "--simulate walks past such tasks",
-        highlight=False,
-        soft_wrap=True,
+        "--simulate walks past such tasks"
     )
 
 

@@ -187,7 +187,10 @@ class Worker:
 
     def servable_jobs(self) -> list[str]:
         """Instances with a service task waiting for a handler that this worker has (one
-        reached by a run without it): the worker serves them."""
+        reached by a run without it): the worker serves them. A worker with no handlers
+        serves none: it does not look (the query reads every waiting track)."""
+        if not self.engine.handlers:
+            return []
         found = []
         for instance_id, version, element in self.store.waiting_jobs():
             served = self._serves.get((version, element))
