@@ -161,6 +161,9 @@ class Definitions:
     version: str
     source: bytes = field(repr=False)
     processes: Mapping[str, Process]
+    # the engine the file was drawn for where that changes a meaning: "camunda7", "camunda8"
+    # or "" (`parse/extensions.platform`)
+    platform: str = ""
     messages: Mapping[str, str] = field(default_factory=dict)  # id -> name
     signals: Mapping[str, str] = field(default_factory=dict)
     errors: Mapping[str, str] = field(default_factory=dict)  # id -> errorCode

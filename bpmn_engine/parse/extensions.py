@@ -522,6 +522,22 @@ def zeebe_loop(characteristics: etree._Element) -> dict[str, str] | None:
     return None
 
 
+MODELER = "http://camunda.org/schema/modeler/1.0"
+
+
+def platform(root: etree._Element) -> str:
+    """The engine a file was drawn for, where that decides what an element means:
+    "camunda8" (Zeebe's namespace, or the modeler's execution platform says "Camunda Cloud"),
+    "camunda7" (Camunda 7's namespace, or "Camunda Platform"), else "" (the spec's reading)."""
+    declared = set(root.nsmap.values())
+    execution = (root.get(f"{{{MODELER}}}executionPlatform") or "").strip()
+    if ZEEBE in declared or execution == "Camunda Cloud":
+        return "camunda8"
+    if CAMUNDA in declared or execution == "Camunda Platform":
+        return "camunda7"
+    return ""
+
+
 def uses_camunda_7(*elements: etree._Element) -> bool:
     """Whether the elements carry Camunda 7 (or Activiti/Flowable) attributes or extensions:
     then a multi-instance counts its `loopCounter` from 0, as those engines do."""

@@ -215,6 +215,7 @@ class _Compiler:
             version=hashlib.sha256(source).hexdigest(),
             source=source,
             processes=processes,
+            platform=extensions.platform(root),
             messages=self._named(root, "message", "name"),
             signals=self._named(root, "signal", "name"),
             errors=self._named(root, "error", "errorCode"),

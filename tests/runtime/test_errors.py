@@ -64,18 +64,43 @@ def test_an_error_end_event_is_caught_by_the_matching_boundary_and_cancels_the_s
     assert not any(t["element"] == "wait" for t in instance.tokens())
 
 
-def test_an_error_nobody_catches_is_an_incident(tmp_path: Path) -> None:
+def uncaught() -> str:
+    """The subprocess of SUBPROCESS_WITH_ERROR_END with no catcher on it."""
     body = SUBPROCESS_WITH_ERROR_END.replace('<errorEventDefinition errorRef="Err_Stock"/>\n  ', "")
     body = body.replace(
         '<boundaryEvent id="all" attachedToRef="sub"><errorEventDefinition/></boundaryEvent>', ""
     )
     body = body.replace('<sequenceFlow id="f4" sourceRef="all" targetRef="other"/>', "")
     body = body.replace('<boundaryEvent id="caught" attachedToRef="sub">\n  </boundaryEvent>', "")
-    body = body.replace('<sequenceFlow id="f3" sourceRef="caught" targetRef="handled"/>', "")
-    outcome = Engine(scratch_db()).start(write(tmp_path, body)).run()
+    return body.replace('<sequenceFlow id="f3" sourceRef="caught" targetRef="handled"/>', "")
+
+
+def test_an_error_nobody_catches_is_an_incident(tmp_path: Path) -> None:
+    path = write(tmp_path, uncaught())
+    camunda = 'xmlns:camunda="http://camunda.org/schema/1.0/bpmn"'
+    path.write_text(path.read_text().replace(camunda, ""))
+    outcome = Engine(scratch_db()).start(path).run()
     assert outcome.state == "failed"
     assert "unhandled BPMN error 'OUT_OF_STOCK'" in outcome.incident
     assert outcome.incident.startswith("fail:")
+
+
+def test_in_a_camunda_7_file_an_error_end_event_nobody_catches_ends_its_path(
+    tmp_path: Path,
+) -> None:
+    """Camunda 7's default: the error end event acts as a none end event (with a warning)."""
+    instance = Engine(scratch_db()).start(write(tmp_path, uncaught()))
+    outcome = instance.run()
+    assert outcome.state == "waiting"  # the sibling token goes on
+    assert [t.element for t in instance.user_tasks()] == ["wait"]
+    history = [(e.event, e.element) for e in instance.history()]
+    assert ("error.unhandled", "fail") in history
+    warnings = [e.data["message"] for e in instance.history() if e.event == "warning"]
+    assert any("caught nowhere" in w for w in warnings)
+    instance.complete_task(instance.user_tasks()[0].id)
+    outcome = instance.run()
+    assert outcome.state == "completed"
+    assert outcome.end_event == "ok"  # the subprocess completed normally
 
 
 def test_a_handler_raising_bpmn_error_is_caught_by_a_catch_all_on_its_task(

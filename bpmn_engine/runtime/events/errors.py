@@ -107,12 +107,29 @@ def throw_error(
         ctx.step.sent.append(calls.upward(head, calls.ERROR, code, carried, message))
         ctx.end_instance("error.propagated", code=code, message=message, to=head.parent_instance)
         return
+    if caught is None and _ends_path_unhandled(ctx):
+        ctx.warn(
+            f"BPMN error {code!r} (thrown at line {ctx.node.line}) is caught nowhere: its "
+            "path ends here, as Camunda 7 ends it"
+        )
+        ctx.emit("error.unhandled", code=code, message=message)
+        if not ctx.data.has_tokens(ctx.track.scope):
+            ctx.scope_completed(ctx.track.scope)
+        return
     if caught is None:
         detail = f": {message}" if message else ""
         raise Incident(
             f"unhandled BPMN error {code!r}{detail} (thrown at line {ctx.node.line})", ctx.node.id
         )
     _catch(ctx, caught, "error", carried, code=code, message=message)
+
+
+def _ends_path_unhandled(ctx: StepContext) -> bool:
+    """Camunda 7 ends the path of an error end event whose error nothing catches, as a none
+    end event would (its default, `enableExceptionsAfterUnhandledBpmnError=false`); the
+    spec's reading, Zeebe's and the others' is a failure: an incident here. Only the end
+    event: its token has already ended (a task's error would leave an activity half done)."""
+    return ctx.definitions.platform == "camunda7" and ctx.node.kind == "endEvent"
 
 
 def throw_escalation(ctx: StepContext, code: str, carried: dict[str, Any] | None = None) -> None:
