@@ -26,15 +26,20 @@ from bpmn_engine.terminal import safe
 @click.option(
     "--decision",
     "name",
-    required=True,
     metavar="NAME",
     help="The decision or decision service to evaluate: its name or id.",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Evaluate nothing: list every decision and BKM that does not compile (exit 1 if any).",
 )
 @var_options
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def decide(
     files: tuple[str, ...],
-    name: str,
+    name: str | None,
+    check: bool,
     var_pairs: tuple[str, ...],
     vars_file: str | None,
     as_json: bool,
@@ -47,8 +52,16 @@ def decide(
     Example: bpmn decide models/shipping-rules.dmn --decision "Shipping method"
     --var weight=12 --var destination=EU
     """
+    if check:
+        _check(files, as_json)
+    if not name:
+        raise click.UsageError("give --decision NAME (or --check)")
     variables = parse_variables(var_pairs, vars_file)
-    result = load_decisions(*files).evaluate(name, variables)
+    decisions = load_decisions(*files)
+    problem = decisions.does_not_compile(name)
+    if problem is not None:  # the others may be fine: this one cannot be evaluated
+        raise problem
+    result = decisions.evaluate(name, variables)
     code = ExitCode.OK if result.ok else ExitCode.FAILED
     payload = result.to_json()
     if as_json:
@@ -56,6 +69,27 @@ def decide(
         raise SystemExit(int(code))
     show(payload)
     raise SystemExit(int(code))
+
+
+def _check(files: tuple[str, ...], as_json: bool) -> None:
+    """Every element of the files that loads but does not compile, each on its own line."""
+    unparsed = load_decisions(*files).unparsed()
+    for u in unparsed:
+        where = {"file": u.where.file, "line": u.where.line, "element": u.where.id}
+        if as_json:
+            click.echo(json_line({"event": "decision.unparsed", **where, "problem": u.problem}))
+        else:
+            console.print(f"{safe(str(u.where))}: {safe(u.problem)}", highlight=False)
+    if not as_json:
+        count = len(unparsed)
+        console.print(
+            "every decision and BKM compiles"
+            if not count
+            else f"{count} element{'s' if count > 1 else ''} do{'es' if count == 1 else ''} "
+            "not compile: evaluating one fails, and so does what requires it",
+            highlight=False,
+        )
+    raise SystemExit(int(ExitCode.FAILED if unparsed else ExitCode.OK))
 
 
 def _text(value: Any) -> str:

@@ -30,6 +30,7 @@ from bpmn_engine.dmn.model import (
     ListExpr,
     Relation,
     TypeRef,
+    Unparsed,
     Where,
 )
 from bpmn_engine.dmn.reader import Source, compile_sources, read_files
@@ -130,6 +131,23 @@ class Decisions:
             graph.aliases.update(d.aliases)
         self.graph = graph
         self._check()
+
+    def unparsed(self) -> list[Unparsed]:
+        """Every decision and BKM of the files that did not compile: each fails when
+        evaluated (and what requires it), the rest evaluate as written."""
+        return [u for d in self.definitions for u in d.unparsed()]
+
+    def does_not_compile(self, name_or_id: str) -> LoadError | None:
+        """Why the decision asked for does not compile (file, line, element), or None."""
+        found = self.find(name_or_id)
+        decision = self.graph.decisions.get(found.ref)
+        logic = decision.logic if decision is not None else None
+        if not isinstance(logic, Unparsed):
+            return None
+        where = logic.where
+        return LoadError(
+            logic.problem, file=where.file, line=where.line or None, element_id=where.id or None
+        )
 
     @property
     def paths(self) -> list[str]:

@@ -30,6 +30,7 @@ from bpmn_engine.dmn.model import (
     Literal,
     Relation,
     TypeRef,
+    Unparsed,
 )
 from bpmn_engine.dmn.tables import DecisionFailed, evaluate_table
 from bpmn_engine.dmn.types import NonConforming, conform
@@ -133,6 +134,8 @@ class Evaluation:
         logic = decision.logic
         if logic is None:
             raise DecisionFailed("the decision has no decision logic")
+        if isinstance(logic, Unparsed):
+            raise DecisionFailed(f"it does not compile: {logic.where}: {logic.problem}")
         if isinstance(logic, DecisionTable):
             value, rows = evaluate_table(logic, scope, self.warnings, self.conform)
             entries = [{(k or decision.name): v for k, v in row.items()} for row in rows]
@@ -181,6 +184,13 @@ class Evaluation:
         logic = bkm.logic
         if logic is None:
             return Function(bkm.name, (), lambda *args: None)
+        if isinstance(logic, Unparsed):
+            problem = f"{bkm.name!r} does not compile: {logic.where}: {logic.problem}"
+
+            def fail(*args: Any) -> Any:
+                raise DecisionFailed(problem)
+
+            return Function(bkm.name, (), fail)
 
         def call(*args: Any) -> Any:
             closure: dict[str, Any] = {}
@@ -272,6 +282,8 @@ class Evaluation:
             value = self.filtered(expression, scope)
         elif isinstance(expression, Iteration):
             value = self.iterated(expression, scope)
+        elif isinstance(expression, Unparsed):
+            raise DecisionFailed(f"it does not compile: {expression.where}: {expression.problem}")
         elif isinstance(expression, Conditional):
             test = self.expression(expression.test, scope)
             value = self.expression(

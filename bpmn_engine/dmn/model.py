@@ -172,8 +172,27 @@ class DecisionTable:
     type_ref: TypeRef | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Unparsed:
+    """A decision's logic or a BKM's function that does not compile: the model loads all the
+    same, and evaluating this fails with `problem` (file:line: element: the reason), so that
+    one expression the compiler cannot read refuses only what depends on it."""
+
+    where: Where
+    problem: str
+    type_ref: TypeRef | None = None
+
+
 Expr = (
-    Literal | Context | ListExpr | Relation | Invocation | FunctionDef | Conditional | DecisionTable
+    Literal
+    | Context
+    | ListExpr
+    | Relation
+    | Invocation
+    | FunctionDef
+    | Conditional
+    | DecisionTable
+    | Unparsed
 )
 
 
@@ -212,7 +231,7 @@ class Bkm:
     where: Where
     name: str
     namespace: str
-    logic: FunctionDef | None
+    logic: FunctionDef | Unparsed | None
     requires: Requirements = field(default_factory=Requirements)
 
 
@@ -254,6 +273,12 @@ class DmnDefinitions:
     items: dict[str, ItemDefinition]
     imports: tuple[Import, ...]
     aliases: dict[str, str] = field(default_factory=dict)  # name -> the FEEL-safe name used
+
+    def unparsed(self) -> list[Unparsed]:
+        """Every decision's logic and BKM's function that did not compile, in file order."""
+        found = [d.logic for d in self.decisions.values() if isinstance(d.logic, Unparsed)]
+        found += [b.logic for b in self.bkms.values() if isinstance(b.logic, Unparsed)]
+        return sorted(found, key=lambda u: u.where.line)
 
     def element(self, element_id: str) -> Any:
         for table in (self.decisions, self.bkms, self.services, self.inputs):

@@ -40,6 +40,7 @@ from bpmn_engine.dmn.model import (
     Requirements,
     Rule,
     TypeRef,
+    Unparsed,
     Where,
 )
 from bpmn_engine.dmn.names import MAX_ALIASES, Rewriter, aliases
@@ -371,14 +372,26 @@ class Reader:
     def decision(self, element: etree._Element) -> Decision:
         variable = self.child(element, "variable")
         type_ref = self.type_ref(variable) if variable is not None else None
+        try:
+            logic: Expr | None = self.logic(element)
+        except LoadError as error:  # the others load: this one fails when evaluated
+            logic = self.unparsed(error, element, type_ref)
         return Decision(
             where=self.where(element),
             name=element.get("name") or "",
             namespace=self.namespace,
             type_ref=type_ref,
-            logic=self.logic(element),
+            logic=logic,
             requires=self.requirements(element),
         )
+
+    def unparsed(
+        self, error: LoadError, element: etree._Element, type_ref: TypeRef | None = None
+    ) -> Unparsed:
+        """What stands for logic that does not compile: where the error is, and why."""
+        where = self.where(element)
+        line, element_id = error.line or where.line, error.element_id or where.id
+        return Unparsed(Where(self.file, line, element_id), error.message, type_ref)
 
     def logic(self, element: etree._Element) -> Expr | None:
         boxed = [c for c in element if _local(c) in _BOXED]
@@ -386,7 +399,12 @@ class Reader:
 
     def bkm(self, element: etree._Element) -> Bkm:
         logic = self.child(element, "encapsulatedLogic")
-        function = self.function(logic) if logic is not None else None
+        try:
+            function: FunctionDef | Unparsed | None = (
+                self.function(logic) if logic is not None else None
+            )
+        except LoadError as error:  # as a decision's: fails when invoked
+            function = self.unparsed(error, element)
         return Bkm(
             where=self.where(element),
             name=element.get("name") or "",

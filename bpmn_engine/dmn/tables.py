@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bpmn_engine.dmn.model import DecisionTable, OutputClause, Rule
+from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.feel.functions import lists
 from bpmn_engine.expressions.feel.values import FeelError, equal, text
@@ -18,8 +19,10 @@ from bpmn_engine.expressions.feel.values import FeelError, equal, text
 Conform = Callable[[Any, Any, str], Any]
 
 
-class DecisionFailed(Exception):
-    """The decision has no value (a hit policy violated, a value not allowed): why."""
+class DecisionFailed(ExpressionError):
+    """The decision has no value (a hit policy violated, a value not allowed, its logic
+    does not compile): why. An `ExpressionError`, so that raised inside a FEEL evaluation
+    (a BKM that does not compile, invoked) it reaches the decision as it is."""
 
 
 def _shown(value: Any) -> str:

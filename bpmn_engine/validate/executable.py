@@ -192,6 +192,16 @@ def _dmn(document: Document) -> Iterator[Issue]:
             yield Issue(message, loaded.element_id, loaded.line)
         else:  # in a file it imports: say where
             yield Issue(f"bpmn-engine cannot load this DMN file: {loaded}", None, None)
+        return
+    for unparsed in loaded.unparsed() if loaded is not None else ():
+        if unparsed.where.file != document.path:
+            continue  # reported on its own file
+        yield Issue(
+            f"does not compile, so evaluating it (or what requires it) fails: {unparsed.problem}",
+            unparsed.where.id or None,
+            unparsed.where.line or None,
+            own_line=True,
+        )
 
 
 def _decision(document: Document, node: Task) -> Iterator[Issue]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from bpmn_engine import dmn
+
 NAMESPACES = {
     "1.1": "http://www.omg.org/spec/DMN/20151101/dmn.xsd",
     "1.2": "http://www.omg.org/spec/DMN/20180521/MODEL/",
@@ -63,3 +65,10 @@ def decision_file(
         "</definitions>\n"
     )
     return path
+
+
+def unparsed(path: Path) -> str:
+    """The one element of the file that does not compile, as `bpmn decide --check` shows it:
+    the file loads all the same, and evaluating that element fails with this."""
+    [found] = dmn.load(path).unparsed()
+    return f"{found.where}: {found.problem}"

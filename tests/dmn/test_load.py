@@ -3,12 +3,13 @@ with a LoadError naming the file, the line and the element, never a traceback or
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from bpmn_engine import LoadError, UsageError, dmn
-from tests.dmn.tables import NAMESPACES, decision_file, table_xml
+from tests.dmn.tables import NAMESPACES, decision_file, table_xml, unparsed
 
 FILES = Path(__file__).parent / "files"
 SIMPLE = table_xml("UNIQUE", ["x"], ["y"], [(["> 1"], ['"big"']), (["<= 1"], ['"small"'])])
@@ -39,34 +40,31 @@ def test_a_file_that_is_not_dmn(tmp_path: Path) -> None:
 
 def test_unknown_hit_policy_names_the_table(tmp_path: Path) -> None:
     path = decision_file(tmp_path, SIMPLE.replace('"UNIQUE"', '"SOMETIMES"'))
-    with pytest.raises(LoadError, match=r"d\.dmn:\d+: table: unknown hit policy 'SOMETIMES'"):
-        dmn.load(path)
+    assert re.search(r"d\.dmn:\d+: table: unknown hit policy 'SOMETIMES'", unparsed(path))
 
 
 def test_aggregation_needs_collect(tmp_path: Path) -> None:
     path = decision_file(
         tmp_path, SIMPLE.replace('hitPolicy="UNIQUE"', 'hitPolicy="FIRST" aggregation="SUM"')
     )
-    with pytest.raises(LoadError, match="needs hit policy COLLECT"):
-        dmn.load(path)
+    assert re.search("needs hit policy COLLECT", unparsed(path))
 
 
 def test_priority_needs_output_values(tmp_path: Path) -> None:
     path = decision_file(tmp_path, SIMPLE.replace('"UNIQUE"', '"PRIORITY"'))
-    with pytest.raises(LoadError, match="PRIORITY needs output values"):
-        dmn.load(path)
+    assert re.search("PRIORITY needs output values", unparsed(path))
 
 
 def test_feel_syntax_error_names_the_rule(tmp_path: Path) -> None:
     path = decision_file(tmp_path, SIMPLE.replace("&gt; 1", "&gt; &gt; 1"))
-    with pytest.raises(LoadError, match=r"d\.dmn:\d+: rule1: FEEL syntax error"):
-        dmn.load(path)
+    assert re.search(r"d\.dmn:\d+: rule1: FEEL syntax error", unparsed(path))
 
 
 def test_feel_syntax_error_in_a_literal_expression(tmp_path: Path) -> None:
     logic = '<literalExpression id="lit"><text>1 +* 2</text></literalExpression>'
-    with pytest.raises(LoadError, match=r"d\.dmn:\d+: lit: FEEL syntax error"):
-        dmn.load(decision_file(tmp_path, logic))
+    assert re.search(
+        r"d\.dmn:\d+: lit: FEEL syntax error", unparsed(decision_file(tmp_path, logic))
+    )
 
 
 def test_other_expression_languages_are_refused(tmp_path: Path) -> None:
@@ -74,14 +72,15 @@ def test_other_expression_languages_are_refused(tmp_path: Path) -> None:
         '<literalExpression id="lit" expressionLanguage="javascript">'
         "<text>1 + 2</text></literalExpression>"
     )
-    with pytest.raises(LoadError, match="'javascript' is not supported"):
-        dmn.load(decision_file(tmp_path, logic))
+    assert re.search("'javascript' is not supported", unparsed(decision_file(tmp_path, logic)))
 
 
 def test_rule_with_the_wrong_number_of_entries(tmp_path: Path) -> None:
     broken = SIMPLE.replace('<outputEntry><text>"big"</text></outputEntry>', "")
-    with pytest.raises(LoadError, match="rule1: the rule has 1 input and 0 output entries"):
-        dmn.load(decision_file(tmp_path, broken))
+    assert re.search(
+        "rule1: the rule has 1 input and 0 output entries",
+        unparsed(decision_file(tmp_path, broken)),
+    )
 
 
 def test_a_reference_to_nothing(tmp_path: Path) -> None:
