@@ -233,13 +233,28 @@ class Engine:
         found."""
         for node in self._reaching_out(definitions, process)[1]:
             call = node.decision
-            if call is not None and self.decisions.find(call.decision) is None:
+            if call is None:
+                continue
+            found = self.decisions.find(call.decision)
+            if found is None:
                 raise LoadError(
                     f"decides with decision {call.decision!r}, which is in none of the DMN "
                     f"files given and not in the store {self.store.path}",
                     file=definitions.path,
                     line=call.line or node.line,
                     element_id=node.id,
+                )
+            problem = found.does_not_compile(call.decision)
+            if problem is not None:  # where to fix it: the DMN file's element
+                needed = (
+                    f" (so decision {call.decision!r} cannot be evaluated, which business rule "
+                    f"task {node.id!r} at {definitions.path}:{call.line or node.line} needs)"
+                )
+                raise LoadError(
+                    problem.message + needed,
+                    file=problem.file,
+                    line=problem.line,
+                    element_id=problem.element_id,
                 )
 
     def handler_for(self, node: Task | ElementListener) -> tuple[Handler | None, str | None]:
