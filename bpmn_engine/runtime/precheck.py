@@ -79,9 +79,14 @@ def unrunnable_loop(node: Activity) -> str | None:
         return f"{marker} markers are not supported yet"
     if spec.refused:
         return f"{marker}: {spec.refused} is not supported"
-    if isinstance(spec, MultiInstance) and spec.cardinality and spec.collection:
-        # engines disagree (Camunda 7 counts by the cardinality, SpiffWorkflow refuses), so
-        # running either reading would be a guess
+    if (
+        isinstance(spec, MultiInstance)
+        and spec.cardinality
+        and spec.collection
+        and spec.dialect != "camunda"
+    ):
+        # engines disagree (Camunda 7 counts by the cardinality and takes the items of the
+        # collection by index, SpiffWorkflow refuses): only Camunda 7's own files say which
         return (
             f"multi-instance with both a loopCardinality ({spec.cardinality.text!r}) and an "
             f"input collection ({spec.collection.text!r}): the number of instances is "

@@ -271,6 +271,27 @@ def test_a_zeebe_body_also_has_camunda_7_counter_names(bpmn: Bpmn, engine: Engin
     assert "nrOfInstances" not in outcome.variables
 
 
+def test_in_camunda_7_a_cardinality_counts_and_the_collection_gives_the_items(
+    bpmn: Bpmn, engine: Engine
+):
+    """Camunda 7 reads both: as many instances as the cardinality, each with the item of
+    the collection at its index (its own files only: other engines disagree)."""
+    loop = (
+        '<multiInstanceLoopCharacteristics isSequential="true" camunda:collection="items" '
+        'camunda:elementVariable="item"><loopCardinality>2</loopCardinality>'
+        "</multiInstanceLoopCharacteristics>"
+    )
+    path = bpmn(around(mi_script("seen.append(item)", loop)))
+    outcome = engine.start(path, variables={"items": ["a", "b", "c"], "seen": []}).run()
+    assert outcome.state == "completed", outcome.incident
+    assert outcome.variables["seen"] == ["a", "b"]
+    short = engine.start(path, variables={"items": ["a"], "seen": []}).run()
+    assert short.state == "failed"
+    assert "loopCardinality '2' is 2, but the input collection 'items' has 1 items" in (
+        short.incident or ""
+    )
+
+
 def test_a_cardinality_and_an_input_collection_are_refused_before_the_first_step(
     bpmn: Bpmn, engine: Engine
 ):

@@ -196,3 +196,9 @@ def test_an_expression_past_the_calendar_is_an_incident_not_a_crash(tmp_path: Pa
     outcome = engine.start(write(tmp_path, body), variables={"d": "P99999999D"}).run()
     assert outcome.state == "failed"
     assert outcome.incident.startswith("bill:") and "9999" in outcome.incident
+
+
+def test_a_fraction_without_its_leading_zero_is_read_as_spiffworkflow_reads_it() -> None:
+    assert parse_duration("PT.1S") == timedelta(milliseconds=100)
+    assert parse_duration("PT1M.5S") == timedelta(minutes=1, milliseconds=500)
+    assert parse_duration("PT0,25S") == timedelta(milliseconds=250)
