@@ -39,7 +39,6 @@ from bpmn_engine.model.elements import (
     StartEvent,
     SubProcess,
     Task,
-    builder,
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
@@ -48,18 +47,6 @@ from bpmn_engine.parse.xml import local_name as _local
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
-
-# the specs are made by position, faster than by calling their class (`elements.builder`)
-_new_flow = builder(SequenceFlow)
-_new_task = builder(Task)
-_new_subprocess = builder(SubProcess)
-_new_call_activity = builder(CallActivity)
-_new_gateway = builder(Gateway)
-_new_complex_gateway = builder(ComplexGateway)
-_new_start = builder(StartEvent)
-_new_end = builder(EndEvent)
-_new_intermediate = builder(IntermediateEvent)
-_new_boundary = builder(BoundaryEvent)
 
 TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")
 # the spec's default `expressionLanguage`: many tools write it on every file whatever their
@@ -582,7 +569,7 @@ class _Compiler:
                     condition = self.expression(expr)
                 flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
             # by position: keywords cost as much as the rest of the call
-            flows[flow_id] = _new_flow(
+            flows[flow_id] = SequenceFlow(
                 flow_id,
                 source,
                 target,
@@ -901,7 +888,7 @@ def _read_task(
         base = c.base(element, ext, flows)
         handler = base[0].strip()  # extensions.handler_names without implementation
         no_loop = (None, None, None, None, (), False, None, None)  # see `_Compiler.activity`
-        return _new_task(*base, *no_loop, (handler,) if handler else ())
+        return Task(*base, *no_loop, (handler,) if handler else ())
     script = None
     for child in ext.bpmn_children("script") if ext.children else ():
         script = _text(child)
@@ -923,7 +910,7 @@ def _read_task(
         decision, refused = extensions.decision_call(ext)
         if refused:
             c.refuse(element, refused)
-    return _new_task(  # by position, in the order of the fields (see `_Compiler.base`)
+    return Task(  # by position, in the order of the fields (see `_Compiler.base`)
         *c.activity(element, ext, flows),
         handler_names,
         script,
@@ -949,7 +936,7 @@ def _read_subprocess(
         inner_flows,
         variables=data.declared(ext),
     )
-    return _new_subprocess(
+    return SubProcess(
         *c.activity(element, ext, flows),
         scope,
         ext.attrs.get("triggeredByEvent", "false") == "true",
@@ -998,7 +985,7 @@ def _read_complex_gateway(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> ComplexGateway:
     condition = _children(element, "activationCondition")
-    return _new_complex_gateway(
+    return ComplexGateway(
         *c.base(element, ext, flows),
         ext.attrs.get("default"),
         ext.attrs.get("gatewayDirection"),
@@ -1024,7 +1011,7 @@ def _read_call_activity(
             binding = zeebe._replace(refused=binding.refused + zeebe.refused)
     for where, problem in binding.refused:
         c.refuse(where, problem)
-    return _new_call_activity(
+    return CallActivity(
         *c.activity(element, ext, flows),
         (called or "").strip() or None,
         extensions.call_mappings(ext, "in"),
@@ -1040,7 +1027,7 @@ def _read_call_activity(
 def _read_gateway(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> Gateway:
-    return _new_gateway(
+    return Gateway(
         *c.base(element, ext, flows),
         ext.attrs.get("default"),
         ext.attrs.get("gatewayDirection"),
@@ -1063,7 +1050,7 @@ def _read_start(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> StartEvent:
     definitions, io, reads, writes = _event_parts(c, element, ext)
-    return _new_start(
+    return StartEvent(
         *c.base(element, ext, flows),
         definitions,
         ext.attrs.get("parallelMultiple") == "true",
@@ -1078,14 +1065,14 @@ def _read_end(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> EndEvent:
     definitions, io, reads, writes = _event_parts(c, element, ext)
-    return _new_end(*c.base(element, ext, flows), definitions, False, io, reads, writes)
+    return EndEvent(*c.base(element, ext, flows), definitions, False, io, reads, writes)
 
 
 def _read_intermediate(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> IntermediateEvent:
     definitions, io, reads, writes = _event_parts(c, element, ext)
-    return _new_intermediate(
+    return IntermediateEvent(
         *c.base(element, ext, flows),
         definitions,
         ext.attrs.get("parallelMultiple") == "true",
@@ -1099,7 +1086,7 @@ def _read_boundary(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> BoundaryEvent:
     definitions, io, reads, writes = _event_parts(c, element, ext)
-    return _new_boundary(
+    return BoundaryEvent(
         *c.base(element, ext, flows),
         definitions,
         ext.attrs.get("parallelMultiple") == "true",

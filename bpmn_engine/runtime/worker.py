@@ -188,7 +188,7 @@ class Worker:
     def servable_jobs(self) -> list[str]:
         """Instances with a service task waiting for a handler that this worker has (one
         reached by a run without it): the worker serves them. A worker with no handlers
-        serves none: it does not look (the query reads every waiting track)."""
+        serves none: it does not look (a query, on an index of the waiting jobs)."""
         if not self.engine.handlers:
             return []
         found = []

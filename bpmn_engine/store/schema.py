@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite_utils
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -155,7 +155,10 @@ def _v3(db: sqlite_utils.Database) -> None:
 
 # partial index -> its condition (SQLite's index lists say an index is partial, not on what):
 # the PostgreSQL schema, derived from SQLite's, reads it here
-PARTIAL_INDEXES = {"deployments_one_active": "active = 1"}
+PARTIAL_INDEXES = {
+    "deployments_one_active": "active = 1",
+    "tracks_waiting_jobs": "status = 'waiting' AND wait = 'job'",
+}
 
 
 def _v4(db: sqlite_utils.Database) -> None:
@@ -352,6 +355,20 @@ def _v14(db: sqlite_utils.Database) -> None:
     db["instances"].create_index(["business_key"])
 
 
+def _v15(db: sqlite_utils.Database) -> None:
+    """Service tasks waiting for a handler, indexed apart: a worker with handlers looks for
+    them every turn (`waiting_jobs`), and that read every waiting track (user tasks, timers,
+    messages...) of every instance. The partial index holds only the tracks waiting as a
+    job, in the order the worker reads them. It leads with `wait` (the same in every row) so
+    that SQLite's planner, which without statistics takes a partial index for half the
+    table, sees an equality on it and prefers it to `(status, instance)`. The query repeats
+    the index's condition as written (`sqlite/work.py`: not as parameters)."""
+    db.execute(
+        "CREATE INDEX tracks_waiting_jobs ON tracks (wait, instance, id) "
+        f"WHERE {PARTIAL_INDEXES['tracks_waiting_jobs']}"
+    )
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -367,6 +384,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (12, _v12),
     (13, _v13),
     (14, _v14),
+    (15, _v15),
 ]
 
 

@@ -11,6 +11,7 @@ import pytest
 import sqlite_utils
 
 from bpmn_engine import Engine, LoadError
+from bpmn_engine.runtime.worker import Worker
 from bpmn_engine.store import SCHEMA_VERSION, SqliteStore
 from bpmn_engine.store.schema import MIGRATIONS
 from tests.conftest import ROOT
@@ -33,7 +34,7 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 14
+    assert version_of(path) == SCHEMA_VERSION == 15
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
@@ -54,6 +55,7 @@ def test_a_version_9_database_keeps_its_instances_and_gains_the_compiled_form(
             conn.execute("DROP TABLE data_stores")  # and no data stores (v13)
             conn.execute("DROP INDEX idx_instances_business_key")  # nor business keys (v14)
             conn.execute("ALTER TABLE instances DROP COLUMN business_key")
+            conn.execute("DROP INDEX tracks_waiting_jobs")  # nor its waiting jobs' index (v15)
             conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     # when
     with Engine(path) as engine:
@@ -126,7 +128,7 @@ def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
         events = [e.event for e in engine.store.history(waiting.id)]
     # then: every row is kept as it was, in a history table without rowid, and the waiting
     # instance goes on where it stopped
-    assert version_of(path) == SCHEMA_VERSION == 14
+    assert version_of(path) == SCHEMA_VERSION == 15
     with sqlite3.connect(path) as check:
         (ddl,) = check.execute("SELECT sql FROM sqlite_master WHERE name = 'history'").fetchone()
         assert ddl.endswith("WITHOUT ROWID")
@@ -238,7 +240,7 @@ def test_a_version_12_database_gains_data_stores_and_its_instances_write_them(
         outcome = resumed.run()
         stored = engine.data_store("Seen")
     # then
-    assert version_of(path) == SCHEMA_VERSION == 14
+    assert version_of(path) == SCHEMA_VERSION == 15
     assert before == []
     assert outcome.state == "completed"
     assert stored is not None and (stored.value, stored.instance) == (7, waiting.id)
@@ -265,9 +267,64 @@ def test_a_version_13_database_gains_business_keys_and_its_instances_go_on(
         resumed.complete_task("Review")
         outcome = resumed.run()
     # then
-    assert version_of(path) == SCHEMA_VERSION == 14
+    assert version_of(path) == SCHEMA_VERSION == 15
     assert listed == {waiting.id: None, keyed.id: "ORDER-7"}
     assert outcome.state == "completed"
+
+
+def test_waiting_jobs_are_read_off_their_partial_index(tmp_path: Path) -> None:
+    """A worker looks for waiting jobs every turn: the query reads the index that holds only
+    them (schema v15), not every waiting track, and needs no sort of its own."""
+    store = SqliteStore(tmp_path / "jobs.db")
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    store.waiting_jobs()
+    store.conn.set_trace_callback(None)
+    [query] = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    plan = [r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + query)]
+    store.close()
+    assert any("USING INDEX tracks_waiting_jobs" in step for step in plan), plan
+    assert not any("TEMP B-TREE" in step for step in plan), plan
+
+
+JOB = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">'
+    '<process id="p" isExecutable="true"><startEvent id="S"/>'
+    '<serviceTask id="Charge"/><endEvent id="E"/>'
+    '<sequenceFlow id="f1" sourceRef="S" targetRef="Charge"/>'
+    '<sequenceFlow id="f2" sourceRef="Charge" targetRef="E"/></process></definitions>'
+)
+
+
+def test_a_version_14_database_gains_the_waiting_jobs_index_and_a_worker_serves_its_job(
+    tmp_path: Path,
+) -> None:
+    # given: release 14's rows, a service task left waiting by a run without its handler
+    model = tmp_path / "job.bpmn"
+    model.write_text(JOB, encoding="utf-8")
+    current = tmp_path / "current.db"
+    with Engine(current) as engine:
+        waiting = engine.start(model)
+        waiting.run()
+    path = tmp_path / "old.db"
+    old_copy(current, path, 14)
+    with sqlite3.connect(path) as check:
+        assert "tracks_waiting_jobs" not in {
+            r[1] for r in check.execute("PRAGMA index_list(tracks)")
+        }
+    # when
+    calls: list[str] = []
+    with Engine(path, handlers={"Charge": lambda ctx: calls.append(ctx.element_id)}) as engine:
+        found = engine.store.waiting_jobs()
+        Worker(engine, once=True).run()
+        state = engine.instance(waiting.id).state
+    # then
+    assert version_of(path) == SCHEMA_VERSION == 15
+    with sqlite3.connect(path) as check:
+        assert "tracks_waiting_jobs" in {r[1] for r in check.execute("PRAGMA index_list(tracks)")}
+    assert [(i, e) for i, _, e in found] == [(waiting.id, "Charge")]
+    assert calls == ["Charge"] and state == "completed"
 
 
 def test_a_database_from_a_newer_release_is_refused(tmp_path: Path) -> None:
