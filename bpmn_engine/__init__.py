@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from bpmn_engine.runtime.handlers import ServiceTaskContext, load_handlers
     from bpmn_engine.runtime.instance import Instance, Outcome
     from bpmn_engine.runtime.scheduler import Action, ActionKind
+    from bpmn_engine.runtime.tasklist import OpenTask
     from bpmn_engine.runtime.tree import CallTree
     from bpmn_engine.runtime.worker import Worker, WorkerReport, stop_on_signals
 
@@ -62,6 +63,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Outcome": ("bpmn_engine.runtime.instance", "Outcome"),
     "Action": ("bpmn_engine.runtime.scheduler", "Action"),
     "ActionKind": ("bpmn_engine.runtime.scheduler", "ActionKind"),
+    "OpenTask": ("bpmn_engine.runtime.tasklist", "OpenTask"),
     "CallTree": ("bpmn_engine.runtime.tree", "CallTree"),
     "Worker": ("bpmn_engine.runtime.worker", "Worker"),
     "WorkerReport": ("bpmn_engine.runtime.worker", "WorkerReport"),
@@ -102,6 +104,7 @@ __all__ = [
     "Instance",
     "InstanceState",
     "LoadError",
+    "OpenTask",
     "Outcome",
     "RealClock",
     "ServiceTaskContext",

@@ -97,6 +97,19 @@ class FormField:
     constraints: tuple[tuple[str, str | None], ...] = ()  # (name, config): required, min...
 
 
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """Who a user task is for: Camunda 7 (Activiti, Flowable) `assignee`, `candidateUsers`
+    and `candidateGroups`, Zeebe's `assignmentDefinition`, BPMN's `humanPerformer` and
+    `potentialOwner`. Each entry is a name, or an `Expression` (`${...}`, `#{...}`, `=...`,
+    or text with `${...}` in it) evaluated over the variables when the task is created. The
+    engine records them for the task list (`Engine.tasks`), and never enforces them."""
+
+    assignee: str | Expression | None = None
+    candidate_users: tuple[str | Expression, ...] = ()
+    candidate_groups: tuple[str | Expression, ...] = ()
+
+
 @spec
 class EventDefinition:
     """`kind` is the definition's tag without `EventDefinition` (timer, message, terminate...)."""
@@ -255,6 +268,7 @@ class Task(Activity):
     waits_for_person: bool = False
     # jBPM's work item name (`drools:taskName`): a `task` with one calls its handler
     work_item: str | None = None
+    assignment: Assignment | None = None  # a user task's assignee and candidates
 
 
 @spec

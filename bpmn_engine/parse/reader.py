@@ -42,7 +42,7 @@ from bpmn_engine.model.elements import (
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import compensation, data, extensions, jbpm, listeners
+from bpmn_engine.parse import assignments, compensation, data, extensions, jbpm, listeners
 from bpmn_engine.parse.xml import local_name as _local
 from bpmn_engine.parse.xml import parse_xml, read_source
 
@@ -71,6 +71,7 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
+_USER_TASK = f"{_BPMN_PREFIX}userTask"
 # SpiffWorkflow's task specs for these are manual: the workflow waits for a person
 _SPIFF_MANUAL_TASKS = frozenset((f"{_BPMN_PREFIX}task", f"{_BPMN_PREFIX}manualTask"))
 _MESSAGE_TASKS = frozenset({f"{_BPMN_PREFIX}receiveTask", f"{_BPMN_PREFIX}sendTask"})
@@ -922,6 +923,7 @@ def _read_task(
         decision,
         waits,
         work_item,
+        assignments.read(ext, bare_is_user=c.jbpm) if element.tag == _USER_TASK else None,
     )
 
 

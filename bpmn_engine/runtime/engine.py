@@ -41,6 +41,7 @@ from bpmn_engine.runtime.leases import Heartbeat
 from bpmn_engine.runtime.outbox import Postman
 from bpmn_engine.runtime.precheck import check_process
 from bpmn_engine.runtime.storage import Store
+from bpmn_engine.runtime.tasklist import OpenTask, open_tasks
 from bpmn_engine.runtime.tree import CallTree
 
 if TYPE_CHECKING:
@@ -790,6 +791,16 @@ class Engine:
             return rows
         wanted = set(self.store.stuck_instances())
         return [r for r in rows if r["id"] in wanted]
+
+    def tasks(
+        self, *, process: str | None = None, assignee: str | None = None, group: str | None = None
+    ) -> list[OpenTask]:
+        """Every open user task of every active instance, oldest first (one indexed query,
+        `runtime/tasklist.py`); `process`, `assignee` and `group` (a candidate group) keep
+        those of that process, assigned to that person, offered to that group."""
+        return open_tasks(
+            self.store, self.definitions, process=process, assignee=assignee, group=group
+        )
 
     def _new_id(self) -> str:
         while True:

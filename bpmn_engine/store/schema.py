@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite_utils
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -369,6 +369,16 @@ def _v15(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v16(db: sqlite_utils.Database) -> None:
+    """The task list (`bpmn tasks`): each user task's assignee and candidate users and groups
+    (comma lists; a name never holds a comma) and when it was created; the open tasks of
+    every instance are found by the index on (status, assignee), not by loading instances.
+    Tasks created before have none of them."""
+    for column in ("assignee", "candidate_users", "candidate_groups", "created_at"):
+        db["user_tasks"].add_column(column, str)
+    db["user_tasks"].create_index(["status", "assignee"])
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -385,6 +395,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (13, _v13),
     (14, _v14),
     (15, _v15),
+    (16, _v16),
 ]
 
 

@@ -218,6 +218,7 @@ READ_BY_POSITION = {
         "decision",
         "waits_for_person",
         "work_item",
+        "assignment",
     ),
     "SubProcess": (*ACTIVITY, "scope", "triggered_by_event"),
     "CallActivity": (

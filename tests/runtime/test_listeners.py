@@ -658,7 +658,7 @@ REFUSED = {
     "assignment task listener": (
         '<userTask id="T"><extensionElements><camunda:taskListener event="assignment"'
         ' class="org.example.Assign"/></extensionElements></userTask>',
-        "taskListener event='assignment': bpmn-engine has no assignees",
+        "taskListener event='assignment': bpmn-engine never assigns a task",
     ),
     "task listener on a service task": (
         '<serviceTask id="T"><extensionElements><camunda:taskListener event="create"'

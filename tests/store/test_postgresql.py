@@ -23,7 +23,7 @@ from bpmn_engine.store import SCHEMA_VERSION, SqliteStore, open_store
 from tests.cli.conftest import Bpmn
 from tests.conftest import ROOT
 from tests.postgresql_server import fresh_url
-from tests.store.test_schema import JOB, STORE, TREE
+from tests.store.test_schema import ASSIGNED, JOB, REVIEW, STORE, TREE
 
 LOOP = ROOT / "tests" / "fixtures" / "counter-loop.bpmn"
 SECRET = "pa55-w0rd"
@@ -243,6 +243,37 @@ def test_a_release_14_schema_gains_the_waiting_jobs_index_and_a_worker_serves_it
     assert "tracks_waiting_jobs" in pg_indexes(url)
     assert [(i, e) for i, _, e in found] == [(waiting.id, "Charge")]
     assert calls == ["Charge"] and state == "completed"
+
+
+def test_a_release_14_schema_gains_the_task_list_and_its_old_tasks_stay_on_it(
+    tmp_path: Path,
+) -> None:
+    model, assigned = tmp_path / "review.bpmn", tmp_path / "assigned.bpmn"
+    model.write_text(REVIEW, encoding="utf-8")
+    assigned.write_text(ASSIGNED, encoding="utf-8")
+    url = fresh_url()
+    with Engine(url) as engine:
+        waiting = engine.start(model)
+        waiting.run()
+    with connect(url) as conn:  # as release 14 left it: no task people nor creation times
+        conn.execute("DROP INDEX idx_user_tasks_status_assignee")
+        conn.execute(
+            "ALTER TABLE user_tasks DROP COLUMN assignee, DROP COLUMN candidate_users, "
+            "DROP COLUMN candidate_groups, DROP COLUMN created_at"
+        )
+        conn.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
+
+    with Engine(url) as engine:
+        new = engine.start(assigned)
+        new.run()
+        listed = [(t.instance, t.assignee, t.created_at is None) for t in engine.tasks()]
+        mine = [t.instance for t in engine.tasks(assignee="kim")]
+        resumed = engine.instance(waiting.id)
+        resumed.complete_task(1)
+        assert resumed.run().state == "completed"
+    assert listed == [(waiting.id, None, True), (new.id, "kim", False)]
+    assert mine == [new.id]
+    assert {"assignee", "created_at"} <= set(pg_columns(url)["user_tasks"])
     assert version_of(url) == SCHEMA_VERSION
 
 

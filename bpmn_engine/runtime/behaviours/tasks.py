@@ -12,6 +12,7 @@ from bpmn_engine.model import Expression, Task
 from bpmn_engine.records.lifecycle import TaskState
 from bpmn_engine.records.rows import JOB
 from bpmn_engine.runtime import listeners
+from bpmn_engine.runtime.assignments import assigned
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.decisions import mapped
@@ -23,7 +24,10 @@ from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
 
 class UserTaskBehaviour(ActivityBehaviour):
     def execute(self, ctx: StepContext) -> None:
-        task = ctx.step.new_task(ctx.track, ctx.node.name, self.inputs(ctx))
+        node, inputs = ctx.node, self.inputs(ctx)
+        assert isinstance(node, Task)
+        people = assigned(ctx, node.assignment, inputs)  # and when: `created_at`
+        task = ctx.step.new_task(ctx.track, node.name, inputs, **people)
         ctx.wait("user task", task=task.id, name=ctx.node.name)
         listeners.run(ctx, ctx.node.listeners, "create", ctx.node.id, task.inputs)
 
