@@ -60,12 +60,14 @@ def run_one(path: Path, timeout: float) -> tuple[str, str]:
 
 
 def _last_json(stdout: str) -> dict | None:
+    """The run's outcome: its last `instance.*` line (a note about another process of the
+    file, such as `process.not_started`, may follow it)."""
     for line in reversed(stdout.splitlines()):
         try:
             value = json.loads(line)
         except ValueError:
             continue
-        if isinstance(value, dict):
+        if isinstance(value, dict) and str(value.get("event", "")).startswith("instance."):
             return value
     return None
 
