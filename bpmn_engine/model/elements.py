@@ -388,7 +388,14 @@ class EndEvent(Event):
 
 @spec
 class IntermediateEvent(Event):
-    """intermediateThrowEvent or intermediateCatchEvent (told apart by `kind`)."""
+    """intermediateThrowEvent or intermediateCatchEvent (told apart by `kind`).
+
+    `awaits_trigger`: a catch whose one definition names nothing to wait for (a message or
+    signal with no reference and no name, a timer with no value, a condition with none), in
+    a file drawn for no engine: the API triggers it (`bpmn trigger`), as the token simulator
+    waits for a click; Camunda and Zeebe refuse such a diagram, and so do their files here."""
+
+    awaits_trigger: bool = False
 
 
 @spec

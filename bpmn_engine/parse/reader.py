@@ -146,6 +146,7 @@ class _Compiler:
         self.root_definitions: dict[str, etree._Element] = {}
         self.language: str | None = None  # definitions/@expressionLanguage
         self.spiff = False  # the file declares SpiffWorkflow's namespace: drawn for it
+        self.platform = ""  # the engine the file is drawn for (`extensions.platform`)
         self.jbpm = False  # the file is drawn for jBPM (`jbpm.declared`): read as jBPM reads it
         self.items: data.DataItems | None = None
         self.refusals: list[Refusal] = []  # of the process being compiled
@@ -186,6 +187,7 @@ class _Compiler:
             if start and end:
                 self.associations[start] = (*self.associations.get(start, ()), end)
         self.spiff = extensions.SPIFF in root.nsmap.values()
+        self.platform = extensions.platform(root)
         language = (root.get("expressionLanguage") or "").strip()
         if language and language.lower() != XPATH_DEFAULT:
             self.language = language
@@ -203,7 +205,7 @@ class _Compiler:
             version=hashlib.sha256(source).hexdigest(),
             source=source,
             processes=processes,
-            platform=extensions.platform(root),
+            platform=self.platform,
             messages=self._named(root, "message", "name"),
             signals=self._named(root, "signal", "name"),
             errors=self._named(root, "error", "errorCode"),
@@ -793,9 +795,34 @@ class _Compiler:
         if (
             any(d.kind == "message" and not d.ref for d in definitions)
             and not (index.attrs.get("name") or "").strip()
+            and not self._waits_for_any_message(element, definitions)
         ):
             self.refuse(element, _NO_MESSAGE)
         return definitions
+
+    def _waits_for_any_message(
+        self, element: etree._Element, definitions: tuple[EventDefinition, ...]
+    ) -> bool:
+        return self.awaits_trigger(element, definitions)
+
+    def awaits_trigger(
+        self, element: etree._Element, definitions: tuple[EventDefinition, ...]
+    ) -> bool:
+        """An intermediate catch whose one definition names nothing to wait for, in a file
+        drawn for no engine (bpmn-js, the token simulator, bpmn-engine): a wait the API
+        triggers, as the token simulator waits for a click (`IntermediateEvent`). A message
+        or signal named by the event's own name waits for that name instead."""
+        if self.platform or _local(element) != "intermediateCatchEvent" or len(definitions) != 1:
+            return False
+        [definition] = definitions
+        named = bool((element.get("name") or "").strip())
+        if definition.kind in ("message", "signal"):
+            return not definition.ref and not named
+        if definition.kind == "timer":
+            return not (definition.timer and definition.timer[1].strip())
+        if definition.kind == "conditional":
+            return definition.condition is None
+        return False
 
     def event_data(
         self, index: extensions.ElementIndex, definitions: tuple[EventDefinition, ...]
@@ -1081,6 +1108,7 @@ def _read_intermediate(
         io,
         reads,
         writes,
+        c.awaits_trigger(element, definitions),
     )
 
 

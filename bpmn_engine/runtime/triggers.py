@@ -1,5 +1,6 @@
 """Wait states the API triggers: a receive task with no message and no name, an intermediate
-catch event with no event definition.
+catch event with no event definition (or, in a file drawn for no engine, one whose
+definition names nothing to wait for: `IntermediateEvent.awaits_trigger`).
 
 Activiti, Flowable and Camunda 7 run such an element as a plain wait state that
 `runtimeService.trigger(executionId)` moves on, and bpmn-js-token-simulation waits there for
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bpmn_engine.model import Definitions, Event, FlowNode, Task
+from bpmn_engine.model import Definitions, FlowNode, IntermediateEvent, Task
 from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import TrackState
 
@@ -28,8 +29,10 @@ def waits_for_trigger(node: FlowNode) -> bool:
     """Whether a token at `node` waits for the API to trigger it: nothing else can."""
     if isinstance(node, Task):
         return node.kind == "receiveTask" and not node.message_ref and not _named(node)
-    if isinstance(node, Event):
-        return node.kind == "intermediateCatchEvent" and not node.definitions
+    if isinstance(node, IntermediateEvent):
+        return node.kind == "intermediateCatchEvent" and (
+            not node.definitions or node.awaits_trigger
+        )
     return False
 
 

@@ -236,7 +236,7 @@ READ_BY_POSITION = {
     "ComplexGateway": (*NODE, "default", "direction", "instantiate", "activation"),
     "StartEvent": (*EVENT, "interrupting"),
     "EndEvent": EVENT,
-    "IntermediateEvent": EVENT,
+    "IntermediateEvent": (*EVENT, "awaits_trigger"),
     "BoundaryEvent": (*EVENT, "attached_to", "cancel_activity"),
 }
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bpmn_engine import ActionKind, Engine, UsageError
+from bpmn_engine import ActionKind, Engine, LoadError, UsageError
 from tests.runtime.conftest import HEADER, Bpmn, activations, flow
 
 CATCH = (
@@ -280,3 +280,45 @@ def test_the_same_wait_in_two_called_instances_is_ambiguous(tmp_path: Path, engi
         called.trigger("wait")
         called.run()
     assert engine.instance(root.id).run().state == "completed"
+
+
+PLAIN = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+    'targetNamespace="t"{extra}><process id="p" isExecutable="true">'
+    '<startEvent id="s"/>{catch}<endEvent id="e"/>'
+    '<sequenceFlow id="f1" sourceRef="s" targetRef="wait"/>'
+    '<sequenceFlow id="f2" sourceRef="wait" targetRef="e"/></process></definitions>'
+)
+NAMING_NOTHING = {
+    "message": "<messageEventDefinition/>",
+    "signal": "<signalEventDefinition/>",
+    "timer": "<timerEventDefinition/>",
+    "conditional": "<conditionalEventDefinition/>",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NAMING_NOTHING))
+def test_in_a_file_drawn_for_no_engine_a_catch_naming_nothing_waits_for_a_trigger(
+    tmp_path: Path, engine: Engine, kind: str
+) -> None:
+    """As bpmn-js-token-simulation waits for a click: the diagram says nothing else."""
+    path = tmp_path / "sim.bpmn"
+    catch = f'<intermediateCatchEvent id="wait">{NAMING_NOTHING[kind]}</intermediateCatchEvent>'
+    path.write_text(PLAIN.format(extra="", catch=catch))
+    instance = engine.start(path)
+    [wait] = instance.run().waiting_for
+    assert (wait["element"], wait["reason"]) == ("wait", "trigger")
+    instance.trigger("wait")
+    assert instance.run().state == "completed"
+
+
+def test_in_a_camunda_file_a_message_catch_naming_nothing_stays_refused(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "camunda.bpmn"
+    catch = '<intermediateCatchEvent id="wait"><messageEventDefinition/></intermediateCatchEvent>'
+    camunda = ' xmlns:camunda="http://camunda.org/schema/1.0/bpmn"'
+    path.write_text(PLAIN.format(extra=camunda, catch=catch))
+    with pytest.raises(LoadError, match="names no message"):
+        engine.start(path)

@@ -172,7 +172,7 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         node = ctx.node
         assert isinstance(node, Event)
         ctx.activated()
-        if not node.definitions:  # a wait state the API triggers (`runtime/triggers.py`)
+        if waits_for_trigger(node):  # a wait state the API triggers (`runtime/triggers.py`)
             ctx.wait(TRIGGER)
             return
         if "link" in node.definition_kinds:
