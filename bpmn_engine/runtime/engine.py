@@ -23,7 +23,7 @@ from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState, TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
 from bpmn_engine.records.variables import ENGINE_SCOPE
-from bpmn_engine.runtime import collaborations, compiled, listeners
+from bpmn_engine.runtime import chosen_start, collaborations, compiled, listeners, starts
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
@@ -32,14 +32,14 @@ from bpmn_engine.runtime.checkpoints import check_policy
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.decisions import DecisionRegistry
-from bpmn_engine.runtime.events import chosen_start, compensation, starts, waiting_starts
-from bpmn_engine.runtime.events.starts import opening_step
+from bpmn_engine.runtime.events import compensation, waiting_starts
 from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
 from bpmn_engine.runtime.leases import Heartbeat
 from bpmn_engine.runtime.outbox import Postman
 from bpmn_engine.runtime.precheck import check_process
+from bpmn_engine.runtime.starts import opening_step
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.runtime.tree import CallTree
 

@@ -33,7 +33,7 @@ from bpmn_engine.model import BoundaryEvent
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import Clock
-from bpmn_engine.runtime.events.starts import firing_id, next_firing, timer_text
+from bpmn_engine.runtime.events.start_timers import firing_id, next_firing, timer_text
 from bpmn_engine.runtime.instance import Instance, Listener
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import pytest
 
 from bpmn_engine import Engine, LoadError
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.events.starts import next_firing
+from bpmn_engine.runtime.events.start_timers import next_firing
 from bpmn_engine.runtime.events.timers import (
     TimerRangeError,
     TimerValueError,

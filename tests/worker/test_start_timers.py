@@ -9,7 +9,7 @@ import pytest
 
 from bpmn_engine import LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.events.starts import next_firing
+from bpmn_engine.runtime.events.start_timers import next_firing
 from bpmn_engine.runtime.worker import Worker
 from tests.worker.conftest import START, bpmn_file, completions, events, flow, timer_start
 
