@@ -394,7 +394,7 @@ def test_both_checkpoint_policies_run_the_tree(tmp_path: Path, policy: str) -> N
 CRASHING = """
 import os, sys
 from bpmn_engine import Engine
-from bpmn_engine.runtime import outbox
+from bpmn_engine.runtime.engine import outbox
 db, path, crash = sys.argv[1], sys.argv[2], sys.argv[3]
 engine = Engine(db)
 real_flush = outbox.Postman.flush

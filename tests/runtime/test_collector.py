@@ -10,7 +10,7 @@ import pytest
 
 from bpmn_engine import Engine
 from bpmn_engine.records.rows import Event
-from bpmn_engine.runtime import collector
+from bpmn_engine.runtime.instance import collector
 from tests.runtime.conftest import Bpmn, flow, script
 
 CHAIN = (

@@ -13,7 +13,7 @@ from bpmn_engine import Engine
 from bpmn_engine.errors import LoadError
 from bpmn_engine.model import Activity
 from bpmn_engine.parse import load_file
-from bpmn_engine.runtime.precheck import check_process
+from bpmn_engine.runtime.engine.precheck import check_process
 from bpmn_engine.validate import validate
 from tests.runtime.conftest import Bpmn, MakeEngine
 

@@ -1,7 +1,7 @@
 """The compiled-definitions cache: a reopened instance never re-parses its diagram.
 
 A definitions version is compiled once and its compiled form kept in the store, stamped with
-the engine's format (`runtime/compiled.py`); a fresh engine loads it instead of parsing. A
+the engine's format (`runtime/engine/compiled.py`); a fresh engine loads it instead of parsing. A
 missing, stale or corrupt form is parsed again and replaced, and a cache that cannot be
 written never fails a step.
 """
@@ -19,7 +19,7 @@ import pytest
 import bpmn_engine.parse.reader as reader
 from bpmn_engine import Engine, load
 from bpmn_engine.model import Definitions
-from bpmn_engine.runtime import compiled
+from bpmn_engine.runtime.engine import compiled
 from tests.conftest import FIXTURES, ROOT
 from tests.postgresql_server import on_postgresql, shared_db
 from tests.runtime.conftest import Bpmn, MakeEngine, flow, script

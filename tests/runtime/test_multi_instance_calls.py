@@ -272,7 +272,7 @@ def test_a_multi_instance_call_whose_child_has_a_multi_instance_inside(tmp_path:
 CRASHING = """
 import os, sys
 from bpmn_engine import Engine
-from bpmn_engine.runtime import outbox
+from bpmn_engine.runtime.engine import outbox
 db, path, crash = sys.argv[1], sys.argv[2], sys.argv[3]
 engine = Engine(db)
 real_call = outbox.Postman.call

@@ -58,7 +58,7 @@ CHILD = """
 import os, sys
 from bpmn_engine import ConcurrentModification, Engine
 from bpmn_engine.records.rows import Receipt
-from bpmn_engine.runtime import outbox
+from bpmn_engine.runtime.engine import outbox
 db, path, crash = sys.argv[1], sys.argv[2], sys.argv[3]
 engine = Engine(db)
 for process in ("receiver", "listener", "listener"):

@@ -17,7 +17,7 @@ one module never drags in the rest):
 
 Starting an instance at a triggered start event (deployments, start timers, message and
 signal starts) needs the instance and the behaviours, which build on these modules: it is
-the engine's (`runtime/starts.py`), so that no module here imports upwards.
+the engine's (`runtime/engine/starts.py`), so that no module here imports upwards.
 
 A new event kind adds a strategy module and one line in `kinds.py`.
 """

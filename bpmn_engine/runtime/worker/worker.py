@@ -8,7 +8,7 @@ turns: a waiting instance costs rows, not a thread.
 Two workers on one database never run the same track: every commit is a compare-and-set on
 versions, so the loser of a race gets `ConcurrentModification`, drops the instance and
 reloads it on a later turn. A job (a service handler call) holds a lease that the engine's
-heartbeat renews (runtime/leases.py); an instance with a job another live worker holds is
+heartbeat renews (runtime/worker/leases.py); an instance with a job another live worker holds is
 left alone until it finishes.
 
 Stopping (Ctrl-C, SIGTERM) only sets a flag: the step in progress, handler call included,
@@ -34,10 +34,10 @@ from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.events.start_timers import firing_id, next_firing, timer_text
-from bpmn_engine.runtime.instance import Instance, Listener
+from bpmn_engine.runtime.instance.instance import Instance, Listener
 
 if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine import Engine
+    from bpmn_engine.runtime.engine.engine import Engine
 
 STEPS_PER_TURN = 1000  # then the next instance: a busy loop in one diagram starves no other
 QUARANTINE_SECONDS = 60.0  # an instance whose step raised is left alone this long

@@ -43,7 +43,7 @@ from bpmn_engine.records.rows import (
     Track,
     UserTask,
 )
-from bpmn_engine.runtime import calls, collector, handlers
+from bpmn_engine.runtime import handlers
 from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
 from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import CHILD_FAILED, CallActivityBehaviour
@@ -56,9 +56,10 @@ from bpmn_engine.runtime.behaviours.tasks import (
     ServiceTaskBehaviour,
     UserTaskBehaviour,
 )
-from bpmn_engine.runtime.calls import CallRow
-from bpmn_engine.runtime.checkpoints import Checkpoints, UnstorableStep
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.calls import protocol as calls
+from bpmn_engine.runtime.calls.protocol import CallRow
+from bpmn_engine.runtime.calls.tree import CallTree
+from bpmn_engine.runtime.data.forms import checked_form
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
 from bpmn_engine.runtime.events.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.events.trigger import (
@@ -68,11 +69,12 @@ from bpmn_engine.runtime.events.trigger import (
     fire_timer,
     won,
 )
-from bpmn_engine.runtime.forms import checked_form
-from bpmn_engine.runtime.scheduler import Action, ActionKind, Scheduler
-from bpmn_engine.runtime.tree import CallTree
-from bpmn_engine.runtime.triggers import TRIGGER, TriggerWait, trigger_waits
-from bpmn_engine.runtime.variables import storable_all
+from bpmn_engine.runtime.instance import collector
+from bpmn_engine.runtime.instance.checkpoints import Checkpoints, UnstorableStep
+from bpmn_engine.runtime.instance.scheduler import Action, ActionKind, Scheduler
+from bpmn_engine.runtime.step.context import Incident, StepContext
+from bpmn_engine.runtime.step.triggers import TRIGGER, TriggerWait, trigger_waits
+from bpmn_engine.runtime.step.variables import storable_all
 
 TRANSACTION_OUTCOMES = ("transaction.completed", "transaction.cancelled", "transaction.interrupted")
 # tracks that wait for the tracks inside them (listed in their stead)
@@ -81,7 +83,7 @@ BODY_WAITS = ("subprocess", "multi-instance", "loop")
 if TYPE_CHECKING:
     import networkx as nx
 
-    from bpmn_engine.runtime.engine import Engine
+    from bpmn_engine.runtime.engine.engine import Engine
 
 Listener = Callable[[Event], None]
 StepWork = Callable[[StepContext], None]
@@ -689,7 +691,7 @@ class Instance:
         )
 
     def waiting_triggers(self) -> list[TriggerWait]:
-        """What waits for the API to trigger it (`runtime/triggers.py`: a receive task with
+        """What waits for the API to trigger it (`runtime/step/triggers.py`: a receive task with
         no message and no name, a catch event with no definition, also as the choice of an
         event-based gateway's token), the oldest token first."""
         return trigger_waits(self.definitions, self.data)

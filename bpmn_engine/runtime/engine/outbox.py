@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
 from bpmn_engine.records.lifecycle import SubscriptionState
 from bpmn_engine.records.rows import Receipt
-from bpmn_engine.runtime import calls
+from bpmn_engine.runtime.calls import protocol as calls
 
 if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine import Engine
-    from bpmn_engine.runtime.instance import Instance, Listener
+    from bpmn_engine.runtime.engine.engine import Engine
+    from bpmn_engine.runtime.instance.instance import Instance, Listener
 
 THROWN_MESSAGE_TTL = 3600.0  # a message a process sends waits this long for its receiver
 # (Zeebe's default time to live): the receiver may not have reached its catch event yet
@@ -227,7 +227,7 @@ class Postman:
             woken[started.id] = started
         return list(woken.values())
 
-    # --- call activities (runtime/calls.py) ------------------------------------------------------
+    # --- call activities (runtime/calls/protocol.py) ----------------------------------------------
     def call(
         self, row: calls.CallRow, known: dict[str, Instance], on_event: Listener | None
     ) -> list[Instance]:

@@ -37,8 +37,8 @@ from bpmn_engine.model import (
 )
 from bpmn_engine.records.rows import CONSUMED, DELIVERED
 from bpmn_engine.runtime import handlers
-from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.handlers import ServiceTaskContext
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 # a track waiting at a gateway that has not fired with it (or a complex gateway's record of
 # a flow that delivered): no start listener ran for it, so no end listener runs

@@ -12,7 +12,7 @@ from bpmn_engine.model import FlowScope
 from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Track
-from bpmn_engine.runtime.context import StepContext
+from bpmn_engine.runtime.step.context import StepContext
 
 
 def _waits(track: Track, scope: int, gateway: str) -> bool:

@@ -16,9 +16,9 @@ from datetime import datetime
 
 from bpmn_engine.errors import UsageError
 from bpmn_engine.model import Definitions, Process, StartEvent
+from bpmn_engine.runtime.engine.starts import Trigger
 from bpmn_engine.runtime.events.message import message_name
 from bpmn_engine.runtime.events.waiting_starts import WAITABLE
-from bpmn_engine.runtime.starts import Trigger
 
 
 def _label(node: StartEvent) -> str:

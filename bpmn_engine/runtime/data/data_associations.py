@@ -21,7 +21,7 @@ from typing import Any
 
 from bpmn_engine.expressions.scripts import DELETED
 from bpmn_engine.model import Activity, DataAssociation
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 def read(ctx: StepContext, node: Activity, mapped: Mapping[str, Any]) -> dict[str, Any]:

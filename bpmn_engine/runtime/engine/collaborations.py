@@ -29,8 +29,8 @@ from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from bpmn_engine.runtime.engine import Engine
-    from bpmn_engine.runtime.instance import Instance, Listener, Outcome
+    from bpmn_engine.runtime.engine.engine import Engine
+    from bpmn_engine.runtime.instance.instance import Instance, Listener, Outcome
 
 
 # how serious an instance's state is for the run as a whole: a failure anywhere is the

@@ -36,7 +36,7 @@ from bpmn_engine.model.process import Definitions, FlowScope, Process
 
 FORMAT = 1  # of this module's serialisation; the fingerprint covers the model and parser
 _PROTOCOL = 5
-_PACKAGE = Path(__file__).resolve().parent.parent  # bpmn_engine/
+_PACKAGE = Path(__file__).resolve().parents[2]  # bpmn_engine/
 _FINGERPRINTED = ("model", "parse")  # what decides the compiled form
 _SCOPE_ARGS = ("id", "line", "nodes", "flows", "graph")  # FlowScope.build's own
 _DEFINITIONS_OWN = ("path", "version", "source")  # given on load, never in the blob

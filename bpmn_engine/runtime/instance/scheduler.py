@@ -10,7 +10,7 @@ ready first (lowest `seq`); (4) a waiting inclusive join whose OR-join rule now 
 complex gateway waiting for reset that no token can reach any more (the same upstream rule),
 the longest waiting first; (5) the earliest timer that is due; and, on a virtual clock with
 nothing else to do, the earliest finite timer (the clock jumps to it). Completing a user
-task needs a person, and a trigger wait the API (`runtime/triggers.py`): they are offered,
+task needs a person, and a trigger wait the API (`runtime/step/triggers.py`): they are offered,
 never chosen. `Instance.run` takes the first action, `Instance.enabled` (the stepper) lists
 them all: both read this one source.
 """
@@ -26,10 +26,10 @@ from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import SubscriptionState, TaskState, TimerState, TrackState
 from bpmn_engine.records.rows import Subscription, Timer, Track
-from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours import complex_gateway
 from bpmn_engine.runtime.clock import Clock
-from bpmn_engine.runtime.triggers import trigger_waits
+from bpmn_engine.runtime.step import joins
+from bpmn_engine.runtime.step.triggers import trigger_waits
 
 
 class ActionKind(StrEnum):
@@ -40,7 +40,7 @@ class ActionKind(StrEnum):
     JOIN = "join"
     TIMER = "timer"
     COMPLETE_TASK = "complete-task"
-    TRIGGER = "trigger"  # a wait state the API triggers (`runtime/triggers.py`)
+    TRIGGER = "trigger"  # a wait state the API triggers (`runtime/step/triggers.py`)
 
 
 @dataclass(frozen=True)

@@ -24,17 +24,17 @@ from bpmn_engine.records.lifecycle import InstanceState, StartTimerState, TrackS
 from bpmn_engine.records.rows import Receipt
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.engine.precheck import check_process
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.message import MESSAGE, message_name
 from bpmn_engine.runtime.events.payloads import caught, maps_outputs
 from bpmn_engine.runtime.events.start_timers import timer_text
 from bpmn_engine.runtime.events.timers import TimerValueError, schedule
-from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
-from bpmn_engine.runtime.precheck import check_process
+from bpmn_engine.runtime.instance.instance import Instance, Listener, checked_variables
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine import Engine
+    from bpmn_engine.runtime.engine.engine import Engine
 
 # (event name, data) written to the history when a trigger starts an instance
 Trigger = tuple[str, dict[str, Any]]

@@ -14,8 +14,8 @@ from bpmn_engine.errors import UsageError
 
 if TYPE_CHECKING:
     from bpmn_engine.records.rows import UserTask
-    from bpmn_engine.runtime.engine import Engine
-    from bpmn_engine.runtime.instance import Instance
+    from bpmn_engine.runtime.engine.engine import Engine
+    from bpmn_engine.runtime.instance.instance import Instance
 
 
 class CallTree:

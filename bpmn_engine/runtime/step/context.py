@@ -33,11 +33,11 @@ from bpmn_engine.parse.folders import FoundFile
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, ScopeState, TrackState
 from bpmn_engine.records.rows import SELF_COMPLETING, Track
-from bpmn_engine.runtime import calls
+from bpmn_engine.runtime.calls import protocol as calls
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.handlers import Handler
+from bpmn_engine.runtime.step.variables import copied, storable, storable_all
 from bpmn_engine.runtime.storage import Store
-from bpmn_engine.runtime.variables import copied, storable, storable_all
 
 NO_OUTPUT: Any = object()
 """`StepContext.output` before the node's work gave one."""
@@ -75,7 +75,7 @@ class Services(Protocol):
     def handler_for(self, node: Task | Listener) -> tuple[Handler | None, str | None]: ...
     def behaviour_for(self, node: FlowNode) -> Behaviour: ...
     def listen(self, ctx: StepContext, event: str, subject: FlowNode | Flow | Process) -> None:
-        """Run the listeners of `subject` for `event` (`runtime/listeners.py`)."""
+        """Run the listeners of `subject` for `event` (`runtime/step/listeners.py`)."""
 
     def callable_definitions(
         self, process_id: str, caller: Definitions, binding: str = ..., version: int | None = ...

@@ -32,7 +32,7 @@ from bpmn_engine.runtime.events.timers import (
     is_timer_expression,
     schedule,
 )
-from bpmn_engine.runtime.listeners import compile_listener, listeners_of
+from bpmn_engine.runtime.step.listeners import compile_listener, listeners_of
 
 
 def check_process(definitions: Definitions, scope: FlowScope, trusted: bool) -> None:

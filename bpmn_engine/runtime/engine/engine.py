@@ -23,25 +23,26 @@ from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState, TrackState
 from bpmn_engine.records.rows import Receipt, Scope, UserTask
 from bpmn_engine.records.variables import ENGINE_SCOPE
-from bpmn_engine.runtime import chosen_start, collaborations, compiled, listeners, starts
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
-from bpmn_engine.runtime.calls import MAX_TREE_SIZE, PASSED, CallRow, is_expression
-from bpmn_engine.runtime.checkpoints import check_policy
+from bpmn_engine.runtime.calls.protocol import MAX_TREE_SIZE, PASSED, CallRow, is_expression
+from bpmn_engine.runtime.calls.tree import CallTree
 from bpmn_engine.runtime.clock import Clock, RealClock
-from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.decisions import DecisionRegistry
+from bpmn_engine.runtime.data.decisions import DecisionRegistry
+from bpmn_engine.runtime.engine import chosen_start, collaborations, compiled, starts
+from bpmn_engine.runtime.engine.outbox import Postman
+from bpmn_engine.runtime.engine.precheck import check_process
+from bpmn_engine.runtime.engine.starts import opening_step
 from bpmn_engine.runtime.events import compensation, waiting_starts
 from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
-from bpmn_engine.runtime.instance import Instance, Listener, checked_variables
-from bpmn_engine.runtime.leases import Heartbeat
-from bpmn_engine.runtime.outbox import Postman
-from bpmn_engine.runtime.precheck import check_process
-from bpmn_engine.runtime.starts import opening_step
+from bpmn_engine.runtime.instance.checkpoints import check_policy
+from bpmn_engine.runtime.instance.instance import Instance, Listener, checked_variables
+from bpmn_engine.runtime.step import listeners
+from bpmn_engine.runtime.step.context import Incident, StepContext
 from bpmn_engine.runtime.storage import Store
-from bpmn_engine.runtime.tree import CallTree
+from bpmn_engine.runtime.worker.leases import Heartbeat
 
 if TYPE_CHECKING:
     from bpmn_engine.dmn import Decisions
@@ -117,7 +118,7 @@ class Engine:
                 f"max_tree_size must be a whole number of instances, at least 1, "
                 f"not {max_tree_size!r}"
             )
-        self.max_tree_size = max_tree_size  # instances of one call tree (runtime/calls.py)
+        self.max_tree_size = max_tree_size  # instances of one call tree (runtime/calls/protocol.py)
         self.heartbeat = Heartbeat(self.store, job_timeout)
         if isinstance(handlers, str | Path):
             handlers = load_handlers(handlers)
@@ -216,7 +217,7 @@ class Engine:
         except Exception:  # the next engine parses instead
             return
 
-    # --- DMN decisions (business rule tasks, runtime/decisions.py) --------------------------
+    # --- DMN decisions (business rule tasks, runtime/data/decisions.py) --------------------------
     def add_decisions(self, decisions: Decisions) -> Decisions:
         """Business rule tasks look for their decision in these first (`bpmn run p.bpmn
         rules.dmn`); the files are kept in the store for later runs and resumes."""
@@ -277,7 +278,7 @@ class Engine:
 
         `start_event` (an id or a name; without `process_id`, of any process of the file)
         is the one start event that fires now, whatever its kind, with `variables` as its
-        payload (`events/chosen_start.py`). `business_key` is the key the instance is known
+        payload (`engine/chosen_start.py`). `business_key` is the key the instance is known
         by (Camunda's business key: `bpmn instances --business-key`), kept as given."""
         if business_key is not None and not isinstance(business_key, str):
             raise UsageError("a business key is text")
@@ -393,7 +394,7 @@ class Engine:
         instance._commit(step, on_event, new=True)
         return instance
 
-    # --- call activities (runtime/calls.py) --------------------------------------------------
+    # --- call activities (runtime/calls/protocol.py) ----------------------------------------------
     def callable_definitions(
         self,
         process_id: str,
@@ -613,7 +614,7 @@ class Engine:
 
     def tree(self, instance: Instance | str) -> CallTree:
         """The call tree under `instance` (an instance or its id): it and every instance its
-        call activities started, directly or not (`runtime/tree.py`)."""
+        call activities started, directly or not (`runtime/calls/tree.py`)."""
         if isinstance(instance, str):
             instance = self.held_instance(instance) or self.instance(instance)
         return CallTree(self, instance)
