@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from bpmn_engine.runtime.engine.collaborations import Collaboration
     from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
     from bpmn_engine.runtime.handlers import ServiceTaskContext, load_handlers
-    from bpmn_engine.runtime.instance.instance import Instance, Outcome
+    from bpmn_engine.runtime.instance.instance import Instance
+    from bpmn_engine.runtime.instance.reading import Outcome
     from bpmn_engine.runtime.instance.scheduler import Action, ActionKind
     from bpmn_engine.runtime.worker.worker import Worker, WorkerReport, stop_on_signals
 
@@ -59,7 +60,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "ServiceTaskContext": ("bpmn_engine.runtime.handlers", "ServiceTaskContext"),
     "load_handlers": ("bpmn_engine.runtime.handlers", "load_handlers"),
     "Instance": ("bpmn_engine.runtime.instance.instance", "Instance"),
-    "Outcome": ("bpmn_engine.runtime.instance.instance", "Outcome"),
+    "Outcome": ("bpmn_engine.runtime.instance.reading", "Outcome"),
     "Action": ("bpmn_engine.runtime.instance.scheduler", "Action"),
     "ActionKind": ("bpmn_engine.runtime.instance.scheduler", "ActionKind"),
     "CallTree": ("bpmn_engine.runtime.calls.tree", "CallTree"),

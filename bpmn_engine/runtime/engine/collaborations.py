@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from bpmn_engine.runtime.engine.engine import Engine
-    from bpmn_engine.runtime.instance.instance import Instance, Listener, Outcome
+    from bpmn_engine.runtime.instance.instance import Instance
+    from bpmn_engine.runtime.instance.parts import Listener
+    from bpmn_engine.runtime.instance.reading import Outcome
 
 
 # how serious an instance's state is for the run as a whole: a failure anywhere is the

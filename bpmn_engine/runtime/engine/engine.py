@@ -38,7 +38,8 @@ from bpmn_engine.runtime.events import compensation, waiting_starts
 from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.handlers import Handler, find_handler, load_handlers
 from bpmn_engine.runtime.instance.checkpoints import check_policy
-from bpmn_engine.runtime.instance.instance import Instance, Listener, checked_variables
+from bpmn_engine.runtime.instance.instance import Instance
+from bpmn_engine.runtime.instance.parts import Listener, checked_variables
 from bpmn_engine.runtime.step import listeners
 from bpmn_engine.runtime.step.context import Incident, StepContext
 from bpmn_engine.runtime.storage import Store

@@ -27,7 +27,8 @@ from bpmn_engine.runtime.calls import protocol as calls
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine.engine import Engine
-    from bpmn_engine.runtime.instance.instance import Instance, Listener
+    from bpmn_engine.runtime.instance.instance import Instance
+    from bpmn_engine.runtime.instance.parts import Listener
 
 THROWN_MESSAGE_TTL = 3600.0  # a message a process sends waits this long for its receiver
 # (Zeebe's default time to live): the receiver may not have reached its catch event yet

@@ -30,7 +30,8 @@ from bpmn_engine.runtime.events.message import MESSAGE, message_name
 from bpmn_engine.runtime.events.payloads import caught, maps_outputs
 from bpmn_engine.runtime.events.start_timers import timer_text
 from bpmn_engine.runtime.events.timers import TimerValueError, schedule
-from bpmn_engine.runtime.instance.instance import Instance, Listener, checked_variables
+from bpmn_engine.runtime.instance.instance import Instance
+from bpmn_engine.runtime.instance.parts import Listener, checked_variables
 from bpmn_engine.runtime.step.context import Incident, StepContext
 
 if TYPE_CHECKING:

@@ -34,7 +34,8 @@ from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.events.start_timers import firing_id, next_firing, timer_text
-from bpmn_engine.runtime.instance.instance import Instance, Listener
+from bpmn_engine.runtime.instance.instance import Instance
+from bpmn_engine.runtime.instance.parts import Listener
 
 if TYPE_CHECKING:
     from bpmn_engine.runtime.engine.engine import Engine
