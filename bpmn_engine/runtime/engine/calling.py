@@ -250,7 +250,7 @@ class CallsPart(EngineParts):
             tree.extend(self.store.child_instances(parent))
         return tree
 
-    def tree(self, instance: Instance | str) -> CallTree:
+    def tree(self, instance: Instance | str) -> CallTree[Instance]:
         """The call tree under `instance` (an instance or its id): it and every instance its
         call activities started, directly or not (`runtime/calls/tree.py`)."""
         if isinstance(instance, str):
