@@ -42,11 +42,14 @@ def type_checking_nodes(tree: ast.Module) -> set[int]:
     return found
 
 
-def imports(name: str, modules: dict[str, Path] = MODULES) -> list[tuple[str, bool]]:
-    """(imported module of ours, whether the import is inside a function) of one module."""
+def imports(
+    name: str, modules: dict[str, Path] = MODULES, *, types: bool = False
+) -> list[tuple[str, bool]]:
+    """(imported module of ours, whether the import is inside a function) of one module;
+    with `types`, the imports under `if TYPE_CHECKING:` too."""
     path = modules[name]
     tree = ast.parse(path.read_text())
-    skip = type_checking_nodes(tree)
+    skip = set() if types else type_checking_nodes(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     in_function = {
         id(n)
@@ -94,15 +97,17 @@ def lazy_table(tree: ast.Module) -> list[str]:
     return found
 
 
-def graph(modules: dict[str, Path] = MODULES) -> nx.DiGraph:
+def graph(modules: dict[str, Path] = MODULES, *, types: bool = False) -> nx.DiGraph:
     edges = nx.DiGraph()
     edges.add_nodes_from(modules)
     for name in modules:
-        edges.add_edges_from((name, target) for target, _ in imports(name, modules))
+        edges.add_edges_from((name, t) for t, _ in imports(name, modules, types=types))
     return edges
 
 
-def package_cycles(modules: dict[str, Path] = MODULES) -> dict[str, list[list[str]]]:
+def package_cycles(
+    modules: dict[str, Path] = MODULES, *, types: bool = False
+) -> dict[str, list[list[str]]]:
     """The import cycles between the parts of each package, at every depth.
 
     Inside a package, each direct child is one node: a module, or a subpackage with all the
@@ -110,7 +115,7 @@ def package_cycles(modules: dict[str, Path] = MODULES) -> dict[str, list[list[st
     between two children (`a/x.py` imports `b/y.py`, `b/z.py` imports `a/w.py`) is a cycle
     even when no module imports in a circle: neither room can be understood without the other.
     """
-    modules_graph = graph(modules)
+    modules_graph = graph(modules, types=types)
     packages = [name for name, path in modules.items() if path.name == "__init__.py"]
     found: dict[str, list[list[str]]] = {}
     for package in packages:
@@ -142,6 +147,15 @@ def test_no_package_imports_in_a_circle_at_any_depth() -> None:
     assert package_cycles() == {}
 
 
+def test_the_runtime_rooms_do_not_name_each_other_in_a_circle_even_as_types() -> None:
+    """A lower room knows a higher one by a protocol of its own (`Services`,
+    `InstanceServices`, `WorkerServices`, the call tree's `Member` and `Family`), not by an
+    `if TYPE_CHECKING:` import of it, so each room reads without the ones above it."""
+    found = package_cycles(types=True)
+    assert "bpmn_engine.runtime" not in found
+    assert "bpmn_engine" not in found
+
+
 def test_a_package_cycle_planted_on_purpose_is_reported(tmp_path: Path) -> None:
     """The check above can fail: two rooms one level down whose modules import each other
     (`a.one` -> `b.two`, `b.three` -> `a.four`) with no module cycle are reported."""
@@ -171,6 +185,10 @@ def test_a_package_cycle_planted_on_purpose_is_reported(tmp_path: Path) -> None:
     assert package_cycles(planted) == {"pkg.inner": [["pkg.inner.a", "pkg.inner.b"]]}
     (tmp_path / "pkg" / "inner" / "b" / "three.py").write_text("Z = 3\n")
     assert package_cycles(modules_of(tmp_path / "pkg")) == {}
+    # counted as types, c's import of pkg.top closes a cycle: pkg.top -> pkg.inner -> pkg.top
+    assert package_cycles(modules_of(tmp_path / "pkg"), types=True) == {
+        "pkg": [["pkg.inner", "pkg.top"]]
+    }
 
 
 def test_the_runtime_imports_no_concrete_store_and_no_import_hides_in_a_function() -> None:

@@ -17,8 +17,6 @@ transaction. The loop is iterative: a loop in the diagram costs no stack depth.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from bpmn_engine.model import Definitions
 from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import TrackState
@@ -27,19 +25,19 @@ from bpmn_engine.runtime.instance.call_replies import CallReplies
 from bpmn_engine.runtime.instance.checkpoints import Checkpoints
 from bpmn_engine.runtime.instance.loop import StepLoop
 from bpmn_engine.runtime.instance.operations import Operations
+from bpmn_engine.runtime.instance.parts import InstanceServices
 from bpmn_engine.runtime.instance.reading import Reading
 from bpmn_engine.runtime.instance.scheduler import ActionKind, Scheduler
 from bpmn_engine.runtime.instance.steps import Steps
 from bpmn_engine.runtime.instance.waits import Waits
 
-if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine.engine import Engine
-
 
 class Instance(Reading, StepLoop, Waits, Operations, CallReplies, Steps):
     """One running (or finished) process instance, backed by its rows in the store."""
 
-    def __init__(self, engine: Engine, data: InstanceData, definitions: Definitions) -> None:
+    def __init__(
+        self, engine: InstanceServices[Instance], data: InstanceData, definitions: Definitions
+    ) -> None:
         self.engine = engine
         self.data = data
         self.definitions = definitions

@@ -22,23 +22,46 @@ import random
 import signal
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
-from bpmn_engine.model import BoundaryEvent
+from bpmn_engine.model import BoundaryEvent, Definitions
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
 from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.events.start_timers import firing_id, next_firing, timer_text
+from bpmn_engine.runtime.handlers import Handler
 from bpmn_engine.runtime.instance.instance import Instance
-from bpmn_engine.runtime.instance.parts import Listener
+from bpmn_engine.runtime.instance.parts import InstanceServices, Listener
 
-if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine.engine import Engine
+
+class WorkerServices(InstanceServices[Instance], Protocol):
+    """What a worker uses of its engine (`Engine` is one), besides what its instances use:
+    the definitions by version, its handlers and job cap, the outbox, starting at a start
+    event. The engine sits above the worker (it keeps the worker's heartbeat), so the worker
+    knows it by this protocol."""
+
+    handlers: Mapping[str, Handler]
+    job_timeout: float | None
+
+    def definitions(self, version: str) -> Definitions: ...
+    def deliver_outbox(self, on_event: Listener | None = None) -> int: ...
+    def start_at(
+        self,
+        definitions: Definitions,
+        process_id: str | None,
+        start_event_id: str,
+        variables: Mapping[str, Any] | None = None,
+        on_event: Listener | None = None,
+        *,
+        instance_id: str | None = None,
+        trigger: tuple[str, dict[str, Any]] | None = None,
+    ) -> Instance: ...
+
 
 STEPS_PER_TURN = 1000  # then the next instance: a busy loop in one diagram starves no other
 QUARANTINE_SECONDS = 60.0  # an instance whose step raised is left alone this long
@@ -100,7 +123,7 @@ class Worker:
 
     def __init__(
         self,
-        engine: Engine,
+        engine: WorkerServices,
         *,
         poll: float = 1.0,
         lease: float = 60.0,
