@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bpmn_engine import Engine
 from tests.runtime.conftest import Bpmn
-from tests.runtime.test_compensation import chain, compensable, script
+from tests.runtime.events.test_compensation import chain, compensable, script
 
 HEAD = """<?xml version="1.0"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">

@@ -11,7 +11,7 @@ import pytest
 from bpmn_engine import Engine, LoadError, UsageError
 from bpmn_engine.expressions.guards import MAX_SIZE
 from tests.runtime.conftest import HEADER, Bpmn, MakeEngine, events_named
-from tests.runtime.test_data import PLACEHOLDER, cli, line, reads, scripted, writes
+from tests.runtime.data.test_data import PLACEHOLDER, cli, line, reads, scripted, writes
 
 COUNTER = '<dataStore id="counter" name="Counter"/>'
 

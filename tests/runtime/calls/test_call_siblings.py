@@ -12,7 +12,7 @@ import pytest
 from bpmn_engine import Engine, LoadError
 from tests.postgresql_server import shared_db
 
-from .conftest import HEADER, MakeEngine, events_named
+from ..conftest import HEADER, MakeEngine, events_named
 
 
 def write(path: Path, body: str) -> Path:

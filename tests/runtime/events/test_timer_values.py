@@ -19,7 +19,7 @@ from bpmn_engine.runtime.events.timers import (
     schedule,
 )
 from tests.postgresql_server import scratch_db
-from tests.runtime.test_timers import events, write
+from tests.runtime.events.test_timers import events, write
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)  # a Thursday
 

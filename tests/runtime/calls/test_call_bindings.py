@@ -10,7 +10,7 @@ import pytest
 from bpmn_engine import Engine, LoadError
 from bpmn_engine.validate import validate
 
-from .conftest import HEADER
+from ..conftest import HEADER
 
 
 def write(path: Path, body: str) -> Path:

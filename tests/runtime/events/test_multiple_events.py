@@ -241,7 +241,7 @@ def test_a_multiple_throw_event_throws_every_definition(tmp_path: Path) -> None:
 def test_validate_warns_that_deploy_refuses_a_parallel_multiple_start_event(
     tmp_path: Path,
 ) -> None:
-    """`bpmn run` waits at it (tests/runtime/test_start_events.py): no error, a warning."""
+    """`bpmn run` waits at it (tests/runtime/engine/test_start_events.py): no error, a warning."""
     report = validate([str(write(tmp_path, DEPLOYED, parallel=True))])
     found = [(f.rule, f.element, f.severity) for f in report.findings if f.rule == "executable"]
     assert found == [("executable", "s", Severity.WARNING)]

@@ -14,7 +14,7 @@ from bpmn_engine import Engine, Instance, LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
 from tests.postgresql_server import scratch_db
 
-from .conftest import HEADER, crash_with
+from ..conftest import HEADER, crash_with
 
 
 def diagram(tmp_path: Path, body: str, name: str = "calls.bpmn") -> Path:

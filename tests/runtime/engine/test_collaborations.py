@@ -122,7 +122,7 @@ def test_a_pool_waiting_for_the_message_takes_it_before_a_pool_that_starts_on_it
 ) -> None:
     """ping-pong: player_b waits for ping at a catch event, on_demand starts on ping. Every
     pool reaches its first wait before a message is delivered, so player_b gets it."""
-    fixture = Path(__file__).parents[1] / "fixtures" / "calls" / "ping-pong.bpmn"
+    fixture = Path(__file__).parents[2] / "fixtures" / "calls" / "ping-pong.bpmn"
     engine = Engine(scratch_db())
     collaboration = engine.start_collaboration(fixture, "c")
     assert [o.end_event for o in collaboration.run()] == ["a_end", "b_end"]

@@ -15,7 +15,7 @@ import pytest
 from bpmn_engine import ConcurrentModification, Engine
 from bpmn_engine.records.rows import Receipt
 
-from .conftest import HEADER, crash_with
+from ..conftest import HEADER, crash_with
 
 SENDER_AND_RECEIVER = (
     HEADER

@@ -14,7 +14,7 @@ import pytest
 from bpmn_engine import Engine, Instance
 from bpmn_engine.runtime.clock import VirtualClock
 
-from .conftest import HEADER, crash_with
+from ..conftest import HEADER, crash_with
 
 
 def diagram(tmp_path: Path, body: str, name: str = "calls.bpmn") -> Path:

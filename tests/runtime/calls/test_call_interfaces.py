@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bpmn_engine import Engine, Instance
 
-from .conftest import HEADER
+from ..conftest import HEADER
 
 
 def diagram(tmp_path: Path, body: str) -> Path:

@@ -15,7 +15,7 @@ import pytest
 from bpmn_engine import Engine, UsageError
 from tests.postgresql_server import shared_db
 
-from .conftest import HEADER, MakeEngine
+from ..conftest import HEADER, MakeEngine
 
 
 def diagram(tmp_path: Path, body: str) -> Path:

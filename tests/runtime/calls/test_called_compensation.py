@@ -14,7 +14,7 @@ from bpmn_engine import Engine
 from bpmn_engine.errors import LoadError
 from bpmn_engine.validate import validate
 
-from .conftest import HEADER
+from ..conftest import HEADER
 
 THROW = '<intermediateThrowEvent id="t"><compensateEventDefinition/></intermediateThrowEvent>'
 

@@ -4,8 +4,8 @@ non-boolean is an incident, and JSON variables reach FEEL as its values."""
 from __future__ import annotations
 
 from bpmn_engine import Engine
+from tests.runtime.behaviours.test_gateways import exclusive
 from tests.runtime.conftest import Bpmn, events_named, flow
-from tests.runtime.test_gateways import exclusive
 
 
 def test_a_null_condition_is_false_and_warns(bpmn: Bpmn, engine: Engine) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from bpmn_engine import Engine, Instance, UsageError
 
-from .conftest import HEADER
+from ..conftest import HEADER
 
 
 def diagram(tmp_path: Path, body: str) -> Path:

@@ -309,7 +309,8 @@ def test_a_loop_the_engine_cannot_run_is_refused_before_the_first_step(
 
 def test_a_process_with_only_an_error_start_event_cannot_be_started(bpmn: Bpmn, engine: Engine):
     """An error start belongs in an event subprocess: nothing starts the process. (Message,
-    signal, timer and conditional starts wait instead: tests/runtime/test_start_events.py.)"""
+    signal, timer and conditional starts wait instead:
+    tests/runtime/engine/test_start_events.py.)"""
     # given
     definition = "<errorEventDefinition/>"
     path = bpmn(f'<startEvent id="S">{definition}</startEvent><endEvent id="E"/>' + flow("S", "E"))

@@ -426,7 +426,7 @@ def test_each_compensation_step_rewinds_to_exactly_the_rows_before_it(
 ) -> None:
     """The rows that record and run compensation go back with `bpmn step`'s `back`, and the
     run forward again compensates the same way."""
-    from tests.runtime.test_rewind import rows
+    from tests.runtime.instance.test_rewind import rows
 
     path = bpmn(
         '<startEvent id="s"/>'
