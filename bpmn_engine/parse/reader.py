@@ -909,7 +909,7 @@ def _read_task(
         for definition in ext.bpmn_children("messageEventDefinition"):  # as SpiffWorkflow reads
             message_ref = definition.get("messageRef") or message_ref
     # a receive task with neither a message nor a name waits for `bpmn trigger`
-    # (runtime/triggers.py), as Camunda 7, Activiti and Flowable run it
+    # (runtime/step/triggers.py), as Camunda 7, Activiti and Flowable run it
     waits = c.spiff and element.tag in _SPIFF_MANUAL_TASKS
     if ext.plain and element.tag != _BUSINESS_RULE_TASK and not waits:
         # nothing but an id and a name: every other field is its default (as below)

@@ -274,7 +274,7 @@ def _v9(db: sqlite_utils.Database) -> None:
 
 def _v10(db: sqlite_utils.Database) -> None:
     """The compiled-definitions cache: each definitions version's compiled form, stamped with
-    the format of the engine that wrote it (`runtime/compiled.py`), so a fresh engine reopens
+    the format of the engine that wrote it (`runtime/engine/compiled.py`), so a fresh engine reopens
     an instance without parsing; an engine of another format replaces the row."""
     db["compiled_definitions"].create(
         {"version": str, "format": str, "form": bytes, "saved_at": str},
@@ -315,7 +315,8 @@ ROOTS = (  # every instance's call tree root: its own id, else its caller's root
 
 def _v12(db: sqlite_utils.Database) -> None:
     """Call trees: each instance names the root of its tree (itself, unless called), so the
-    tree's size is one count on an index (the limit on instances per tree, runtime/calls.py).
+    tree's size is one count on an index (the limit on instances per tree,
+    runtime/calls/protocol.py).
     Existing rows get theirs from the parent links (an instance whose caller is gone roots a
     tree of its own); PostgreSQL does the same in `postgresql/schema.py`."""
     conn = db.conn

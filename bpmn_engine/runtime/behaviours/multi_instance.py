@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from bpmn_engine.model import Activity, Expression, MultiInstance, SequenceFlow, StandardLoop
 from bpmn_engine.records.lifecycle import ScopeState, TrackState
 from bpmn_engine.records.rows import Scope, Track
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 BODY_WAIT = {"multiInstance": "multi-instance", "standard": "loop"}
 

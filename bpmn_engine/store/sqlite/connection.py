@@ -95,7 +95,7 @@ TASK_PEOPLE = ("assignee", "candidate_users", "candidate_groups", "created_at")
 
 def names_text(names: tuple[str, ...]) -> str | None:
     """A user task's candidates as their column holds them: a comma list (no name holds a
-    comma: `runtime/assignments.py` splits at every one), NULL for none."""
+    comma: `runtime/data/assignments.py` splits at every one), NULL for none."""
     return ",".join(names) if names else None
 
 
