@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from bpmn_engine import Engine, LoadError
+from bpmn_engine import Engine, LoadError, Worker
 from bpmn_engine.dsn import redact
-from bpmn_engine.runtime.worker import Worker
 from bpmn_engine.store import SCHEMA_VERSION, SqliteStore, open_store
 from tests.cli.conftest import Bpmn
 from tests.conftest import ROOT

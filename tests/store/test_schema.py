@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from bpmn_engine import Engine, LoadError
-from bpmn_engine.runtime.worker import Worker
+from bpmn_engine import Engine, LoadError, Worker
 from bpmn_engine.store import SCHEMA_VERSION, SqliteStore
 from bpmn_engine.store.schema import MIGRATIONS
 from tests.conftest import ROOT
