@@ -15,6 +15,7 @@ from bpmn_engine.errors import (
     ConcurrentModification,
     ExpressionError,
     LoadError,
+    PermanentError,
     UsageError,
 )
 
@@ -103,6 +104,7 @@ __all__ = [
     "InstanceState",
     "LoadError",
     "Outcome",
+    "PermanentError",
     "RealClock",
     "ServiceTaskContext",
     "Subscription",

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, TypeVar
 
+from bpmn_engine.model.retries import RetryPolicy
+
 _Spec = TypeVar("_Spec")
 
 
@@ -244,6 +246,8 @@ class Task(Activity):
     waits_for_person: bool = False
     # jBPM's work item name (`drools:taskName`): a `task` with one calls its handler
     work_item: str | None = None
+    # how often its handler is tried (`model/retries.py`); None: the engine's default
+    retry: RetryPolicy | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from bpmn_engine.model import (
     Task,
 )
 from bpmn_engine.model import Listener as ElementListener
+from bpmn_engine.model.retries import DEFAULT_BACKOFF, DEFAULT_TRIES, Backoff
 from bpmn_engine.parse import compile_definitions, folders, load_file
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState, TrackState
@@ -105,8 +106,13 @@ class Engine:
         simulate: bool = False,
         max_tree_size: int = MAX_TREE_SIZE,
         search_path: Iterable[str | Path] = (),
+        retries: int = DEFAULT_TRIES,
+        backoff: float = DEFAULT_BACKOFF,
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
+        # a failing handler's tries in all, and the wait before the first retry (seconds,
+        # doubling), where its task says nothing of its own (runtime/retries.py)
+        self.backoff = Backoff(retries, backoff)
         self.undo = undo  # keep each step's before-images, so that `rewind` can go back
         self.store = store
         if job_timeout is not None and job_timeout <= 0:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
-from bpmn_engine.model import Activity, Definitions, Process, StartEvent
+from bpmn_engine.model import Activity, Definitions, Process, StartEvent, Task
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import (
     INSTANCE_WAITING,
@@ -35,6 +35,7 @@ from bpmn_engine.records.rows import (
     CONSUMED,
     JOB,
     NOT_TOKENS,
+    RETRY,
     Event,
     Receipt,
     Sent,
@@ -43,7 +44,7 @@ from bpmn_engine.records.rows import (
     Track,
     UserTask,
 )
-from bpmn_engine.runtime import calls, collector, handlers
+from bpmn_engine.runtime import calls, collector, handlers, retries
 from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
 from bpmn_engine.runtime.behaviours.ad_hoc import AdHocSubProcessBehaviour
 from bpmn_engine.runtime.behaviours.call_activities import CHILD_FAILED, CallActivityBehaviour
@@ -347,6 +348,7 @@ class Instance:
                     CONSUMED,  # passed on by the gateway's reset, not waiting for anyone
                     AD_HOC_COMPLETING,
                     TRIGGER,
+                    RETRY,  # listed with its timer
                 ):
                     continue  # listed below, with what they wait for
                 wait = {"element": track.element, "reason": track.wait, "track": track.id}
@@ -381,14 +383,11 @@ class Instance:
                     waits[-1]["condition"] = self._condition_text(subscription.element)
         for timer in self.data.timers.values():
             if timer.status is TimerState.WAITING:
-                waits.append(
-                    {
-                        "element": timer.element,
-                        "reason": "timer",
-                        "due": timer.due,
-                        "track": timer.track,
-                    }
-                )
+                wait = {"element": timer.element, "reason": "timer", "due": timer.due}
+                track = self.data.tracks[timer.track]
+                if track.wait == RETRY and track.element == timer.element:  # a job's next try
+                    wait |= {"reason": RETRY, "attempt": track.attempt + 1}
+                waits.append(wait | {"track": timer.track})
         for wait in waits:  # not started yet: it waits at its start events
             if "task" not in wait and self._is_process_start(wait["element"]):
                 wait["start"] = True
@@ -407,25 +406,33 @@ class Instance:
         return None
 
     # --- running ------------------------------------------------------------------------------
-    def run(self, on_event: Listener | None = None, wait_timers: float = 0.0) -> Outcome:
+    def run(
+        self,
+        on_event: Listener | None = None,
+        wait_timers: float = 0.0,
+        wait_retries: float = 0.0,
+    ) -> Outcome:
         """Run until the instance completes, fails, or every live track waits.
 
         With the real clock, a timer due within `wait_timers` seconds is waited for (the
-        process sleeps); later timers leave the instance waiting, as rows, for a later resume.
+        process sleeps), and a failed job's next try within `wait_retries` (or `wait_timers`);
+        later ones leave the instance waiting, as rows, for a later resume or a worker.
         """
         self.engine.postman.flush(self, on_event)  # what a crash left before its delivery
         with collector.young_only(), self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
                     continue
-                found = self._earliest_timer_in_tree() if wait_timers > 0 else None
+                waits = wait_timers > 0 or wait_retries > 0
+                found = self._earliest_timer_in_tree() if waits else None
                 if found is None:
                     break
                 holder, timer = found
                 delay = (
                     datetime.fromisoformat(timer.due) - self.engine.clock.now()
                 ).total_seconds()
-                if delay > wait_timers:
+                retry = holder.data.tracks[timer.track].wait == RETRY
+                if delay > (max(wait_timers, wait_retries) if retry else wait_timers):
                     break
                 self.checkpoints.flush()  # a sleep is a wait state
                 time.sleep(max(delay, 0.0))
@@ -523,7 +530,13 @@ class Instance:
         timer = self.data.timers[action.task or 0]
         if self.engine.clock.virtual:
             self.engine.clock.advance_to(datetime.fromisoformat(timer.due))
-        self._step(self.data.tracks[action.track], lambda c: fire_timer(c, timer), on_event)
+        track = self.data.tracks[action.track]
+        if track.wait == RETRY:  # a failed job's next try: its handler runs again
+            ctx = self._step(track, lambda c: retries.try_again(c, timer), on_event)
+            if ctx is not None and ctx.external is not None:
+                self._run_job(ctx, on_event)
+            return
+        self._step(track, lambda c: fire_timer(c, timer), on_event)
 
     def _fire_condition(self, action: Action, variables: Any, on_event: Listener | None) -> None:
         subscription = self.data.subscriptions[action.task or 0]
@@ -1157,14 +1170,33 @@ class Instance:
             track = self.data.tracks[track_id]
             self._step(track, lambda c: throw_error(c, code, message), on_event)
             return
-        except (Exception, SystemExit) as error:  # the handler failed: an incident, not a crash
-            message = f"handler {handlers.failure(error)}"
-            self._fail(track_id, ctx.node.id, message, on_event)
+        except (Exception, SystemExit) as error:  # the handler failed: a retry or an incident
+            self._job_failed(ctx, error, on_event)
             return
         behaviour = behaviour_for(ctx.node)
         assert isinstance(behaviour, ServiceTaskBehaviour)
         track = self.data.tracks[track_id]
         self._step(track, lambda c: behaviour.finish_external(c, result), on_event)
+
+    def _job_failed(
+        self, ctx: StepContext, error: BaseException, on_event: Listener | None
+    ) -> None:
+        """A transient failure with tries left waits for its retry timer; any other is an
+        incident (`runtime/retries.py`). A handler calling `sys.exit` is a bug: no retry."""
+        message = f"handler {handlers.failure(error)}"
+        node = ctx.node
+        assert isinstance(node, Task)
+        track = self.data.tracks[ctx.track.id]
+        due = None
+        if not isinstance(error, SystemExit):
+            now = self.engine.clock.now()
+            token = f"{self.id}/{track.id}"
+            due = retries.retry_at(error, node, track.attempt, self.engine.backoff, now, token)
+        if due is not None:
+            self._step(track, lambda c: retries.wait_for_retry(c, due, message), on_event)
+            return
+        message += retries.exhausted(node, self.engine.backoff, track.attempt, error)
+        self._fail(track.id, node.id, message, on_event)
 
     def _external(self, track: Track, on_event: Listener | None) -> None:
         """Re-run the job of a track a crash left `executing` (at least once)."""
