@@ -223,6 +223,7 @@ READ_BY_POSITION = {
         "decision",
         "waits_for_person",
         "work_item",
+        "retry",
     ),
     "SubProcess": (*ACTIVITY, "scope", "triggered_by_event"),
     "CallActivity": (
