@@ -41,7 +41,7 @@ AREAS = (
     ("json encode/decode", lambda f: "/json/" in f),
     ("expressions (conditions, scripts)", lambda f: "bpmn_engine/expressions/" in f),
     ("records/ (Step, InstanceData)", lambda f: "bpmn_engine/records/" in f),
-    ("runtime/joins.py", lambda f: "bpmn_engine/runtime/joins.py" in f),
+    ("runtime/step/joins.py", lambda f: "bpmn_engine/runtime/step/joins.py" in f),
     ("runtime (other)", lambda f: "bpmn_engine/runtime/" in f),
     ("datetime (timestamps)", lambda f: "datetime" in f),
     ("contextlib", lambda f: "contextlib" in f),

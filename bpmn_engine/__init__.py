@@ -27,14 +27,16 @@ if TYPE_CHECKING:
     from bpmn_engine.parse import load_file as load
     from bpmn_engine.records.lifecycle import InstanceState
     from bpmn_engine.records.rows import DataStoreValue, Event, Subscription, UserTask
+    from bpmn_engine.runtime.calls.tree import CallTree
     from bpmn_engine.runtime.clock import Clock, RealClock, VirtualClock
-    from bpmn_engine.runtime.collaborations import Collaboration
+    from bpmn_engine.runtime.engine.collaborations import Collaboration
+    from bpmn_engine.runtime.engine.tasklist import OpenTask
     from bpmn_engine.runtime.events.timers import TimerValueError, parse_duration
     from bpmn_engine.runtime.handlers import ServiceTaskContext, load_handlers
-    from bpmn_engine.runtime.instance import Instance, Outcome
-    from bpmn_engine.runtime.scheduler import Action, ActionKind
-    from bpmn_engine.runtime.tree import CallTree
-    from bpmn_engine.runtime.worker import Worker, WorkerReport, stop_on_signals
+    from bpmn_engine.runtime.instance.instance import Instance
+    from bpmn_engine.runtime.instance.reading import Outcome
+    from bpmn_engine.runtime.instance.scheduler import Action, ActionKind
+    from bpmn_engine.runtime.worker.worker import Worker, WorkerReport, stop_on_signals
 
 __version__ = "0.1.0"
 
@@ -54,19 +56,20 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Clock": ("bpmn_engine.runtime.clock", "Clock"),
     "RealClock": ("bpmn_engine.runtime.clock", "RealClock"),
     "VirtualClock": ("bpmn_engine.runtime.clock", "VirtualClock"),
-    "Collaboration": ("bpmn_engine.runtime.collaborations", "Collaboration"),
+    "Collaboration": ("bpmn_engine.runtime.engine.collaborations", "Collaboration"),
     "TimerValueError": ("bpmn_engine.runtime.events.timers", "TimerValueError"),
     "parse_duration": ("bpmn_engine.runtime.events.timers", "parse_duration"),
     "ServiceTaskContext": ("bpmn_engine.runtime.handlers", "ServiceTaskContext"),
     "load_handlers": ("bpmn_engine.runtime.handlers", "load_handlers"),
-    "Instance": ("bpmn_engine.runtime.instance", "Instance"),
-    "Outcome": ("bpmn_engine.runtime.instance", "Outcome"),
-    "Action": ("bpmn_engine.runtime.scheduler", "Action"),
-    "ActionKind": ("bpmn_engine.runtime.scheduler", "ActionKind"),
-    "CallTree": ("bpmn_engine.runtime.tree", "CallTree"),
-    "Worker": ("bpmn_engine.runtime.worker", "Worker"),
-    "WorkerReport": ("bpmn_engine.runtime.worker", "WorkerReport"),
-    "stop_on_signals": ("bpmn_engine.runtime.worker", "stop_on_signals"),
+    "Instance": ("bpmn_engine.runtime.instance.instance", "Instance"),
+    "Outcome": ("bpmn_engine.runtime.instance.reading", "Outcome"),
+    "Action": ("bpmn_engine.runtime.instance.scheduler", "Action"),
+    "ActionKind": ("bpmn_engine.runtime.instance.scheduler", "ActionKind"),
+    "OpenTask": ("bpmn_engine.runtime.engine.tasklist", "OpenTask"),
+    "CallTree": ("bpmn_engine.runtime.calls.tree", "CallTree"),
+    "Worker": ("bpmn_engine.runtime.worker.worker", "Worker"),
+    "WorkerReport": ("bpmn_engine.runtime.worker.worker", "WorkerReport"),
+    "stop_on_signals": ("bpmn_engine.runtime.worker.worker", "stop_on_signals"),
 }
 
 
@@ -103,6 +106,7 @@ __all__ = [
     "Instance",
     "InstanceState",
     "LoadError",
+    "OpenTask",
     "Outcome",
     "PermanentError",
     "RealClock",

@@ -6,8 +6,8 @@ grow by a quarter, the collector walks every object of the process, so the colle
 faster than the file (a sixth of loading 10,000 parallel branches, against a twentieth for
 1,000), and they find nothing: this work leaves no garbage cycles. The collector runs as
 before once it is done, and stays disabled if it was disabled (another thread doing the same
-may re-enable it first: that only lets it run). `runtime/collector.py` is the other tool: it
-only holds off full collections while a run steps.
+may re-enable it first: that only lets it run). `runtime/instance/collector.py` is the other
+tool: it only holds off full collections while a run steps.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 
 from bpmn_engine.model import Definitions
 from bpmn_engine.records.rows import DataStoreValue
-from bpmn_engine.runtime import engine as runtime_engine
+from bpmn_engine.runtime.engine import engine as runtime_engine
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store import open_store
 

@@ -21,12 +21,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "bpmn_engine"
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def modules_of(package: Path) -> dict[str, Path]:
+    """Every module of a source tree, by dotted name."""
+    return {module_name(p, package): p for p in sorted(package.rglob("*.py"))}
+
+
+MODULES = modules_of(PACKAGE)
 
 
 def type_checking_nodes(tree: ast.Module) -> set[int]:
@@ -37,11 +42,14 @@ def type_checking_nodes(tree: ast.Module) -> set[int]:
     return found
 
 
-def imports(name: str) -> list[tuple[str, bool]]:
-    """(imported module of ours, whether the import is inside a function) of one module."""
-    path = MODULES[name]
+def imports(
+    name: str, modules: dict[str, Path] = MODULES, *, types: bool = False
+) -> list[tuple[str, bool]]:
+    """(imported module of ours, whether the import is inside a function) of one module;
+    with `types`, the imports under `if TYPE_CHECKING:` too."""
+    path = modules[name]
     tree = ast.parse(path.read_text())
-    skip = type_checking_nodes(tree)
+    skip = set() if types else type_checking_nodes(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     in_function = {
         id(n)
@@ -62,13 +70,13 @@ def imports(name: str) -> list[tuple[str, bool]]:
             else:
                 module = node.module or ""
             targets = [
-                f"{module}.{a.name}" if f"{module}.{a.name}" in MODULES else module
+                f"{module}.{a.name}" if f"{module}.{a.name}" in modules else module
                 for a in node.names
             ]
         else:
             continue
-        found += [(t, id(node) in in_function) for t in targets if t in MODULES and t != name]
-    return found + [(t, False) for t in lazy_table(tree) if t in MODULES and t != name]
+        found += [(t, id(node) in in_function) for t in targets if t in modules and t != name]
+    return found + [(t, False) for t in lazy_table(tree) if t in modules and t != name]
 
 
 def lazy_table(tree: ast.Module) -> list[str]:
@@ -89,17 +97,45 @@ def lazy_table(tree: ast.Module) -> list[str]:
     return found
 
 
-def graph() -> nx.DiGraph:
+def graph(modules: dict[str, Path] = MODULES, *, types: bool = False) -> nx.DiGraph:
     edges = nx.DiGraph()
-    edges.add_nodes_from(MODULES)
-    for name in MODULES:
-        edges.add_edges_from((name, target) for target, _ in imports(name))
+    edges.add_nodes_from(modules)
+    for name in modules:
+        edges.add_edges_from((name, t) for t, _ in imports(name, modules, types=types))
     return edges
 
 
-def layer(name: str) -> str:
-    """The package a module belongs to, one level below bpmn_engine."""
-    return ".".join(name.split(".")[:2])
+def package_cycles(
+    modules: dict[str, Path] = MODULES, *, types: bool = False
+) -> dict[str, list[list[str]]]:
+    """The import cycles between the parts of each package, at every depth.
+
+    Inside a package, each direct child is one node: a module, or a subpackage with all the
+    modules below it collapsed into it (the package's own `__init__` is a node too). A cycle
+    between two children (`a/x.py` imports `b/y.py`, `b/z.py` imports `a/w.py`) is a cycle
+    even when no module imports in a circle: neither room can be understood without the other.
+    """
+    modules_graph = graph(modules, types=types)
+    packages = [name for name, path in modules.items() if path.name == "__init__.py"]
+    found: dict[str, list[list[str]]] = {}
+    for package in packages:
+
+        def child(name: str, package: str = package) -> str | None:
+            if name == package:
+                return name
+            if not name.startswith(package + "."):
+                return None
+            return f"{package}.{name[len(package) + 1 :].split('.')[0]}"
+
+        parts = nx.DiGraph()
+        for a, b in modules_graph.edges:
+            ca, cb = child(a), child(b)
+            if ca is not None and cb is not None and ca != cb:
+                parts.add_edge(ca, cb)
+        cycles = sorted(sorted(c) for c in nx.strongly_connected_components(parts) if len(c) > 1)
+        if cycles:
+            found[package] = cycles
+    return found
 
 
 def test_no_module_imports_in_a_circle() -> None:
@@ -107,10 +143,52 @@ def test_no_module_imports_in_a_circle() -> None:
     assert cycles == []
 
 
-def test_no_package_imports_in_a_circle() -> None:
-    packages = nx.DiGraph()
-    packages.add_edges_from((layer(a), layer(b)) for a, b in graph().edges if layer(a) != layer(b))
-    assert list(nx.simple_cycles(packages)) == []
+def test_no_package_imports_in_a_circle_at_any_depth() -> None:
+    assert package_cycles() == {}
+
+
+def test_the_runtime_rooms_do_not_name_each_other_in_a_circle_even_as_types() -> None:
+    """A lower room knows a higher one by a protocol of its own (`Services`,
+    `InstanceServices`, `WorkerServices`, the call tree's `Member` and `Family`), not by an
+    `if TYPE_CHECKING:` import of it, so each room reads without the ones above it."""
+    found = package_cycles(types=True)
+    assert "bpmn_engine.runtime" not in found
+    assert "bpmn_engine" not in found
+
+
+def test_a_package_cycle_planted_on_purpose_is_reported(tmp_path: Path) -> None:
+    """The check above can fail: two rooms one level down whose modules import each other
+    (`a.one` -> `b.two`, `b.three` -> `a.four`) with no module cycle are reported."""
+    files = {
+        "__init__.py": "",
+        "top.py": "from pkg.inner.a import one\n",
+        "inner/__init__.py": "",
+        "inner/a/__init__.py": "",
+        "inner/a/one.py": "from pkg.inner.b import two\n",
+        "inner/a/four.py": "X = 4\n",
+        "inner/b/__init__.py": "",
+        "inner/b/two.py": "Y = 2\n",
+        # an import inside a function runs all the same
+        "inner/b/three.py": "def f() -> None:\n    from pkg.inner.a import four\n",
+        # a type-only import never runs: no cycle through pkg.top
+        "inner/c/__init__.py": "",
+        "inner/c/five.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from pkg import top\n",
+        "inner/c/six.py": "from pkg.inner.c import five\n",
+    }
+    for name, text in files.items():
+        path = tmp_path / "pkg" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    planted = modules_of(tmp_path / "pkg")
+    assert nx.is_directed_acyclic_graph(graph(planted))  # no module cycle gives it away
+    assert package_cycles(planted) == {"pkg.inner": [["pkg.inner.a", "pkg.inner.b"]]}
+    (tmp_path / "pkg" / "inner" / "b" / "three.py").write_text("Z = 3\n")
+    assert package_cycles(modules_of(tmp_path / "pkg")) == {}
+    # counted as types, c's import of pkg.top closes a cycle: pkg.top -> pkg.inner -> pkg.top
+    assert package_cycles(modules_of(tmp_path / "pkg"), types=True) == {
+        "pkg": [["pkg.inner", "pkg.top"]]
+    }
 
 
 def test_the_runtime_imports_no_concrete_store_and_no_import_hides_in_a_function() -> None:

@@ -52,6 +52,7 @@ def show_command(instance_id: str, last: int, db: str, as_json: bool) -> None:
         )
 
 
+VERSION_DIGITS = 8  # of a definitions version (a sha256), as `bpmn instances` shows it
 STATES = ("active", "waiting", "completed", "failed", "terminated")
 
 
@@ -87,11 +88,17 @@ def instances(
         return
     called = any(row["parent_instance"] for row in rows)
     keyed = any(row["business_key"] is not None for row in rows)
+    # a process run on several versions of its definitions (80 columns hold no more)
+    versioned = len({(r["process"], r["definition"]) for r in rows}) > len(
+        {r["process"] for r in rows}
+    )
     table = Table(box=None)
     table.add_column("instance", no_wrap=True)
     if keyed:
         table.add_column("business key", overflow="fold")
     table.add_column("process", overflow="fold")  # a narrow terminal wraps it, never cuts it
+    if versioned:  # of its definitions: the content hash, short
+        table.add_column("version", no_wrap=True)
     table.add_column("state", no_wrap=True)
     table.add_column("tasks", justify="right", no_wrap=True)
     table.add_column("updated (UTC)", no_wrap=True)
@@ -99,15 +106,17 @@ def instances(
         table.add_column("called by", no_wrap=True)
     for row in rows:
         cells = [row["id"], *([row["business_key"] or ""] if keyed else [])]
-        cells += [row["process"], row["state"], str(row["waiting_tasks"] or "")]
-        cells.append(_minute(row["updated_at"] or ""))
+        cells.append(row["process"])
+        cells += [row["definition"][:VERSION_DIGITS]] if versioned else []
+        cells += [row["state"], str(row["waiting_tasks"] or "")]
+        cells.append(minute(row["updated_at"] or ""))
         if called:
             cells.append(row["parent_instance"] or "")
         table.add_row(*(safe(c) for c in cells))
     console.print(table)
 
 
-def _minute(stamp: str) -> str:
+def minute(stamp: str) -> str:
     """An ISO time as `2026-12-04 07:09:06`: what fits beside the rest in 80 columns."""
     try:
         moment = datetime.fromisoformat(stamp).astimezone(UTC)
@@ -141,7 +150,7 @@ def store_command(name: str | None, db: str, as_json: bool) -> None:
         table.add_column("by", overflow="fold")
         for store in stores:
             by = f"{store.instance} at {store.element}"
-            cells = (store.name, short(store.value), _minute(store.written_at), by)
+            cells = (store.name, short(store.value), minute(store.written_at), by)
             table.add_row(*(safe(c) for c in cells))
         console.print(table)
         return
@@ -153,7 +162,7 @@ def store_command(name: str | None, db: str, as_json: bool) -> None:
         return
     writes = "1 write" if found.writes == 1 else f"{found.writes} writes"
     console.print(
-        f"data store [bold]{safe(found.name)}[/]: last written {_minute(found.written_at)} UTC "
+        f"data store [bold]{safe(found.name)}[/]: last written {minute(found.written_at)} UTC "
         f"by instance [bold]{safe(found.instance)}[/] at {safe(found.element)} ({writes})",
         highlight=False,
     )

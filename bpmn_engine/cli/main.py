@@ -67,6 +67,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Show an instance: state, tokens, variables and history.",
     ),
     "instances": ("bpmn_engine.cli.inspect", "instances", "List the instances in the database."),
+    "tasks": (
+        "bpmn_engine.cli.tasks",
+        "tasks",
+        "List the open user tasks of every active instance, oldest first.",
+    ),
     "store": (
         "bpmn_engine.cli.inspect",
         "store_command",

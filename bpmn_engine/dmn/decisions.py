@@ -138,16 +138,35 @@ class Decisions:
         return [u for d in self.definitions for u in d.unparsed()]
 
     def does_not_compile(self, name_or_id: str) -> LoadError | None:
-        """Why the decision asked for does not compile (file, line, element), or None."""
+        """Why the decision (or decision service) asked for cannot be evaluated: its logic,
+        or that of a decision or BKM it requires, however deep, does not compile (file, line,
+        element); None when all of it compiles."""
+        graph = self.graph
         found = self.find(name_or_id)
-        decision = self.graph.decisions.get(found.ref)
-        logic = decision.logic if decision is not None else None
-        if not isinstance(logic, Unparsed):
-            return None
-        where = logic.where
-        return LoadError(
-            logic.problem, file=where.file, line=where.line or None, element_id=where.id or None
-        )
+        todo: list[Ref] = [found.ref]
+        seen: set[Ref] = set()
+        while todo:
+            ref = todo.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            element = graph.decisions.get(ref) or graph.bkms.get(ref) or graph.services.get(ref)
+            if isinstance(element, DecisionService):
+                todo += [*element.outputs, *element.encapsulated, *element.input_decisions]
+                continue
+            if element is None:
+                continue
+            logic = element.logic
+            if isinstance(logic, Unparsed):
+                where = logic.where
+                return LoadError(
+                    logic.problem,
+                    file=where.file,
+                    line=where.line or None,
+                    element_id=where.id or None,
+                )
+            todo += [*element.requires.decisions, *element.requires.knowledge]
+        return None
 
     @property
     def paths(self) -> list[str]:

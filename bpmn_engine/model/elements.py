@@ -1,21 +1,32 @@
 """Immutable specs of BPMN elements, as compiled from XML.
 
-Only `parse/` knows XML; everything after it reads these frozen dataclasses. Each carries its
-`id` and source `line` so any later error can point back into the file.
+Only `parse/` knows XML; everything after it reads these specs and never changes them. Each
+carries its `id` and source `line` so any later error can point back into the file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, dataclass_transform
 
 from bpmn_engine.model.retries import RetryPolicy
 
 _Spec = TypeVar("_Spec")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def spec(cls: type[_Spec]) -> type[_Spec]:
+    """A slotted dataclass, hashed by its fields like a frozen one, that nothing changes once
+    built: a type checker treats it as frozen (`frozen_default`), but it is not frozen at run
+    time. A frozen class refuses its own `__setattr__`, so its `__init__` stores each field
+    through `object.__setattr__`, and for a task's 25 fields that made loading a file about
+    a quarter slower (bench/load_compare.py); a plain slotted class stores them as plain
+    attribute writes. Change a spec with `dataclasses.replace`.
+    """
+    return dataclass(slots=True, unsafe_hash=True)(cls)
+
+
+@spec
 class Expression:
     """An expression as written in the diagram; compiled lazily by `bpmn_engine.expressions`."""
 
@@ -24,7 +35,7 @@ class Expression:
     line: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class Listener:
     """Code run on one lifecycle event of an element: a Camunda execution or task listener, a
     Zeebe listener job, or a SpiffWorkflow pre-/post-script (docs/listeners.md).
@@ -48,7 +59,7 @@ class Listener:
         return f"{self.source} ({self.event}, line {self.line})"
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class SequenceFlow:
     id: str
     source: str
@@ -60,7 +71,7 @@ class SequenceFlow:
     listeners: tuple[Listener, ...] = ()  # run when the flow is taken
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class IoParameter:
     """One input or output mapping: `name` receives the value of `expression` (or `value`)."""
 
@@ -69,14 +80,14 @@ class IoParameter:
     value: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class IoMapping:
     inputs: tuple[IoParameter, ...] = ()
     outputs: tuple[IoParameter, ...] = ()
     zeebe: bool = False  # written as `zeebe:ioMapping` (a Zeebe signal carries its inputs)
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class FormField:
     """A Camunda `formField` (or Activiti/Flowable `formProperty`): checked on completion."""
 
@@ -89,6 +100,19 @@ class FormField:
 
 
 @dataclass(frozen=True, slots=True)
+class Assignment:
+    """Who a user task is for: Camunda 7 (Activiti, Flowable) `assignee`, `candidateUsers`
+    and `candidateGroups`, Zeebe's `assignmentDefinition`, BPMN's `humanPerformer` and
+    `potentialOwner`. Each entry is a name, or an `Expression` (`${...}`, `#{...}`, `=...`,
+    or text with `${...}` in it) evaluated over the variables when the task is created. The
+    engine records them for the task list (`Engine.tasks`), and never enforces them."""
+
+    assignee: str | Expression | None = None
+    candidate_users: tuple[str | Expression, ...] = ()
+    candidate_groups: tuple[str | Expression, ...] = ()
+
+
+@spec
 class EventDefinition:
     """`kind` is the definition's tag without `EventDefinition` (timer, message, terminate...)."""
 
@@ -111,7 +135,7 @@ class EventDefinition:
     io: IoMapping | None = None  # Camunda/Zeebe: a throw's inputs, a catch's outputs
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class Refusal:
     """Something in the diagram that would change how it runs and that the engine cannot
     honour: refused before the first step (`bpmn run`) and by `bpmn validate`."""
@@ -121,7 +145,7 @@ class Refusal:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class DataAssociation:
     """A `dataInputAssociation` or `dataOutputAssociation`, its ends resolved to variable
     names (a data object reference to its data object's id; inputs, outputs and properties
@@ -139,7 +163,7 @@ class DataAssociation:
     target_store: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class ActivityData:
     """An activity's `ioSpecification`, `property` elements and data associations."""
 
@@ -150,7 +174,7 @@ class ActivityData:
     writes: tuple[DataAssociation, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class FlowNode:
     """Any node a token can visit. `kind` is the BPMN tag name, e.g. `userTask`."""
 
@@ -167,7 +191,7 @@ class FlowNode:
         return f"{self.kind} {self.id!r}" + (f" ({self.name})" if self.name else "")
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class MultiInstance:
     """`multiInstanceLoopCharacteristics`, in whichever dialect it was written.
 
@@ -192,7 +216,7 @@ class MultiInstance:
     refused: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class StandardLoop:
     """`standardLoopCharacteristics`: repeat while `condition` holds (tested after each
     iteration, or before it with `test_before`), at most `maximum` times."""
@@ -204,7 +228,7 @@ class StandardLoop:
     refused: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class Activity(FlowNode):
     default: str | None = None
     io: IoMapping | None = None
@@ -217,7 +241,7 @@ class Activity(FlowNode):
     compensation_handler: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class DecisionCall:
     """A business rule task's DMN decision: Camunda 7 `camunda:decisionRef` (with
     `resultVariable` and `mapDecisionResult`) or Zeebe `zeebe:calledDecision` (`decisionId`,
@@ -230,7 +254,7 @@ class DecisionCall:
     line: int
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class Task(Activity):
     """Every task kind; `handler_names` are the names a service handler may be registered under."""
 
@@ -246,11 +270,12 @@ class Task(Activity):
     waits_for_person: bool = False
     # jBPM's work item name (`drools:taskName`): a `task` with one calls its handler
     work_item: str | None = None
+    assignment: Assignment | None = None  # a user task's assignee and candidates
     # how often its handler is tried (`model/retries.py`); None: the engine's default
     retry: RetryPolicy | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class SubProcess(Activity):
     """An embedded subprocess (also transaction and ad-hoc): its own scope and graph."""
 
@@ -258,7 +283,7 @@ class SubProcess(Activity):
     triggered_by_event: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class AdHocSubProcess(SubProcess):
     """An ad-hoc subprocess: its inner activities without incoming flows run when activated
     (by a person, or by Zeebe's `activeElementsCollection` on entry), not from a start event.
@@ -282,7 +307,7 @@ class AdHocSubProcess(SubProcess):
         )
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class CallMapping:
     """A Camunda 7 `camunda:in` or `camunda:out`: one variable (`source`, or the value of
     `expression`) copied as `target`, or every variable (`all`); `local` reads (in) or
@@ -295,7 +320,7 @@ class CallMapping:
     local: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class CallActivity(Activity):
     """Calls another process as a child instance. `called_element` is a process id or an
     expression (`${...}`, `=...`). Camunda 7 `camunda:in`/`out` are `ins`/`outs`; Zeebe's
@@ -321,7 +346,7 @@ class CallActivity(Activity):
         return text[:2] in ("${", "#{") and text[2:-1].strip() == "execution.processBusinessKey"
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class Gateway(FlowNode):
     default: str | None = None
     direction: str | None = None
@@ -329,7 +354,7 @@ class Gateway(FlowNode):
     instantiate: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class ComplexGateway(Gateway):
     """A complex gateway: fires when `activation` holds over the tokens that arrived
     (`runtime/behaviours/complex_gateway.py`); without one, when every incoming flow has one."""
@@ -337,7 +362,7 @@ class ComplexGateway(Gateway):
     activation: Expression | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class Event(FlowNode):
     definitions: tuple[EventDefinition, ...] = ()
     # with several definitions: all of them must trigger (parallel multiple), not any one
@@ -355,105 +380,29 @@ class Event(FlowNode):
         return tuple(d.kind for d in self.definitions)
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class StartEvent(Event):
     interrupting: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class EndEvent(Event):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class IntermediateEvent(Event):
-    """intermediateThrowEvent or intermediateCatchEvent (told apart by `kind`)."""
+    """intermediateThrowEvent or intermediateCatchEvent (told apart by `kind`).
+
+    `awaits_trigger`: a catch whose one definition names nothing to wait for (a message or
+    signal with no reference and no name, a timer with no value, a condition with none), in
+    a file drawn for no engine: the API triggers it (`bpmn trigger`), as the token simulator
+    waits for a click; Camunda and Zeebe refuse such a diagram, and so do their files here."""
+
+    awaits_trigger: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@spec
 class BoundaryEvent(Event):
     attached_to: str = ""
     cancel_activity: bool = True
-
-
-_BUILDERS: dict[type, Callable[..., Any]] = {}
-
-
-def builder(cls: type[_Spec]) -> Callable[..., _Spec]:
-    """A function that makes a spec of `cls` from its fields in their order, as `cls(...)`
-    does by position, in two thirds of the time: the reader makes thousands per file."""
-    return _BUILDERS[cls]
-
-
-def _store_through_slots(cls: type) -> None:
-    """Give a frozen slotted dataclass an `__init__` that stores its fields as a mutable
-    class would, in a fraction of the time, and a `builder` that does it faster still.
-
-    The generated one stores each field through `object.__setattr__` (a frozen class refuses
-    its own `__setattr__`), and even each slot's own `__set__` costs a call per field: for a
-    task's 23 fields that was most of the time to build it, and building the specs was a
-    third of loading a file. So the new instance is switched to a twin subclass that adds no
-    slot and keeps `object`'s `__setattr__` (the same memory layout: CPython lets
-    `__class__` change between the two), its fields are plain attribute stores, and it is
-    switched back. Same parameters, defaults and result; the class stays frozen afterwards.
-    An instance of a subclass (which may add a `__dict__`) is stored through the slots.
-    The builder makes the instance as a twin in the first place (one switch, no `__init__`
-    lookup), by position only.
-    """
-    parameters: list[str] = []
-    body: list[str] = []
-    slow: list[str] = []
-    twin = type(
-        f"_Building{cls.__name__}",
-        (cls,),
-        {
-            "__slots__": (),
-            "__setattr__": object.__setattr__,
-            "__delattr__": object.__delattr__,
-            "__module__": cls.__module__,
-        },
-    )
-    namespace: dict[str, Any] = {"_cls": cls, "_twin": twin, "_type": type}
-    namespace["_switch"] = object.__setattr__
-    namespace["_new"] = object.__new__
-    for spec in fields(cls):
-        if not spec.init or spec.kw_only or spec.default_factory is not MISSING:
-            raise TypeError(f"{cls.__name__}.{spec.name}: only plain fields are stored so")
-        if spec.default is MISSING:
-            parameters.append(spec.name)
-        else:
-            namespace[f"_default_{spec.name}"] = spec.default
-            parameters.append(f"{spec.name}=_default_{spec.name}")
-        body.append(f"        self.{spec.name} = {spec.name}")
-        slot = next(k.__dict__[spec.name] for k in cls.__mro__ if spec.name in k.__dict__)
-        namespace[f"_store_{spec.name}"] = slot.__set__
-        slow.append(f"        _store_{spec.name}(self, {spec.name})")
-    lines = [
-        "    if _type(self) is _cls:",
-        "        _switch(self, '__class__', _twin)",
-        *body,
-        "        self.__class__ = _cls",
-        "    else:",
-        *(slow or ["        pass"]),
-    ]
-    signature = ", ".join(parameters)
-    source = f"def __init__(self, {signature}):\n" + "\n".join(lines)
-    source += f"\n\n\ndef _build({signature}, /):\n    self = _new(_twin)\n"
-    source += (
-        "\n".join(line[4:] for line in body) + "\n    self.__class__ = _cls\n    return self\n"
-    )
-    exec(source, namespace)  # our own field names, as dataclasses itself does
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    init.__doc__ = cls.__init__.__doc__
-    cls.__init__ = init  # type: ignore[misc]
-    build = namespace["_build"]
-    build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
-    build.__module__ = cls.__module__
-    _BUILDERS[cls] = build
-
-
-for _spec in list(globals().values()):
-    if isinstance(_spec, type) and is_dataclass(_spec) and _spec.__module__ == __name__:
-        _store_through_slots(_spec)

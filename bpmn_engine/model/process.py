@@ -4,7 +4,7 @@ The graph is a `networkx.MultiDiGraph` (a subclass of `DiGraph`): BPMN allows tw
 flows between the same pair of nodes, which a plain `DiGraph` would silently merge. Nodes are
 flow-node ids with the frozen spec under the `spec` attribute; edges are keyed by sequence-flow
 id with the `SequenceFlow` under `flow`. Graphs are frozen: instances share them and keep their
-own state elsewhere (see `runtime/instance.py`). A scope's graph is built the first time
+own state elsewhere (see `runtime/instance/instance.py`). A scope's graph is built the first time
 it is read: running a diagram walks the scope's own mappings and needs no networkx.
 """
 

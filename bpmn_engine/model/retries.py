@@ -4,7 +4,7 @@ Camunda 7 (and Activiti, Flowable) write it as `failedJobRetryTimeCycle`: `R5/PT
 tries in all, a minute apart; a list of durations (`PT1M,PT5M,PT10M`) is one more try than
 waits, each wait in turn. Zeebe writes `zeebe:taskDefinition retries="5"`: five tries, the
 engine's backoff between them. Without either, the engine's default applies
-(`runtime/retries.py`). Durations here are days, hours, minutes and seconds: a retry
+(`runtime/instance/retries.py`). Durations here are days, hours, minutes and seconds: a retry
 measured in months is no retry.
 """
 

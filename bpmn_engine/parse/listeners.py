@@ -27,14 +27,14 @@ _EXECUTION_OBJECTS = ("execution", "task")
 
 # Camunda 7 task listener events without a moment here: why each is refused
 _TASK_EVENTS_REFUSED = {
-    "assignment": "bpmn-engine has no assignees, so a task is never assigned",
+    "assignment": "bpmn-engine never assigns a task: its assignee is recorded as it is created",
     "update": "bpmn-engine never changes a task's properties after it is created",
     "timeout": "timeout task listeners (timers on a task) are not run yet",
 }
 # Zeebe task listener event types, as Camunda 8.8 names them (and the engine's moment)
 _ZEEBE_TASK_EVENTS = {"creating": "create", "completing": "complete", "canceling": "delete"}
 _ZEEBE_TASK_REFUSED = {
-    "assigning": "bpmn-engine has no assignees, so a task is never assigned",
+    "assigning": "bpmn-engine never assigns a task: its assignee is recorded as it is created",
     "updating": "bpmn-engine never changes a task's properties after it is created",
 }
 

@@ -39,27 +39,14 @@ from bpmn_engine.model.elements import (
     StartEvent,
     SubProcess,
     Task,
-    builder,
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import compensation, data, extensions, jbpm, listeners
+from bpmn_engine.parse import assignments, compensation, data, extensions, jbpm, listeners
 from bpmn_engine.parse.xml import local_name as _local
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
-
-# the specs are made by position, faster than by calling their class (`elements.builder`)
-_new_flow = builder(SequenceFlow)
-_new_task = builder(Task)
-_new_subprocess = builder(SubProcess)
-_new_call_activity = builder(CallActivity)
-_new_gateway = builder(Gateway)
-_new_complex_gateway = builder(ComplexGateway)
-_new_start = builder(StartEvent)
-_new_end = builder(EndEvent)
-_new_intermediate = builder(IntermediateEvent)
-_new_boundary = builder(BoundaryEvent)
 
 TIMER_KINDS = ("timeDate", "timeDuration", "timeCycle")
 # the spec's default `expressionLanguage`: many tools write it on every file whatever their
@@ -84,6 +71,7 @@ def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> 
 
 _BPMN_PREFIX = f"{{{BPMN}}}"
 _BUSINESS_RULE_TASK = f"{_BPMN_PREFIX}businessRuleTask"
+_USER_TASK = f"{_BPMN_PREFIX}userTask"
 # SpiffWorkflow's task specs for these are manual: the workflow waits for a person
 _SPIFF_MANUAL_TASKS = frozenset((f"{_BPMN_PREFIX}task", f"{_BPMN_PREFIX}manualTask"))
 _MESSAGE_TASKS = frozenset({f"{_BPMN_PREFIX}receiveTask", f"{_BPMN_PREFIX}sendTask"})
@@ -167,6 +155,7 @@ class _Compiler:
         self.root_definitions: dict[str, etree._Element] = {}
         self.language: str | None = None  # definitions/@expressionLanguage
         self.spiff = False  # the file declares SpiffWorkflow's namespace: drawn for it
+        self.platform = ""  # the engine the file is drawn for (`extensions.platform`)
         self.jbpm = False  # the file is drawn for jBPM (`jbpm.declared`): read as jBPM reads it
         self.items: data.DataItems | None = None
         self.refusals: list[Refusal] = []  # of the process being compiled
@@ -207,6 +196,7 @@ class _Compiler:
             if start and end:
                 self.associations[start] = (*self.associations.get(start, ()), end)
         self.spiff = extensions.SPIFF in root.nsmap.values()
+        self.platform = extensions.platform(root)
         language = (root.get("expressionLanguage") or "").strip()
         if language and language.lower() != XPATH_DEFAULT:
             self.language = language
@@ -224,7 +214,7 @@ class _Compiler:
             version=hashlib.sha256(source).hexdigest(),
             source=source,
             processes=processes,
-            platform=extensions.platform(root),
+            platform=self.platform,
             messages=self._named(root, "message", "name"),
             signals=self._named(root, "signal", "name"),
             errors=self._named(root, "error", "errorCode"),
@@ -582,7 +572,7 @@ class _Compiler:
                     condition = self.expression(expr)
                 flow_listeners = listeners.read(index, "sequenceFlow", self.refuse)
             # by position: keywords cost as much as the rest of the call
-            flows[flow_id] = _new_flow(
+            flows[flow_id] = SequenceFlow(
                 flow_id,
                 source,
                 target,
@@ -805,9 +795,34 @@ class _Compiler:
         if (
             any(d.kind == "message" and not d.ref for d in definitions)
             and not (index.attrs.get("name") or "").strip()
+            and not self._waits_for_any_message(element, definitions)
         ):
             self.refuse(element, _NO_MESSAGE)
         return definitions
+
+    def _waits_for_any_message(
+        self, element: etree._Element, definitions: tuple[EventDefinition, ...]
+    ) -> bool:
+        return self.awaits_trigger(element, definitions)
+
+    def awaits_trigger(
+        self, element: etree._Element, definitions: tuple[EventDefinition, ...]
+    ) -> bool:
+        """An intermediate catch whose one definition names nothing to wait for, in a file
+        drawn for no engine (bpmn-js, the token simulator, bpmn-engine): a wait the API
+        triggers, as the token simulator waits for a click (`IntermediateEvent`). A message
+        or signal named by the event's own name waits for that name instead."""
+        if self.platform or _local(element) != "intermediateCatchEvent" or len(definitions) != 1:
+            return False
+        [definition] = definitions
+        named = bool((element.get("name") or "").strip())
+        if definition.kind in ("message", "signal"):
+            return not definition.ref and not named
+        if definition.kind == "timer":
+            return not (definition.timer and definition.timer[1].strip())
+        if definition.kind == "conditional":
+            return definition.condition is None
+        return False
 
     def event_data(
         self, index: extensions.ElementIndex, definitions: tuple[EventDefinition, ...]
@@ -894,14 +909,14 @@ def _read_task(
         for definition in ext.bpmn_children("messageEventDefinition"):  # as SpiffWorkflow reads
             message_ref = definition.get("messageRef") or message_ref
     # a receive task with neither a message nor a name waits for `bpmn trigger`
-    # (runtime/triggers.py), as Camunda 7, Activiti and Flowable run it
+    # (runtime/step/triggers.py), as Camunda 7, Activiti and Flowable run it
     waits = c.spiff and element.tag in _SPIFF_MANUAL_TASKS
     if ext.plain and element.tag != _BUSINESS_RULE_TASK and not waits:
         # nothing but an id and a name: every other field is its default (as below)
         base = c.base(element, ext, flows)
         handler = base[0].strip()  # extensions.handler_names without implementation
         no_loop = (None, None, None, None, (), False, None, None)  # see `_Compiler.activity`
-        return _new_task(*base, *no_loop, (handler,) if handler else ())
+        return Task(*base, *no_loop, (handler,) if handler else ())
     script = None
     for child in ext.bpmn_children("script") if ext.children else ():
         script = _text(child)
@@ -924,7 +939,7 @@ def _read_task(
         if refused:
             c.refuse(element, refused)
     written = extensions.retry_policy(ext) if ext.has_extensions else None
-    return _new_task(  # by position, in the order of the fields (see `_Compiler.base`)
+    return Task(  # by position, in the order of the fields (see `_Compiler.base`)
         *c.activity(element, ext, flows),
         handler_names,
         script,
@@ -936,6 +951,7 @@ def _read_task(
         decision,
         waits,
         work_item,
+        assignments.read(ext, bare_is_user=c.jbpm) if element.tag == _USER_TASK else None,
         written.policy if written is not None else None,
     )
 
@@ -951,7 +967,7 @@ def _read_subprocess(
         inner_flows,
         variables=data.declared(ext),
     )
-    return _new_subprocess(
+    return SubProcess(
         *c.activity(element, ext, flows),
         scope,
         ext.attrs.get("triggeredByEvent", "false") == "true",
@@ -1000,7 +1016,7 @@ def _read_complex_gateway(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> ComplexGateway:
     condition = _children(element, "activationCondition")
-    return _new_complex_gateway(
+    return ComplexGateway(
         *c.base(element, ext, flows),
         ext.attrs.get("default"),
         ext.attrs.get("gatewayDirection"),
@@ -1026,7 +1042,7 @@ def _read_call_activity(
             binding = zeebe._replace(refused=binding.refused + zeebe.refused)
     for where, problem in binding.refused:
         c.refuse(where, problem)
-    return _new_call_activity(
+    return CallActivity(
         *c.activity(element, ext, flows),
         (called or "").strip() or None,
         extensions.call_mappings(ext, "in"),
@@ -1042,7 +1058,7 @@ def _read_call_activity(
 def _read_gateway(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> Gateway:
-    return _new_gateway(
+    return Gateway(
         *c.base(element, ext, flows),
         ext.attrs.get("default"),
         ext.attrs.get("gatewayDirection"),
@@ -1065,7 +1081,7 @@ def _read_start(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> StartEvent:
     definitions, io, reads, writes = _event_parts(c, element, ext)
-    return _new_start(
+    return StartEvent(
         *c.base(element, ext, flows),
         definitions,
         ext.attrs.get("parallelMultiple") == "true",
@@ -1080,20 +1096,21 @@ def _read_end(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> EndEvent:
     definitions, io, reads, writes = _event_parts(c, element, ext)
-    return _new_end(*c.base(element, ext, flows), definitions, False, io, reads, writes)
+    return EndEvent(*c.base(element, ext, flows), definitions, False, io, reads, writes)
 
 
 def _read_intermediate(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> IntermediateEvent:
     definitions, io, reads, writes = _event_parts(c, element, ext)
-    return _new_intermediate(
+    return IntermediateEvent(
         *c.base(element, ext, flows),
         definitions,
         ext.attrs.get("parallelMultiple") == "true",
         io,
         reads,
         writes,
+        c.awaits_trigger(element, definitions),
     )
 
 
@@ -1101,7 +1118,7 @@ def _read_boundary(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> BoundaryEvent:
     definitions, io, reads, writes = _event_parts(c, element, ext)
-    return _new_boundary(
+    return BoundaryEvent(
         *c.base(element, ext, flows),
         definitions,
         ext.attrs.get("parallelMultiple") == "true",

@@ -350,9 +350,11 @@ class Step:
             scope.version += 1
         return scope
 
-    def new_task(self, track: Track, name: str | None, inputs: dict[str, Any]) -> UserTask:
+    def new_task(
+        self, track: Track, name: str | None, inputs: dict[str, Any], **fields: Any
+    ) -> UserTask:
         head = self.data.head
-        task = UserTask(head.next_task, track.id, track.element, name, inputs=inputs)
+        task = UserTask(head.next_task, track.id, track.element, name, inputs=inputs, **fields)
         head.next_task += 1
         self.data.tasks[task.id] = task
         self.tasks[task.id] = None

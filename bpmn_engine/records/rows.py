@@ -38,7 +38,7 @@ SELF_COMPLETING = frozenset({AD_HOC, AD_HOC_COMPLETING})
 # external task): an engine that has it serves the job (`bpmn resume --handlers`, a worker)
 JOB = "job"
 # a service task whose handler failed with tries left waits for its retry timer, at the task
-# (`runtime/retries.py`): the timer row keeps it alive
+# (`runtime/instance/retries.py`): the timer row keeps it alive
 RETRY = "retry"
 
 
@@ -123,7 +123,10 @@ class Scope:
 
 @dataclass(slots=True)
 class UserTask:
-    """A user task waiting to be completed: `complete` finds it by element id or name."""
+    """A user task waiting to be completed: `complete` finds it by its number (`id`, one
+    series per instance), element id or name. `assignee` and the candidates are what the
+    diagram named when it was created (recorded for the task list, not enforced);
+    `created_at` is when, on the engine's clock (ISO 8601, UTC)."""
 
     id: int
     track: int
@@ -131,6 +134,10 @@ class UserTask:
     name: str | None
     status: TaskState = TaskState.WAITING
     inputs: dict[str, Any] = field(default_factory=dict)
+    assignee: str | None = None
+    candidate_users: tuple[str, ...] = ()
+    candidate_groups: tuple[str, ...] = ()
+    created_at: str | None = None
 
     def move(self, status: TaskState) -> None:
         check_task(self.status, status)

@@ -12,6 +12,8 @@ with NULL. Where the two differ, the shared code asks `self.dialect` for the fra
 - `same_as`: NULL-safe equality (`IS` on SQLite, `IS NOT DISTINCT FROM` on PostgreSQL).
 - `skip_locked`: how a reader takes rows another transaction holds, or skips them
   (nothing on SQLite, where a write transaction holds the whole database).
+- `position`: the function giving where a text is found in another (1-based, 0: nowhere):
+  `instr(haystack, needle)` on SQLite, `strpos` on PostgreSQL.
 - `counts_executemany`: whether the driver counts the rows an `executemany` changed (a
   compare-and-set of several rows checks that count; otherwise each row is run alone).
 
@@ -50,6 +52,7 @@ class Dialect:
     counts_executemany = True  # sqlite3 sums an executemany's rowcount
     same_as = "IS"  # NULL-safe equality
     skip_locked = ""  # a write transaction holds the whole database: no row is skipped
+    position = "instr"  # (haystack, needle): where needle starts, 0 when not in it
 
     def bind(self, sql: str) -> str:
         """`sql`, written with `?` parameters, as the driver reads it."""

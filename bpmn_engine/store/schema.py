@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite_utils
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 16
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -155,7 +155,10 @@ def _v3(db: sqlite_utils.Database) -> None:
 
 # partial index -> its condition (SQLite's index lists say an index is partial, not on what):
 # the PostgreSQL schema, derived from SQLite's, reads it here
-PARTIAL_INDEXES = {"deployments_one_active": "active = 1"}
+PARTIAL_INDEXES = {
+    "deployments_one_active": "active = 1",
+    "tracks_waiting_jobs": "status = 'waiting' AND wait = 'job'",
+}
 
 
 def _v4(db: sqlite_utils.Database) -> None:
@@ -271,7 +274,7 @@ def _v9(db: sqlite_utils.Database) -> None:
 
 def _v10(db: sqlite_utils.Database) -> None:
     """The compiled-definitions cache: each definitions version's compiled form, stamped with
-    the format of the engine that wrote it (`runtime/compiled.py`), so a fresh engine reopens
+    the format of the engine that wrote it (`runtime/engine/compiled.py`), so a fresh engine reopens
     an instance without parsing; an engine of another format replaces the row."""
     db["compiled_definitions"].create(
         {"version": str, "format": str, "form": bytes, "saved_at": str},
@@ -312,7 +315,8 @@ ROOTS = (  # every instance's call tree root: its own id, else its caller's root
 
 def _v12(db: sqlite_utils.Database) -> None:
     """Call trees: each instance names the root of its tree (itself, unless called), so the
-    tree's size is one count on an index (the limit on instances per tree, runtime/calls.py).
+    tree's size is one count on an index (the limit on instances per tree,
+    runtime/calls/protocol.py).
     Existing rows get theirs from the parent links (an instance whose caller is gone roots a
     tree of its own); PostgreSQL does the same in `postgresql/schema.py`."""
     conn = db.conn
@@ -352,6 +356,30 @@ def _v14(db: sqlite_utils.Database) -> None:
     db["instances"].create_index(["business_key"])
 
 
+def _v15(db: sqlite_utils.Database) -> None:
+    """Service tasks waiting for a handler, indexed apart: a worker with handlers looks for
+    them every turn (`waiting_jobs`), and that read every waiting track (user tasks, timers,
+    messages...) of every instance. The partial index holds only the tracks waiting as a
+    job, in the order the worker reads them. It leads with `wait` (the same in every row) so
+    that SQLite's planner, which without statistics takes a partial index for half the
+    table, sees an equality on it and prefers it to `(status, instance)`. The query repeats
+    the index's condition as written (`sqlite/work.py`: not as parameters)."""
+    db.execute(
+        "CREATE INDEX tracks_waiting_jobs ON tracks (wait, instance, id) "
+        f"WHERE {PARTIAL_INDEXES['tracks_waiting_jobs']}"
+    )
+
+
+def _v16(db: sqlite_utils.Database) -> None:
+    """The task list (`bpmn tasks`): each user task's assignee and candidate users and groups
+    (comma lists; a name never holds a comma) and when it was created; the open tasks of
+    every instance are found by the index on (status, assignee), not by loading instances.
+    Tasks created before have none of them."""
+    for column in ("assignee", "candidate_users", "candidate_groups", "created_at"):
+        db["user_tasks"].add_column(column, str)
+    db["user_tasks"].create_index(["status", "assignee"])
+
+
 MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (1, _v1),
     (2, _v2),
@@ -367,6 +395,8 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite_utils.Database], None]]] = [
     (12, _v12),
     (13, _v13),
     (14, _v14),
+    (15, _v15),
+    (16, _v16),
 ]
 
 

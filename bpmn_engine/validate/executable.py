@@ -33,6 +33,13 @@ from bpmn_engine.model import (
     Task,
 )
 from bpmn_engine.parse.folders import FoundFile
+from bpmn_engine.runtime.engine.precheck import (
+    control_expressions,
+    correlation_problems,
+    data_expressions,
+    loop_expressions,
+    unrunnable_loop,
+)
 from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.timers import (
     TimerRangeError,
@@ -40,15 +47,8 @@ from bpmn_engine.runtime.events.timers import (
     is_timer_expression,
     schedule,
 )
-from bpmn_engine.runtime.listeners import compile_listener, listeners_of
-from bpmn_engine.runtime.precheck import (
-    control_expressions,
-    correlation_problems,
-    data_expressions,
-    loop_expressions,
-    unrunnable_loop,
-)
-from bpmn_engine.runtime.triggers import waits_for_trigger
+from bpmn_engine.runtime.step.listeners import compile_listener, listeners_of
+from bpmn_engine.runtime.step.triggers import waits_for_trigger
 from bpmn_engine.validate import references
 from bpmn_engine.validate.document import BPMN, Document
 from bpmn_engine.validate.findings import Issue, Severity
@@ -321,7 +321,7 @@ def _expression(element: str, expression: Expression, line: int, what: str) -> I
     problem = _compiles(lambda: compile_expression(text, language))
     if not problem:
         return
-    line = expression.line or line  # the line `bpmn run` names (runtime/precheck.py)
+    line = expression.line or line  # the line `bpmn run` names (runtime/engine/precheck.py)
     if _compiles(lambda: compile_expression(text, language, trusted=True)):
         yield Issue(f"{what} does not compile: {problem}", element, line, own_line=True)
     else:  # full Python, as `bpmn run --trust-scripts` evaluates it

@@ -105,7 +105,7 @@ MULTI = str(FIXTURES / "multi-instance-sum.bpmn")
 # `bpmn` with its checkpoint writes counted: SIGKILL itself once N history events are in.
 DIE_AFTER_EVENTS = """
 import os, signal, sys
-from bpmn_engine.runtime import checkpoints
+from bpmn_engine.runtime.instance import checkpoints
 target, written = int(sys.argv[1]), [0]
 real = checkpoints.Checkpoints._write
 def write_then_die(self, step, new):

@@ -1,5 +1,6 @@
 """`bpmn trigger`, the waiting hint that names it, `bpmn show`, `trigger` in `bpmn step`, and
-`--record`: wait states the API triggers (runtime behaviour: tests/runtime/test_triggers.py)."""
+`--record`: wait states the API triggers (runtime behaviour:
+tests/runtime/step/test_triggers.py)."""
 
 from __future__ import annotations
 

@@ -115,3 +115,12 @@ def test_deciding_an_element_that_does_not_compile_exits_2(bpmn: Bpmn, model: Pa
     assert broken.returncode == 2 and f"{model}:7: brokenLit: FEEL syntax error" in broken.stderr
     fine = bpmn("decide", str(model), "--decision", "Other")
     assert fine.returncode == 0 and "20" in fine.stdout
+
+
+def test_deciding_what_requires_an_element_that_does_not_compile_exits_2(
+    bpmn: Bpmn, model: Path
+) -> None:
+    for name, line, element in (("Needs broken", 7, "brokenLit"), ("Invokes", 16, "bkmLit")):
+        done = bpmn("decide", str(model), "--decision", name)
+        assert done.returncode == 2, done.stdout
+        assert f"{model}:{line}: {element}: FEEL syntax error" in done.stderr

@@ -16,7 +16,7 @@ import pytest
 from bpmn_engine.errors import ConcurrentModification, UsageError
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step
 from bpmn_engine.records.lifecycle import InstanceState, ScopeState, TrackState
-from bpmn_engine.records.rows import CONSUMED, Receipt, Sent
+from bpmn_engine.records.rows import CONSUMED, JOB, Receipt, Sent
 from bpmn_engine.runtime.storage import Store
 from bpmn_engine.store import SqliteStore, open_store
 from tests.postgresql_server import fresh_url
@@ -389,6 +389,50 @@ def test_the_join_sweep_finds_a_complex_gateway_waiting_for_reset(store: Store) 
     # then: only a step can re-check whether the gateway may reset: the sweep lists it
     assert store.runnable_instances(NOW) == []
     assert store.runnable_instances(NOW, joins=True) == ["resetting"]
+
+
+def waiting_as(store: Store, instance_id: str, element: str, wait: str) -> Step:
+    """A new instance whose track waits at `element` for `wait`, committed; the step that
+    made it (to go on from)."""
+    data = new_instance(store, instance_id)
+    step = Step(data)
+    track = step.touch_track(data.tracks[1])
+    track.move(TrackState.EXECUTING)
+    track.move(TrackState.WAITING)
+    track.element, track.wait = element, wait
+    store.commit(step)
+    return step
+
+
+def test_waiting_jobs_are_the_service_tasks_of_active_instances_waiting_for_a_handler(
+    store: Store,
+) -> None:
+    # given: jobs waiting in two instances (one of them with two), a user task, a track
+    # waiting as a job in an instance that failed, and a job a worker is running
+    waiting_as(store, "b-job", "charge", JOB)
+    waiting_as(store, "c-user", "review", "user task")
+    data = new_instance(store, "a-jobs")
+    step = Step(data)
+    first = step.touch_track(data.tracks[1])
+    first.move(TrackState.EXECUTING)
+    first.move(TrackState.WAITING)
+    first.element, first.wait = "ship", JOB
+    step.new_track(element="bill", scope=1, status=TrackState.WAITING).wait = JOB
+    store.commit(step)
+    failed = waiting_as(store, "d-failed", "charge", JOB)
+    failing = Step(failed.data)
+    failing.set_state(InstanceState.FAILED)
+    store.commit(failing)
+    running = waiting_as(store, "e-running", "charge", JOB)
+    claim = Step(running.data)
+    claim.touch_track(running.data.tracks[1]).move(TrackState.EXECUTING)
+    store.commit(claim)
+    # then: each job of an active instance, by instance and track
+    assert store.waiting_jobs() == [
+        ("a-jobs", VERSION, "ship"),
+        ("a-jobs", VERSION, "bill"),
+        ("b-job", VERSION, "charge"),
+    ]
 
 
 def test_a_claimed_job_is_leased_renewed_and_released(store: Store) -> None:

@@ -18,11 +18,12 @@ import pytest
 
 from bpmn_engine import Engine, LoadError
 from bpmn_engine.dsn import redact
+from bpmn_engine.runtime.worker import Worker
 from bpmn_engine.store import SCHEMA_VERSION, SqliteStore, open_store
 from tests.cli.conftest import Bpmn
 from tests.conftest import ROOT
 from tests.postgresql_server import fresh_url
-from tests.store.test_schema import STORE, TREE
+from tests.store.test_schema import ASSIGNED, JOB, REVIEW, STORE, TREE
 
 LOOP = ROOT / "tests" / "fixtures" / "counter-loop.bpmn"
 SECRET = "pa55-w0rd"
@@ -109,6 +110,32 @@ def test_both_stores_have_the_same_indexes(tmp_path: Path) -> None:
     pg, lite = pg_indexes(url), sqlite_indexes(tmp_path / "same.db")
     assert {n: (t, c, u, p is not None) for n, (t, c, u, p) in pg.items()} == lite
     assert pg["deployments_one_active"] == ("deployments", ("process",), True, "(active = 1)")
+    table, columns, unique, condition = pg["tracks_waiting_jobs"]
+    assert (table, columns, unique) == ("tracks", ("wait", "instance", "id"), False)
+    assert condition is not None and "'waiting'" in condition and "'job'" in condition
+
+
+def test_waiting_jobs_can_be_read_off_their_partial_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The query repeats the index's condition, so PostgreSQL can prove its rows are there
+    (a table this small is read whole unless sequential scans are off)."""
+    store = open_store(fresh_url())
+    statements: list[str] = []
+    execute = store.conn.execute
+
+    def recording(sql: str, params: Any = (), /) -> Any:
+        statements.append(sql)
+        return execute(sql, params)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store.conn, "execute", recording)
+        store.waiting_jobs()
+    [query] = statements
+    try:
+        store.conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(r[0] for r in store.conn.execute("EXPLAIN " + query))
+    finally:
+        store.close()
+    assert "tracks_waiting_jobs" in plan, plan
 
 
 def test_an_older_schema_is_migrated_and_its_instances_still_run() -> None:
@@ -191,6 +218,62 @@ def test_a_release_12_schema_gains_data_stores_and_its_instances_write_them(
         stored = engine.data_store("Seen")
     assert stored is not None and (stored.value, stored.instance) == (7, waiting.id)
     assert "data_stores" in pg_columns(url)
+    assert version_of(url) == SCHEMA_VERSION
+
+
+def test_a_release_14_schema_gains_the_waiting_jobs_index_and_a_worker_serves_its_job(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "job.bpmn"
+    model.write_text(JOB, encoding="utf-8")
+    url = fresh_url()
+    with Engine(url) as engine:
+        waiting = engine.start(model)
+        waiting.run()  # a service task left waiting by a run without its handler
+    with connect(url) as conn:  # as release 14 left it: no index of waiting jobs
+        conn.execute("DROP INDEX tracks_waiting_jobs")
+        conn.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
+    assert "tracks_waiting_jobs" not in pg_indexes(url)
+
+    calls: list[str] = []
+    with Engine(url, handlers={"Charge": lambda ctx: calls.append(ctx.element_id)}) as engine:
+        found = engine.store.waiting_jobs()
+        Worker(engine, once=True).run()
+        state = engine.instance(waiting.id).state
+    assert "tracks_waiting_jobs" in pg_indexes(url)
+    assert [(i, e) for i, _, e in found] == [(waiting.id, "Charge")]
+    assert calls == ["Charge"] and state == "completed"
+
+
+def test_a_release_14_schema_gains_the_task_list_and_its_old_tasks_stay_on_it(
+    tmp_path: Path,
+) -> None:
+    model, assigned = tmp_path / "review.bpmn", tmp_path / "assigned.bpmn"
+    model.write_text(REVIEW, encoding="utf-8")
+    assigned.write_text(ASSIGNED, encoding="utf-8")
+    url = fresh_url()
+    with Engine(url) as engine:
+        waiting = engine.start(model)
+        waiting.run()
+    with connect(url) as conn:  # as release 14 left it: no task people nor creation times
+        conn.execute("DROP INDEX idx_user_tasks_status_assignee")
+        conn.execute(
+            "ALTER TABLE user_tasks DROP COLUMN assignee, DROP COLUMN candidate_users, "
+            "DROP COLUMN candidate_groups, DROP COLUMN created_at"
+        )
+        conn.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
+
+    with Engine(url) as engine:
+        new = engine.start(assigned)
+        new.run()
+        listed = [(t.instance, t.assignee, t.created_at is None) for t in engine.tasks()]
+        mine = [t.instance for t in engine.tasks(assignee="kim")]
+        resumed = engine.instance(waiting.id)
+        resumed.complete_task(1)
+        assert resumed.run().state == "completed"
+    assert listed == [(waiting.id, None, True), (new.id, "kim", False)]
+    assert mine == [new.id]
+    assert {"assignee", "created_at"} <= set(pg_columns(url)["user_tasks"])
     assert version_of(url) == SCHEMA_VERSION
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from bpmn_engine import Engine
-from bpmn_engine.runtime import checkpoints
-from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.runtime.instance import checkpoints
+from bpmn_engine.runtime.worker.worker import Worker
 from bpmn_engine.store.postgresql.dialect import POSTGRESQL
 from bpmn_engine.store.postgresql.leases import SERVER_NOW
 from bpmn_engine.store.sqlite import leases

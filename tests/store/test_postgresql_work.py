@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from bpmn_engine import ConcurrentModification, Engine
-from bpmn_engine.runtime import worker as worker_module
-from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.runtime.worker import worker as worker_module
+from bpmn_engine.runtime.worker.worker import Worker
 from bpmn_engine.store.postgresql.work import CLAIM_BATCH
 from tests.postgresql_server import fresh_url
 from tests.worker.conftest import JOB, bpmn_file, completions, flow

@@ -11,6 +11,7 @@ import pytest
 import sqlite_utils
 
 from bpmn_engine import Engine, LoadError
+from bpmn_engine.runtime.worker import Worker
 from bpmn_engine.store import SCHEMA_VERSION, SqliteStore
 from bpmn_engine.store.schema import MIGRATIONS
 from tests.conftest import ROOT
@@ -33,7 +34,7 @@ def test_a_version_1_database_is_migrated_and_its_instances_still_run(tmp_path: 
     conn.close()
 
     store = SqliteStore(path)
-    assert version_of(path) == SCHEMA_VERSION == 14
+    assert version_of(path) == SCHEMA_VERSION == 16
     assert {"timers", "subscriptions", "messages"} <= set(store.db.table_names())
     engine = Engine(store)
     outcome = engine.start(LOOP, variables={"n": 0, "total": 0, "limit": 3}).run()
@@ -54,6 +55,10 @@ def test_a_version_9_database_keeps_its_instances_and_gains_the_compiled_form(
             conn.execute("DROP TABLE data_stores")  # and no data stores (v13)
             conn.execute("DROP INDEX idx_instances_business_key")  # nor business keys (v14)
             conn.execute("ALTER TABLE instances DROP COLUMN business_key")
+            conn.execute("DROP INDEX tracks_waiting_jobs")  # nor its waiting jobs' index (v15)
+            conn.execute("DROP INDEX idx_user_tasks_status_assignee")  # nor task people (v16)
+            for column in ("assignee", "candidate_users", "candidate_groups", "created_at"):
+                conn.execute(f"ALTER TABLE user_tasks DROP COLUMN {column}")
             conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     # when
     with Engine(path) as engine:
@@ -126,7 +131,7 @@ def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
         events = [e.event for e in engine.store.history(waiting.id)]
     # then: every row is kept as it was, in a history table without rowid, and the waiting
     # instance goes on where it stopped
-    assert version_of(path) == SCHEMA_VERSION == 14
+    assert version_of(path) == SCHEMA_VERSION == 16
     with sqlite3.connect(path) as check:
         (ddl,) = check.execute("SELECT sql FROM sqlite_master WHERE name = 'history'").fetchone()
         assert ddl.endswith("WITHOUT ROWID")
@@ -139,7 +144,11 @@ def test_a_version_10_database_keeps_every_history_row_in_a_table_without_rowid(
             "data",
             "at",
         ]
-    assert after == before
+    # release 10 had no task people nor creation times (v16): those columns come back empty
+    assert after == {
+        i: {**rows, "user_tasks": [r[:7] + (None,) * 4 for r in rows["user_tasks"]]}
+        for i, rows in before.items()
+    }
     assert kept == history
     assert resumed.state == "completed"
     assert events[-1] == "instance.completed"
@@ -238,7 +247,7 @@ def test_a_version_12_database_gains_data_stores_and_its_instances_write_them(
         outcome = resumed.run()
         stored = engine.data_store("Seen")
     # then
-    assert version_of(path) == SCHEMA_VERSION == 14
+    assert version_of(path) == SCHEMA_VERSION == 16
     assert before == []
     assert outcome.state == "completed"
     assert stored is not None and (stored.value, stored.instance) == (7, waiting.id)
@@ -265,9 +274,98 @@ def test_a_version_13_database_gains_business_keys_and_its_instances_go_on(
         resumed.complete_task("Review")
         outcome = resumed.run()
     # then
-    assert version_of(path) == SCHEMA_VERSION == 14
+    assert version_of(path) == SCHEMA_VERSION == 16
     assert listed == {waiting.id: None, keyed.id: "ORDER-7"}
     assert outcome.state == "completed"
+
+
+ASSIGNED = REVIEW.replace(
+    'id="d"', 'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d"'
+).replace('<userTask id="Review"', '<userTask id="Review" camunda:assignee="kim"')
+
+
+def test_a_version_14_database_gains_the_task_list_and_its_old_tasks_stay_on_it(
+    tmp_path: Path,
+) -> None:
+    # given: release 14's rows, an instance waiting at a user task
+    model, assigned = tmp_path / "review.bpmn", tmp_path / "assigned.bpmn"
+    model.write_text(REVIEW, encoding="utf-8")
+    assigned.write_text(ASSIGNED, encoding="utf-8")
+    current = tmp_path / "current.db"
+    with Engine(current) as engine:
+        waiting = engine.start(model)
+        waiting.run()
+    path = tmp_path / "old.db"
+    old_copy(current, path, 14)
+    # when
+    with Engine(path) as engine:
+        new = engine.start(assigned)
+        new.run()
+        listed = [(t.instance, t.assignee, t.created_at is None) for t in engine.tasks()]
+        mine = [t.instance for t in engine.tasks(assignee="kim")]
+        resumed = engine.instance(waiting.id)
+        resumed.complete_task(1)  # the number the list shows
+        outcome = resumed.run()
+    # then: the old task is listed (nobody named, no creation time), first
+    assert version_of(path) == SCHEMA_VERSION == 16
+    assert listed == [(waiting.id, None, True), (new.id, "kim", False)]
+    assert mine == [new.id]
+    assert outcome.state == "completed"
+
+
+def test_waiting_jobs_are_read_off_their_partial_index(tmp_path: Path) -> None:
+    """A worker looks for waiting jobs every turn: the query reads the index that holds only
+    them (schema v15), not every waiting track, and needs no sort of its own."""
+    store = SqliteStore(tmp_path / "jobs.db")
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    store.waiting_jobs()
+    store.conn.set_trace_callback(None)
+    [query] = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    plan = [r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + query)]
+    store.close()
+    assert any("USING INDEX tracks_waiting_jobs" in step for step in plan), plan
+    assert not any("TEMP B-TREE" in step for step in plan), plan
+
+
+JOB = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">'
+    '<process id="p" isExecutable="true"><startEvent id="S"/>'
+    '<serviceTask id="Charge"/><endEvent id="E"/>'
+    '<sequenceFlow id="f1" sourceRef="S" targetRef="Charge"/>'
+    '<sequenceFlow id="f2" sourceRef="Charge" targetRef="E"/></process></definitions>'
+)
+
+
+def test_a_version_14_database_gains_the_waiting_jobs_index_and_a_worker_serves_its_job(
+    tmp_path: Path,
+) -> None:
+    # given: release 14's rows, a service task left waiting by a run without its handler
+    model = tmp_path / "job.bpmn"
+    model.write_text(JOB, encoding="utf-8")
+    current = tmp_path / "current.db"
+    with Engine(current) as engine:
+        waiting = engine.start(model)
+        waiting.run()
+    path = tmp_path / "old.db"
+    old_copy(current, path, 14)
+    with sqlite3.connect(path) as check:
+        assert "tracks_waiting_jobs" not in {
+            r[1] for r in check.execute("PRAGMA index_list(tracks)")
+        }
+    # when
+    calls: list[str] = []
+    with Engine(path, handlers={"Charge": lambda ctx: calls.append(ctx.element_id)}) as engine:
+        found = engine.store.waiting_jobs()
+        Worker(engine, once=True).run()
+        state = engine.instance(waiting.id).state
+    # then
+    assert version_of(path) == SCHEMA_VERSION == 16
+    with sqlite3.connect(path) as check:
+        assert "tracks_waiting_jobs" in {r[1] for r in check.execute("PRAGMA index_list(tracks)")}
+    assert [(i, e) for i, _, e in found] == [(waiting.id, "Charge")]
+    assert calls == ["Charge"] and state == "completed"
 
 
 def test_a_database_from_a_newer_release_is_refused(tmp_path: Path) -> None:
@@ -329,3 +427,26 @@ def test_opening_a_current_database_neither_migrates_nor_imports_sqlite_utils(
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert version_of(path) == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize(
+    "filters", [{}, {"assignee": "kim"}, {"group": "sales"}, {"process": "p"}], ids=repr
+)
+def test_the_task_list_is_one_query_on_the_task_index(
+    filters: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Searched on (status, assignee), never a scan of the tasks or the instances."""
+    store = SqliteStore(":memory:")
+    asked: list[tuple[str, tuple[object, ...]]] = []
+    query = store.query
+
+    def recorded(sql: str, params: tuple[object, ...] = ()) -> list[dict[str, object]]:
+        asked.append((sql, params))
+        return query(sql, params)
+
+    monkeypatch.setattr(store, "query", recorded)
+    assert store.open_tasks(**filters) == []
+    [(sql, params)] = asked
+    plan = [r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+    assert any("USING INDEX idx_user_tasks_status_assignee" in step for step in plan), plan
+    assert not any(step.startswith("SCAN") for step in plan), plan

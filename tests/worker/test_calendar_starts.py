@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.runtime.worker.worker import Worker
 from tests.worker.conftest import bpmn_file, events, flow, timer_start
 
 END_AT_ONCE = f'{flow("s", "e")}<endEvent id="e"/>'

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from bpmn_engine import ConcurrentModification, Engine
-from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.runtime.worker.worker import Worker
 from bpmn_engine.store import open_store
 from tests.postgresql_server import shared_db
 from tests.worker.conftest import JOB, bpmn_file, completions

@@ -68,7 +68,7 @@ def test_without_a_deployment_the_message_is_buffered_as_before(tmp_path: Path, 
 
 
 def test_a_worker_runs_what_a_message_started(tmp_path: Path, engines) -> None:
-    from bpmn_engine.runtime.worker import Worker
+    from bpmn_engine.runtime.worker.worker import Worker
 
     body = (
         '<startEvent id="placed"><messageEventDefinition messageRef="M_order"/></startEvent>'

@@ -9,8 +9,8 @@ import pytest
 
 from bpmn_engine import LoadError, UsageError
 from bpmn_engine.runtime.clock import VirtualClock
-from bpmn_engine.runtime.events.starts import next_firing
-from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.runtime.events.start_timers import next_firing
+from bpmn_engine.runtime.worker.worker import Worker
 from tests.worker.conftest import START, bpmn_file, completions, events, flow, timer_start
 
 WAIT_THEN_END = f'{flow("s", "wait")}<intermediateCatchEvent id="wait"><timerEventDefinition>' + (

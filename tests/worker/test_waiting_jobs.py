@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bpmn_engine.runtime.worker import Worker
+from bpmn_engine.runtime.worker.worker import Worker
 from tests.worker.conftest import JOB, bpmn_file, completions
 
 

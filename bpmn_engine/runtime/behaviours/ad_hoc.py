@@ -26,8 +26,8 @@ from bpmn_engine.runtime.behaviours.subprocesses import (
     SubProcessBehaviour,
     warn_unarmed_event_subprocesses,
 )
-from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import subprocesses as event_subprocesses
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 def inner_scope(ctx: StepContext) -> int:

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from bpmn_engine.model import Activity, SequenceFlow
 from bpmn_engine.records.rows import Subscription, Timer
-from bpmn_engine.runtime import data_associations, listeners
 from bpmn_engine.runtime.behaviours.multi_instance import instance_completed, start_body
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.data import data_associations
 from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.kinds import KINDS
 from bpmn_engine.runtime.events.trigger import deliver_buffered
+from bpmn_engine.runtime.step import listeners
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 SEARCHED = ("error", "escalation", "cancel", "compensate")  # boundary kinds never armed
 

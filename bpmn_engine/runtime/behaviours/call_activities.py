@@ -1,6 +1,6 @@
 """Call activity: the track waits while another process runs as a child instance.
 
-Entering sends a `call` row (`runtime/calls.py`); the child's completion comes back as a
+Entering sends a `call` row (`runtime/calls/protocol.py`); the child's completion comes back as a
 step of this instance (`finish`), its uncaught errors and escalations are thrown at the call
 activity, and ending the call activity from outside sends `cancel` down.
 
@@ -20,10 +20,10 @@ from bpmn_engine.errors import BpmnEngineError
 from bpmn_engine.expressions.scripts import DELETED
 from bpmn_engine.model import CallActivity, Expression
 from bpmn_engine.model.process import ProcessInterface
-from bpmn_engine.runtime import calls
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.behaviours.multi_instance import loop_variables
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.calls import protocol as calls
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 WAIT = "call activity"
 CHILD_FAILED = "called instance failed"  # a failed track's mark: its child has the incident

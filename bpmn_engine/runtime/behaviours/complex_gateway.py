@@ -29,9 +29,9 @@ from bpmn_engine.model import ComplexGateway, FlowScope, SequenceFlow
 from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import CONSUMED, DELIVERED, Track
-from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.step import joins
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 ACTIVATION_COUNT = "activationCount"
 ACTIVATION_COUNTS = "activationCounts"

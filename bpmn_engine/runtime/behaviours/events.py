@@ -13,7 +13,6 @@ from bpmn_engine.records.lifecycle import SubscriptionState, TimerState, TrackSt
 from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.behaviours import transactions
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
-from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.errors import throw_error, throw_escalation
 from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
@@ -21,7 +20,8 @@ from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import caught, event_locals, throw_outputs, thrown
 from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.events.waiting_starts import is_process_start, wait_at
-from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
+from bpmn_engine.runtime.step.context import Incident, StepContext
+from bpmn_engine.runtime.step.triggers import TRIGGER, waits_for_trigger
 
 
 def refuse_definitions(ctx: StepContext, allowed: tuple[str, ...] = ()) -> None:
@@ -63,7 +63,7 @@ class ThrowingBehaviour(FlowNodeBehaviour):
     """What throw events share: their input-mapped locals (`events/payloads.py`)."""
 
     def inputs(self, ctx: StepContext) -> dict[str, Any]:
-        """The event's locals: its start listeners see them (`runtime/listeners.py`)."""
+        """The event's locals: its start listeners see them (`runtime/step/listeners.py`)."""
         return event_locals(ctx, ctx.node)
 
     def set_outputs(self, ctx: StepContext) -> None:
@@ -172,7 +172,7 @@ class CatchEventBehaviour(FlowNodeBehaviour):
         node = ctx.node
         assert isinstance(node, Event)
         ctx.activated()
-        if not node.definitions:  # a wait state the API triggers (`runtime/triggers.py`)
+        if waits_for_trigger(node):  # a wait state the API triggers (`runtime/step/triggers.py`)
             ctx.wait(TRIGGER)
             return
         if "link" in node.definition_kinds:
@@ -215,7 +215,7 @@ class EventBasedGatewayBehaviour(FlowNodeBehaviour):
     leaves the gateway (see `Step.cancel_stale_waits`): no event can fire twice. An event
     that names nothing to wait for (a catch event with no definition, a receive task with
     neither a message nor a name) is chosen by the API (`Instance.trigger`, as a click on it
-    in the token simulator): the gateway then waits as a trigger wait (`runtime/triggers.py`).
+    in the token simulator): the gateway then waits as a trigger wait (`runtime/step/triggers.py`).
     """
 
     def execute(self, ctx: StepContext) -> None:

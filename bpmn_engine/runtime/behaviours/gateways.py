@@ -1,11 +1,11 @@
-"""Gateways: they only choose flows. Joins live in `runtime/joins.py`."""
+"""Gateways: they only choose flows. Joins live in `runtime/step/joins.py`."""
 
 from __future__ import annotations
 
 from bpmn_engine.model import Gateway, SequenceFlow
-from bpmn_engine.runtime import joins
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.step import joins
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 class ExclusiveGatewayBehaviour(FlowNodeBehaviour):

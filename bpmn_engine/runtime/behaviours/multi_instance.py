@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from bpmn_engine.model import Activity, Expression, MultiInstance, SequenceFlow, StandardLoop
 from bpmn_engine.records.lifecycle import ScopeState, TrackState
 from bpmn_engine.records.rows import Scope, Track
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 BODY_WAIT = {"multiInstance": "multi-instance", "standard": "loop"}
 
@@ -128,6 +128,8 @@ def _items(ctx: StepContext, spec: MultiInstance) -> tuple[list[Any], list[str] 
     dict output), and a cardinality's items are the indexes 0, 1, 2..., as SpiffWorkflow
     does; Camunda 7, Zeebe and other BPMN tools read no dict there (an incident)."""
     spiff = spec.dialect == "spiff"
+    if spec.collection is not None and spec.cardinality is not None:
+        return _counted_items(ctx, spec), None
     if spec.collection is not None:
         value = ctx.evaluate(spec.collection, what="the multi-instance input collection")
         if spiff and isinstance(value, dict):
@@ -141,6 +143,11 @@ def _items(ctx: StepContext, spec: MultiInstance) -> tuple[list[Any], list[str] 
             )
         _bounded(ctx, len(value), f"the input collection {spec.collection.text!r} has")
         return list(value), None
+    value = _cardinality(ctx, spec)
+    return (list(range(value)) if spiff else [None] * value), None
+
+
+def _cardinality(ctx: StepContext, spec: MultiInstance) -> int:
     assert spec.cardinality is not None
     value = ctx.evaluate(spec.cardinality, what="loopCardinality")
     if isinstance(value, float) and value.is_integer():
@@ -152,7 +159,29 @@ def _items(ctx: StepContext, spec: MultiInstance) -> tuple[list[Any], list[str] 
             ctx.node.id,
         )
     _bounded(ctx, value, f"loopCardinality {spec.cardinality.text!r} is")
-    return (list(range(value)) if spiff else [None] * value), None
+    return value
+
+
+def _counted_items(ctx: StepContext, spec: MultiInstance) -> list[Any]:
+    """Camunda 7's reading of both (its files only, `precheck.unrunnable_loop`): as many
+    instances as the cardinality says, each given the collection's item at its index."""
+    assert spec.collection is not None
+    count = _cardinality(ctx, spec)
+    value = ctx.evaluate(spec.collection, what="the multi-instance input collection")
+    if isinstance(value, dict) or not isinstance(value, list | tuple):
+        raise Incident(
+            f"the multi-instance input collection {spec.collection.text!r} is "
+            f"{_kind(value)}, not a list",
+            ctx.node.id,
+        )
+    if len(value) < count:
+        raise Incident(
+            f"loopCardinality {spec.cardinality.text!r} is {count}, but the input collection "
+            f"{spec.collection.text!r} has {len(value)} items: instance {len(value)} would "
+            "have none (Camunda 7 fails the same way)",
+            ctx.node.id,
+        )
+    return list(value[:count])
 
 
 def _check_spiff_output(ctx: StepContext, spec: MultiInstance) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
 from bpmn_engine.records.lifecycle import TrackState
-from bpmn_engine.runtime import data_associations
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.data import data_associations
 from bpmn_engine.runtime.events import subprocesses as event_subprocesses
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 ARMED_TRIGGERS = frozenset(
     {"error", "escalation", "timer", "message", "signal", "conditional", "compensate"}

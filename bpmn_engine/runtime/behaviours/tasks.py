@@ -11,19 +11,23 @@ from bpmn_engine.expressions import script_is_expression
 from bpmn_engine.model import Expression, Task
 from bpmn_engine.records.lifecycle import TaskState
 from bpmn_engine.records.rows import JOB
-from bpmn_engine.runtime import listeners
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
-from bpmn_engine.runtime.context import Incident, StepContext
-from bpmn_engine.runtime.decisions import mapped
+from bpmn_engine.runtime.data.assignments import assigned
+from bpmn_engine.runtime.data.decisions import mapped
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.handlers import ServiceTaskContext
-from bpmn_engine.runtime.triggers import TRIGGER, waits_for_trigger
+from bpmn_engine.runtime.step import listeners
+from bpmn_engine.runtime.step.context import Incident, StepContext
+from bpmn_engine.runtime.step.triggers import TRIGGER, waits_for_trigger
 
 
 class UserTaskBehaviour(ActivityBehaviour):
     def execute(self, ctx: StepContext) -> None:
-        task = ctx.step.new_task(ctx.track, ctx.node.name, self.inputs(ctx))
+        node, inputs = ctx.node, self.inputs(ctx)
+        assert isinstance(node, Task)
+        people = assigned(ctx, node.assignment, inputs)  # and when: `created_at`
+        task = ctx.step.new_task(ctx.track, node.name, inputs, **people)
         ctx.wait("user task", task=task.id, name=ctx.node.name)
         listeners.run(ctx, ctx.node.listeners, "create", ctx.node.id, task.inputs)
 
@@ -64,7 +68,7 @@ class ManualTaskBehaviour(UserTaskBehaviour):
 
 class ReceiveTaskBehaviour(ActivityBehaviour):
     """Waits for its message; the message's variables are set when it arrives. One with
-    neither a message nor a name waits for the API to trigger it (`runtime/triggers.py`)."""
+    neither a message nor a name waits for the API to trigger it (`runtime/step/triggers.py`)."""
 
     def execute(self, ctx: StepContext) -> None:
         if waits_for_trigger(ctx.node):
@@ -159,7 +163,7 @@ class ServiceTaskBehaviour(ActivityBehaviour):
 
 
 class BusinessRuleTaskBehaviour(ServiceTaskBehaviour):
-    """Evaluates its DMN decision in the step (`runtime/decisions.py`) and sets the result
+    """Evaluates its DMN decision in the step (`runtime/data/decisions.py`) and sets the result
     variable; one without a decision (`camunda:class`, an external topic, a Zeebe job type)
     calls handlers as a service task does. A decision that fails is an incident."""
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 from bpmn_engine.model import BoundaryEvent, SubProcess
 from bpmn_engine.records.lifecycle import ScopeState, TrackState
 from bpmn_engine.runtime.behaviours.subprocesses import SubProcessBehaviour
-from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.events.boundaries import interrupt
 from bpmn_engine.runtime.events.payloads import caught
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 class TransactionBehaviour(SubProcessBehaviour):

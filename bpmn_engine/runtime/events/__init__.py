@@ -11,8 +11,13 @@ one module never drags in the rest):
   `subprocesses.py` (event subprocesses start and listen), `trigger.py` (a wait fired: the
   catch event, boundary event or event subprocess goes on) and `errors.py` (errors and
   escalations, caught by searching outwards from the thrower): what firing does.
-- `starts.py`: instances that start at a triggered start event (deployments, timers,
-  messages, signals).
+- `waiting_starts.py` (an instance created waiting at its start events),
+  `start_timers.py` (a deployed process's start timers: their next firing and the id of the
+  instance each firing starts).
+
+Starting an instance at a triggered start event (deployments, start timers, message and
+signal starts) needs the instance and the behaviours, which build on these modules: it is
+the engine's (`runtime/engine/starts.py`), so that no module here imports upwards.
 
 A new event kind adds a strategy module and one line in `kinds.py`.
 """

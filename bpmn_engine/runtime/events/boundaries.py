@@ -12,7 +12,7 @@ from typing import Any
 from bpmn_engine.model import BoundaryEvent
 from bpmn_engine.records.lifecycle import ScopeState, TrackState
 from bpmn_engine.records.rows import Track
-from bpmn_engine.runtime.context import StepContext
+from bpmn_engine.runtime.step.context import StepContext
 
 
 def interrupt(ctx: StepContext, host: Track, boundary: BoundaryEvent, **data: Any) -> None:

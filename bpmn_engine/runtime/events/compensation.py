@@ -43,9 +43,9 @@ from bpmn_engine.model import (
 from bpmn_engine.records.data import InstanceData
 from bpmn_engine.records.lifecycle import SNAPSHOT_STATES, ScopeState, TrackState
 from bpmn_engine.records.rows import Scope, Track
-from bpmn_engine.runtime.calls import is_expression
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.calls.protocol import is_expression
 from bpmn_engine.runtime.events import subprocesses
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 WAIT = "compensation"  # the thrower waits for the handlers
 DETACHED = "compensation handlers"  # waitForCompletion=false: this track runs them alone

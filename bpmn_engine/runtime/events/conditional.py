@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from bpmn_engine.model import EventDefinition, FlowNode
 from bpmn_engine.records.rows import Subscription
-from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 class ConditionalKind(EventDefinitionKind):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bpmn_engine.model import EventDefinition, FlowNode
 from bpmn_engine.records.lifecycle import STILL_WAITING, TimerState
 from bpmn_engine.records.rows import Subscription, Timer
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 class EventDefinitionKind:

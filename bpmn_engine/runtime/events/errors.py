@@ -16,11 +16,11 @@ from typing import Any
 from bpmn_engine.model import Activity, BoundaryEvent, StartEvent, SubProcess
 from bpmn_engine.records.lifecycle import ScopeState
 from bpmn_engine.records.rows import Track
-from bpmn_engine.runtime import calls
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.calls import protocol as calls
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.events.payloads import caught
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 def catching_boundary(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bpmn_engine.model import EventDefinition
-from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 class LinkKind(EventDefinitionKind):

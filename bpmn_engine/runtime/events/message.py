@@ -21,9 +21,9 @@ from bpmn_engine.model import Definitions, EventDefinition, Expression, FlowNode
 from bpmn_engine.model.elements import Event
 from bpmn_engine.records.rows import Sent, Subscription
 from bpmn_engine.records.variables import ENGINE_SCOPE
-from bpmn_engine.runtime import data_associations
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.data import data_associations
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 _MISSING = object()
 # What an instance remembers of its conversations (each correlation property's value from the

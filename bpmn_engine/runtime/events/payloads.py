@@ -22,8 +22,8 @@ from typing import Any
 
 from bpmn_engine.model import EventDefinition, FlowNode
 from bpmn_engine.model.elements import Event
-from bpmn_engine.runtime import data_associations
-from bpmn_engine.runtime.context import Incident, StepContext
+from bpmn_engine.runtime.data import data_associations
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 def carried(ctx: StepContext, ref: str | None, extra: Mapping[str, Any] | None = None) -> dict:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from bpmn_engine.model import EventDefinition, FlowNode
 from bpmn_engine.records.rows import Sent, Subscription
-from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 from bpmn_engine.runtime.events.payloads import thrown
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 class SignalKind(EventDefinitionKind):

@@ -12,8 +12,8 @@ from __future__ import annotations
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import LISTENING
-from bpmn_engine.runtime.context import StepContext
 from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
+from bpmn_engine.runtime.step.context import StepContext
 
 
 def catching_start(

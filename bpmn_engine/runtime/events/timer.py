@@ -7,7 +7,6 @@ from datetime import datetime
 
 from bpmn_engine.model import EventDefinition, Expression, FlowNode
 from bpmn_engine.records.rows import Timer
-from bpmn_engine.runtime.context import Incident, StepContext
 from bpmn_engine.runtime.events.definition import EventDefinitionKind
 from bpmn_engine.runtime.events.timers import (
     TimerValueError,
@@ -16,6 +15,7 @@ from bpmn_engine.runtime.events.timers import (
     next_time,
     schedule,
 )
+from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
 class TimerKind(EventDefinitionKind):

@@ -53,9 +53,13 @@ class TimerRangeError(TimerValueError):
 # --- ISO 8601 ------------------------------------------------------------------------------
 
 
+_BARE_FRACTION = re.compile(r"([PTYMWDH])([.,]\d)")
+
+
 def _period(text: str) -> Period:
     """An ISO 8601 duration: a timedelta, or an isodate Duration when it has years or months."""
-    value = text.strip().upper()
+    # a fraction without its leading zero (`PT.1S`, as SpiffWorkflow's reader takes it)
+    value = _BARE_FRACTION.sub(r"\g<1>0\2", text.strip().upper())
     if not value.startswith("P") or value.endswith(("P", "T")):  # isodate reads `PT` as zero
         raise TimerValueError(f"{text!r} is not an ISO 8601 duration such as PT5M or P1DT2H")
     try:

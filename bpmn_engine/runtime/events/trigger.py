@@ -11,7 +11,6 @@ from typing import Any
 from bpmn_engine.model import BoundaryEvent, FlowNode, StartEvent
 from bpmn_engine.records.lifecycle import SubscriptionState, TimerState
 from bpmn_engine.records.rows import Subscription, Timer
-from bpmn_engine.runtime.context import StepContext
 from bpmn_engine.runtime.events import subprocesses, waiting_starts
 from bpmn_engine.runtime.events.boundaries import branch_off, interrupt
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
@@ -19,6 +18,7 @@ from bpmn_engine.runtime.events.definition import waits_of
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import caught
 from bpmn_engine.runtime.events.timer import TIMER
+from bpmn_engine.runtime.step.context import StepContext
 
 
 def trigger(ctx: StepContext, element: str, **data: Any) -> None:

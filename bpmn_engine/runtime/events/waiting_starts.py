@@ -25,12 +25,12 @@ from bpmn_engine.model import Definitions, EventDefinition, Process, StartEvent
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Subscription, Timer, Track
-from bpmn_engine.runtime.context import Services, StepContext
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
 from bpmn_engine.runtime.events.definition import subscribe
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.signal import SIGNAL
 from bpmn_engine.runtime.events.timer import TIMER
+from bpmn_engine.runtime.step.context import Services, StepContext
 
 WAITABLE = frozenset({"message", "signal", "timer", "conditional"})
 

@@ -15,6 +15,7 @@ class PostgresDialect(Dialect):
     counts_executemany = False  # psycopg's executemany reports the last statement's count
     same_as = "IS NOT DISTINCT FROM"
     skip_locked = "FOR UPDATE SKIP LOCKED"  # rows another transaction holds are skipped
+    position = "strpos"
 
     def bind(self, sql: str) -> str:
         """psycopg reads `%s` parameters, and so a literal `%` doubled."""

@@ -26,10 +26,13 @@ from bpmn_engine.records.rows import Event, Scope, Subscription, Timer, Track, U
 from bpmn_engine.store.dialect import Dialect, Sql
 from bpmn_engine.store.sqlite.connection import (
     HEAD_FIELDS,
+    TASK_PEOPLE,
     TRACK_FIELDS,
     SqliteConnection,
     dumps,
     iso,
+    names_of,
+    names_text,
     now_text,
     update_sql,
     upsert_sql,
@@ -48,6 +51,25 @@ _INSERT_TRACK = (
     f"INSERT INTO tracks (instance, id, {_TRACK_COLUMNS}, lease_until, heartbeat_at) "
     "VALUES (?, ?" + ", ?" * (len(TRACK_FIELDS) + 4) + ")"
 )
+
+_TASK_COLUMNS = ("track", "element", "name", "status", "inputs", *TASK_PEOPLE)
+_UPSERT_TASK = upsert_sql("user_tasks", ("instance", "id", *_TASK_COLUMNS), ("instance", "id"))
+
+
+def _task_row(instance: str, u: UserTask) -> tuple[Any, ...]:
+    return (
+        instance,
+        u.id,
+        u.track,
+        u.element,
+        u.name,
+        str(u.status),
+        dumps(u.inputs),
+        u.assignee,
+        names_text(u.candidate_users),
+        names_text(u.candidate_groups),
+        u.created_at,
+    )
 
 
 def _updated(conn: Sql, sql: str, rows: list[tuple[Any, ...]], dialect: Dialect) -> int:
@@ -169,13 +191,45 @@ class CheckpointRows(SqliteConnection):
     def list_instances(self) -> list[dict[str, Any]]:
         return self.query(
             "SELECT id, process, state, end_event, incident, created_at, updated_at, "
-            "parent_instance, parent_track, business_key, "
+            "parent_instance, parent_track, business_key, definition, "
             "(SELECT count(*) FROM user_tasks u WHERE u.instance = i.id "
             "AND u.status = 'waiting') AS waiting_tasks, "
             "(SELECT count(*) FROM tracks t WHERE t.instance = i.id "
             "AND t.status IN ('ready', 'executing')) AS moving_tracks "
             "FROM instances i ORDER BY created_at, rowid"
         )
+
+    def open_tasks(
+        self, process: str | None = None, assignee: str | None = None, group: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The waiting user tasks of every active instance, oldest first, in one query on
+        the index of tasks by status and assignee (`group`: a name among the candidate
+        groups, which the column holds as a comma list)."""
+        if group is not None and "," in group:
+            return []  # no name holds a comma (`names_text`)
+        sql = (
+            "SELECT u.instance, u.id AS task, u.element, u.name, u.assignee, u.candidate_users, "
+            "u.candidate_groups, u.created_at, i.process, i.business_key, i.definition "
+            "FROM user_tasks u JOIN instances i ON i.id = u.instance "
+            "WHERE u.status = 'waiting' AND i.state = 'active'"
+        )
+        params: list[Any] = []
+        if assignee is not None:
+            sql += " AND u.assignee = ?"
+            params.append(assignee)
+        if process is not None:
+            sql += " AND i.process = ?"
+            params.append(process)
+        if group is not None:
+            sql += f" AND {self.dialect.position}(',' || u.candidate_groups || ',', ?) > 0"
+            params.append(f",{group},")
+        rows = self.query(
+            sql + " ORDER BY COALESCE(u.created_at, ''), u.instance, u.id", tuple(params)
+        )
+        for row in rows:
+            row["candidate_users"] = names_of(row["candidate_users"])
+            row["candidate_groups"] = names_of(row["candidate_groups"])
+        return rows
 
     def load(self, instance_id: str) -> InstanceData:
         """Rebuild an instance from its rows alone."""
@@ -220,11 +274,15 @@ class CheckpointRows(SqliteConnection):
         ):
             data.values.setdefault(scope, {})[name] = json.loads(value)
         for r in conn.execute(
-            "SELECT id, track, element, name, status, inputs FROM user_tasks WHERE instance = ?",
+            "SELECT id, track, element, name, status, inputs, assignee, candidate_users, "
+            "candidate_groups, created_at FROM user_tasks WHERE instance = ?",
             (instance_id,),
         ):
             inputs = json.loads(r[5] or "{}")
-            data.tasks[r[0]] = UserTask(r[0], r[1], r[2], r[3], TaskState(r[4]), inputs)
+            users, groups = names_of(r[7]), names_of(r[8])
+            task = UserTask(r[0], r[1], r[2], r[3], TaskState(r[4]), inputs, r[6], users, groups)
+            task.created_at = r[9]
+            data.tasks[r[0]] = task
         for r in conn.execute(
             "SELECT id, track, element, host, due, repeat, interval, status FROM timers "
             "WHERE instance = ?",
@@ -405,13 +463,7 @@ class CheckpointRows(SqliteConnection):
             write_variable(conn, instance, scope, name, value, is_missing(value))
         for task_id in step.tasks:
             u = step.data.tasks[task_id]
-            conn.execute(
-                "INSERT INTO user_tasks (instance, id, track, element, name, status, inputs) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (instance, id) DO UPDATE SET "
-                "track = excluded.track, element = excluded.element, name = excluded.name, "
-                "status = excluded.status, inputs = excluded.inputs",
-                (instance, u.id, u.track, u.element, u.name, str(u.status), dumps(u.inputs)),
-            )
+            conn.execute(_UPSERT_TASK, _task_row(instance, u))
         for timer_id in step.timers:
             t = step.data.timers[timer_id]
             status = str(t.status)

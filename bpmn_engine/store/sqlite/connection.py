@@ -89,6 +89,20 @@ def _json_encoder() -> Callable[[Any], str]:
 dumps = _json_encoder()
 
 
+# a user task row's columns for who it is for and when it was created (schema v16)
+TASK_PEOPLE = ("assignee", "candidate_users", "candidate_groups", "created_at")
+
+
+def names_text(names: tuple[str, ...]) -> str | None:
+    """A user task's candidates as their column holds them: a comma list (no name holds a
+    comma: `runtime/data/assignments.py` splits at every one), NULL for none."""
+    return ",".join(names) if names else None
+
+
+def names_of(text: str | None) -> tuple[str, ...]:
+    return tuple(text.split(",")) if text else ()
+
+
 HEAD_FIELDS = (  # the instance row's columns a step may change
     "state",
     "next_track",

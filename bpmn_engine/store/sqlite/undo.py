@@ -18,9 +18,11 @@ from bpmn_engine.records.data import Step, is_missing
 from bpmn_engine.store.dialect import Sql
 from bpmn_engine.store.sqlite.connection import (
     HEAD_FIELDS,
+    TASK_PEOPLE,
     TRACK_FIELDS,
     SqliteConnection,
     dumps,
+    names_text,
     write_variable,
 )
 from bpmn_engine.store.sqlite.data_stores import unwrite_stores
@@ -29,7 +31,7 @@ from bpmn_engine.store.sqlite.data_stores import unwrite_stores
 ROWS = {
     "tracks": (*TRACK_FIELDS, "version"),
     "scopes": ("element", "parent", "track", "status", "version"),
-    "user_tasks": ("track", "element", "name", "status", "inputs"),
+    "user_tasks": ("track", "element", "name", "status", "inputs", *TASK_PEOPLE),
     "timers": ("track", "element", "host", "due", "repeat", "interval", "status"),
     "subscriptions": ("track", "element", "host", "kind", "name", "key", "status"),
 }
@@ -44,6 +46,9 @@ def _image(row: Any) -> dict[str, Any] | None:
         image["status"] = str(image["status"])
     if "inputs" in image:
         image["inputs"] = dumps(image["inputs"])
+    for people in ("candidate_users", "candidate_groups"):
+        if people in image:
+            image[people] = names_text(image[people])
     return image
 
 
@@ -200,7 +205,8 @@ class UndoRows(SqliteConnection):
                     conn.execute(
                         f"INSERT INTO {table} (instance, id, {', '.join(columns)}) "
                         f"VALUES (?, ?{', ?' * len(columns)})",
-                        (instance, int(key), *(image[c] for c in columns)),
+                        # .get: a record written before a column was added lacks it
+                        (instance, int(key), *(image.get(c) for c in columns)),
                     )
         for scope, name, value, missing in record["values"]:
             write_variable(conn, instance, scope, name, value, missing)

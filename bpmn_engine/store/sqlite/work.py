@@ -90,14 +90,16 @@ class WorkQueries(LeaseClock):
 
     def waiting_jobs(self) -> list[tuple[str, str, str]]:
         """(instance, definition, element) of each service task of an active instance that
-        waits for a handler: a worker that has the handler serves it."""
+        waits for a handler: a worker that has the handler serves it. Read off the partial
+        index `tracks_waiting_jobs` (schema v15), whose condition the query repeats as
+        written: PostgreSQL's generic plan of a prepared statement (psycopg prepares one after
+        a few runs) cannot tell that a bound parameter's rows are in the index."""
         return [
             (r[0], r[1], r[2])
             for r in self.conn.execute(
                 "SELECT t.instance, i.definition, t.element FROM tracks t "
                 "JOIN instances i ON i.id = t.instance AND i.state = 'active' "
-                "WHERE t.status = 'waiting' AND t.wait = ? ORDER BY t.instance, t.id",
-                (JOB,),
+                f"WHERE t.status = 'waiting' AND t.wait = '{JOB}' ORDER BY t.instance, t.id"
             )
         ]
 

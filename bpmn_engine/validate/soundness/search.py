@@ -189,7 +189,7 @@ class Search:
         return found
 
     def _or_enabled(self, join: str, full: dict[int, int], marking: tuple[int, ...]) -> bool:
-        """The OR-join rule of the engine (runtime/joins.py) over this marking."""
+        """The OR-join rule of the engine (runtime/step/joins.py) over this marking."""
         places = self.net.places
         sources = {k: places[k].src for k in self.net.inputs[join]}
         full_src = {sources[self.keys[i]] for i in full}

@@ -1,0 +1,259 @@
+"""One step: run a behaviour's work in a unit of work, commit it (or roll it back and record
+an incident), deliver what it sent; and a service task's handler, called between two steps."""
+
+from __future__ import annotations
+
+from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
+from bpmn_engine.model import Task
+from bpmn_engine.records.data import Step
+from bpmn_engine.records.lifecycle import InstanceState, SubscriptionState, TaskState, TrackState
+from bpmn_engine.records.rows import Receipt, Subscription, Track
+from bpmn_engine.runtime import handlers
+from bpmn_engine.runtime.behaviours import behaviour_for
+from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour
+from bpmn_engine.runtime.calls import protocol as calls
+from bpmn_engine.runtime.events.errors import throw_error
+from bpmn_engine.runtime.events.trigger import deliver_buffered
+from bpmn_engine.runtime.instance import retries
+from bpmn_engine.runtime.instance.checkpoints import UnstorableStep
+from bpmn_engine.runtime.instance.parts import InstanceParts, Listener, StepWork
+from bpmn_engine.runtime.step.context import Incident, StepContext
+
+
+def _arrive(ctx: StepContext) -> None:
+    behaviour_for(ctx.node).arrive(ctx)
+
+
+MAX_INCIDENT = 10_000
+"""Characters of an incident's message that are kept: it is stored in the instance row, its
+history and the outcome (a JavaScript error of 30 MB was stored three times per failure)."""
+
+
+def incident_text(message: str) -> str:
+    """The message as stored: cut at MAX_INCIDENT characters, saying how much was left out."""
+    if len(message) <= MAX_INCIDENT:
+        return message
+    return f"{message[:MAX_INCIDENT]}... ({len(message) - MAX_INCIDENT:,} more characters)"
+
+
+class Steps(InstanceParts):
+    """The step machinery every action and command goes through."""
+
+    def _any_track(self) -> Track:
+        return min(self.data.tracks.values(), key=lambda t: (not t.live, t.id))
+
+    # --- the step machinery -------------------------------------------------------------------
+    def _step(self, track: Track, work: StepWork, on_event: Listener | None) -> StepContext | None:
+        step = Step(self.data)
+        ctx = StepContext(self.engine, self.definitions, self.data, step, track)
+        try:
+            work(ctx)
+        except Incident as incident:
+            step.rollback()
+            self._fail(track.id, incident.element or track.element, incident.message, on_event)
+            return None
+        except BpmnError as thrown:  # from a listener's handler: thrown at its element
+            step.rollback()
+            code, message = thrown.code, thrown.message
+            restored = self.data.tracks[track.id]  # the track as before the step
+            return self._step(restored, lambda c: throw_error(c, code, message), on_event)
+        except BpmnEngineError:
+            step.rollback()
+            raise
+        except Exception as error:  # a bug must not leave memory and rows apart
+            step.rollback()
+            message = f"internal error: {type(error).__name__}: {error}"
+            self._fail(track.id, track.element, message, on_event)
+            return None
+        except BaseException:  # Ctrl-C mid-step: memory as before it, for what is pending
+            step.rollback()
+            raise
+        try:
+            self._commit(step, on_event)
+        except UnstorableStep as error:  # undone with what was pending since the checkpoint
+            before = self.data.tracks.get(track.id)  # the track as the last checkpoint has it
+            if before is None or self.state is not InstanceState.ACTIVE:
+                raise UsageError(f"{track.element}: the step cannot be stored: {error}") from None
+            message = f"what the step produced cannot be stored: {error}"
+            self._fail(track.id, before.element, message, on_event)
+            return None
+        if step.tasks:
+            self._answer_new_tasks(step, on_event)
+        return ctx
+
+    def _commit(self, step: Step, on_event: Listener | None, *, new: bool = False) -> None:
+        step.undoable = self.engine.undo
+        if self.data.timers or self.data.subscriptions:  # else nothing waits: nothing to cancel
+            step.cancel_stale_waits()
+        if (step.values or step.subscriptions) and self.data.subscriptions:
+            # with no subscription at all no condition can wait: the run loop stays on its
+            # fast path (a loop's script task changes variables on every turn)
+            self.scheduler.conditions_dirty = True
+            if step.values:
+                self._release_held(step)
+        # others look for a thrown or awaited message or signal in the rows: commit it now
+        self.checkpoints.commit(step, new=new, urgent=step.seen_by_others)
+        self.data.reindex(step.tracks)
+        if on_event is not None:
+            for event in step.events:
+                on_event(event)
+        if step.sent:  # delivered now that they are committed, this instance included
+            self.engine.postman.flush(self, on_event)
+        # a message subscription the step opened, or one that received and waits again (a
+        # non-interrupting event): a message buffered by another process while this step was
+        # running, or one more buffered before, is looked for again now that it is committed
+        # (the publisher looks and buffers atomically, so one of the two sees the other)
+        looks = [
+            subscription
+            for subscription in map(self.data.subscriptions.__getitem__, step.subscriptions)
+            if subscription.kind == "message" and subscription.status is SubscriptionState.WAITING
+        ]
+        if looks:
+            self._take_buffered(looks, on_event)
+
+    def _take_buffered(self, subscriptions: list[Subscription], on_event: Listener | None) -> None:
+        """Each subscription looks for a buffered message, one step each. A subscription that
+        takes one and waits again looks again: iteratively, one buffered message per step."""
+        if self._buffered_looks is not None:  # inside the loop below: it takes them in turn
+            self._buffered_looks += subscriptions
+            return
+        self._buffered_looks = list(subscriptions)
+        try:
+            while self._buffered_looks:
+                subscription = self._buffered_looks.pop(0)
+                waits = subscription.status is SubscriptionState.WAITING
+                if waits and self._buffered_for(subscription):
+                    track = self.data.tracks[subscription.track]
+                    self._step(track, lambda c, s=subscription: deliver_buffered(c, [s]), on_event)
+        finally:
+            self._buffered_looks = None
+
+    def _buffered_for(self, subscription: Subscription) -> bool:
+        """Whether a message is buffered for it now (a read: no step when none is)."""
+        now = self.engine.clock.now().isoformat()
+        return (
+            self.engine.store.buffered_message(subscription.name, subscription.key, now) is not None
+        )
+
+    def _release_held(self, step: Step) -> None:
+        """A held condition (a non-interrupting conditional event that fired, whose condition
+        still held) waits again in the step that leaves it false: so it fires once per change
+        from false to true, not on every step while it holds."""
+        for subscription in self.data.subscriptions.values():
+            held = subscription.status is SubscriptionState.HELD
+            if held and not self._condition_holds(subscription):
+                step.touch_subscription(subscription).move(SubscriptionState.WAITING)
+
+    def _enter(self, track: Track, on_event: Listener | None) -> None:
+        """A ready track enters its node (and a service task's handler runs after that step)."""
+        ctx = self._step(track, _arrive, on_event)
+        if ctx is not None and ctx.external is not None:
+            self._run_job(ctx, on_event)
+
+    def _fail(
+        self,
+        track_id: int,
+        element: str,
+        message: str,
+        on_event: Listener | None,
+        receipt: Receipt | None = None,
+        wait: str | None = None,
+        origin: str | None = None,
+    ) -> None:
+        """An incident at a track; a called instance that fails tells its caller (outbox),
+        whose call activity's token fails with it, up to the root (`origin`: the instance
+        deeper down whose incident this is, as text, when it is not this one's own)."""
+        message = incident_text(message)
+        step = Step(self.data)
+        step.receive(receipt)
+        track = step.touch_track(self.data.tracks[track_id])
+        track.move(TrackState.FAILED)
+        if wait is not None:
+            track.wait = wait
+        for task in self.data.tasks.values():  # a retry re-enters the element: a new task
+            if task.track == track_id and task.status is TaskState.WAITING:
+                step.touch_task(task).move(TaskState.CANCELLED)
+        head = self.data.head
+        head.incident = f"{element}: {message}"
+        if head.state is InstanceState.ACTIVE:
+            step.set_state(InstanceState.FAILED)
+            if head.parent_instance is not None:
+                if origin is None:
+                    step.sent.append(calls.incident(head, element, message, ""))
+                else:
+                    step.sent.append(calls.incident(head, element, "", origin))
+        step.emit("incident.created", element, track_id, message=message)
+        step.emit(
+            "instance.failed",
+            element,
+            incident=self.data.head.incident,
+            variables=self.variables,
+        )
+        self._commit(step, on_event)
+
+    def _run_job(self, ctx: StepContext, on_event: Listener | None) -> None:
+        """Call the handler outside any transaction, then commit its result as a step."""
+        assert ctx.external is not None
+        self.checkpoints.flush()  # the job's lease is in the rows before its handler runs
+        try:
+            self._finish_job(ctx, on_event)
+        finally:  # and its result with the next step, before any other handler is called
+            self.checkpoints.flush_with_next()
+
+    def _finish_job(self, ctx: StepContext, on_event: Listener | None) -> None:
+        assert ctx.external is not None
+        track_id = ctx.track.id
+        try:
+            with self.engine.heartbeat.holding(self.id, track_id):
+                result = ctx.external()
+        except BpmnError as thrown:  # a business error: thrown at the task, maybe caught
+            code, message = thrown.code, thrown.message
+            track = self.data.tracks[track_id]
+            self._step(track, lambda c: throw_error(c, code, message), on_event)
+            return
+        except (Exception, SystemExit) as error:  # the handler failed: a retry or an incident
+            self._job_failed(ctx, error, on_event)
+            return
+        behaviour = behaviour_for(ctx.node)
+        assert isinstance(behaviour, ServiceTaskBehaviour)
+        track = self.data.tracks[track_id]
+        self._step(track, lambda c: behaviour.finish_external(c, result), on_event)
+
+    def _job_failed(
+        self, ctx: StepContext, error: BaseException, on_event: Listener | None
+    ) -> None:
+        """A transient failure with tries left waits for its retry timer; any other is an
+        incident (`retries.py`). A handler calling `sys.exit` is a bug: no retry."""
+        message = f"handler {handlers.failure(error)}"
+        node = ctx.node
+        assert isinstance(node, Task)
+        track = self.data.tracks[ctx.track.id]
+        due = None
+        if not isinstance(error, SystemExit):
+            now = self.engine.clock.now()
+            token = f"{self.id}/{track.id}"
+            due = retries.retry_at(error, node, track.attempt, self.engine.backoff, now, token)
+        if due is not None:
+            self._step(track, lambda c: retries.wait_for_retry(c, due, message), on_event)
+            return
+        message += retries.exhausted(node, self.engine.backoff, track.attempt, error)
+        self._fail(track.id, node.id, message, on_event)
+
+    def _external(self, track: Track, on_event: Listener | None) -> None:
+        """Re-run the job of a track a crash left `executing` (at least once)."""
+        ctx = self._step(track, lambda c: behaviour_for(c.node).execute(c), on_event)
+        if ctx is not None and ctx.external is not None:
+            self._run_job(ctx, on_event)
+
+    def _answer_new_tasks(self, step: Step, on_event: Listener | None) -> None:
+        answer = self.engine.on_user_task
+        if answer is None:
+            return
+        for task_id, before in step.tasks.items():
+            task = self.data.tasks[task_id]
+            if before is not None or task.status is not TaskState.WAITING:
+                continue
+            self.checkpoints.flush()  # a user task is a wait state, even one answered at once
+            variables = answer(self, task)
+            if variables is not None and task.status is TaskState.WAITING:
+                self.complete_task(task.id, variables, on_event)

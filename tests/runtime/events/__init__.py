@@ -1,0 +1,1 @@
+"""Tests of events, subscriptions and timers (`runtime/events/`)."""

@@ -1,0 +1,1 @@
+"""Tests of an instance and its steps: scheduling, checkpoints, rewinding (`runtime/instance/`)."""

@@ -1,0 +1,1 @@
+"""Tests of the step: listeners, triggers, scripts in every language (`runtime/step/`)."""
