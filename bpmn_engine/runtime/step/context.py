@@ -72,9 +72,7 @@ class Services(Protocol):
     clock: Clock
     trust_scripts: bool
     simulate: bool  # a service task with no handler completes as a no-op, not waits
-    backoff: (
-        Backoff  # how often a failing handler is tried by default (runtime/instance/retries.py)
-    )
+    backoff: Backoff  # a failing handler's default tries (runtime/instance/retries.py)
 
     def handler_for(self, node: Task | Listener) -> tuple[Handler | None, str | None]: ...
     def behaviour_for(self, node: FlowNode) -> Behaviour: ...
