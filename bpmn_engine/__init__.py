@@ -15,6 +15,7 @@ from bpmn_engine.errors import (
     ConcurrentModification,
     ExpressionError,
     LoadError,
+    PermanentError,
     UsageError,
 )
 
@@ -107,6 +108,7 @@ __all__ = [
     "LoadError",
     "OpenTask",
     "Outcome",
+    "PermanentError",
     "RealClock",
     "ServiceTaskContext",
     "Subscription",

@@ -58,10 +58,20 @@ class BpmnError(BpmnEngineError):
 
     `raise BpmnError("OUT_OF_STOCK", "no lamps left")` in a handler is like an error end
     event: the nearest error boundary event whose error code matches (or that catches all)
-    interrupts its activity; with none, the instance fails with an incident.
+    interrupts its activity; with none, the instance fails with an incident. It is never
+    retried: the handler has answered.
     """
 
     def __init__(self, code: str, message: str = "") -> None:
         super().__init__(f"{code}: {message}" if message else code)
         self.code = code
         self.message = message
+
+
+class PermanentError(BpmnEngineError):
+    """A handler's failure that trying again cannot fix (bad data, a refused request).
+
+    Any other exception a handler raises is taken as transient (a service down, a timeout)
+    and the job is tried again after a backoff, up to its retries (docs/operations.md);
+    `raise PermanentError("no such customer")` skips the retries: an incident at once.
+    """

@@ -80,6 +80,8 @@ class RunSettings:
     checkpoint: str
     simulate: bool = False
     search_path: tuple[str, ...] = ()  # --path: folders where called processes are found
+    retries: int | None = None  # --retries: a failing handler's tries in all
+    backoff: str | None = None  # --backoff: the wait before its first retry, doubling
 
     def engine(self, db: str, as_json: bool, *, existing: bool = True) -> Engine:
         """The engine on `db`; `existing`: the command acts on what a run left there."""
@@ -95,11 +97,19 @@ class RunSettings:
             self.checkpoint,
             simulate=self.simulate,
             search_path=self.search_path,
+            retries=self.retries,
+            backoff=seconds(self.backoff, "--backoff") if self.backoff else None,
         )
 
     @property
     def wait(self) -> float:
         return seconds(self.wait_timers)
+
+    @property
+    def waits(self) -> tuple[float, float]:
+        """`Instance.run`'s waits: for timers (`--wait-timers`), and for a failed job's next
+        try, which a command in the foreground waits for when due within a minute."""
+        return self.wait, WAIT_RETRIES
 
     @property
     def options(self) -> str:
@@ -111,6 +121,8 @@ class RunSettings:
         parts += ["--checkpoint wait"] if self.checkpoint == "wait" else []
         parts += ["--simulate"] if self.simulate else []
         parts += [f"--path {shlex.quote(folder)}" for folder in self.search_path]
+        parts += [f"--retries {self.retries}"] if self.retries else []
+        parts += [f"--backoff {shlex.quote(self.backoff)}"] if self.backoff else []
         return "".join(f" {part}" for part in parts)
 
 
@@ -129,14 +141,26 @@ def run_options(command: Callable) -> Callable:
         checkpoint: str,
         simulate: bool,
         search_path: tuple[str, ...],
+        retries: int | None,
+        backoff: str | None,
         **kwargs: Any,
     ) -> Any:
         settings = RunSettings(
-            answers, handlers, trust_scripts, clock, wait_timers, checkpoint, simulate, search_path
+            answers,
+            handlers,
+            trust_scripts,
+            clock,
+            wait_timers,
+            checkpoint,
+            simulate,
+            search_path,
+            retries,
+            backoff,
         )
         return command(*args, settings=settings, **kwargs)
 
     f: Callable = collapsed
+    f = retry_options(f)
     f = path_option(f)
     f = checkpoint_option(f)
     f = click.option(
@@ -167,6 +191,29 @@ def run_options(command: Callable) -> Callable:
         "--trust-scripts", is_flag=True, help="Run script tasks as full Python (not sandboxed)."
     )(f)
     return f
+
+
+WAIT_RETRIES = 60.0
+"""`bpmn run` (and the other commands that run in the foreground) wait for a failed job's
+next try due within this many seconds: the default backoff's three tries take three. A
+later one leaves the instance waiting for `bpmn resume` or `bpmn worker`."""
+
+
+def retry_options(f: Callable) -> Callable:
+    """--retries N and --backoff DURATION: how often a failing handler is tried by default."""
+    f = click.option(
+        "--backoff",
+        metavar="DURATION",
+        help="The wait before a failed handler's first retry (ISO 8601; default PT1S), "
+        "doubling each time up to an hour, within 10 %; a task's own retry cycle goes first.",
+    )(f)
+    return click.option(
+        "--retries",
+        type=click.IntRange(min=1, max=1000),
+        metavar="N",
+        help="How often a handler that raises is tried in all (default 3), where its task "
+        "says nothing (failedJobRetryTimeCycle, zeebe retries); then an incident.",
+    )(f)
 
 
 def simulate_option(f: Callable) -> Callable:
@@ -399,6 +446,8 @@ def open_engine(
     read_only: bool = False,
     simulate: bool = False,
     search_path: tuple[str, ...] = (),
+    retries: int | None = None,
+    backoff: float | None = None,
 ) -> Engine:
     answer_book = AnswerBook(read_json(answers, "--answers") if answers else {}, as_json)
     return new_engine(
@@ -411,6 +460,8 @@ def open_engine(
         checkpoint=checkpoint,
         simulate=simulate,
         search_path=search_path,
+        **({"retries": retries} if retries is not None else {}),
+        **({"backoff": backoff} if backoff is not None else {}),
     )
 
 
@@ -527,7 +578,7 @@ def finish_many(
         if isinstance(listener, Trace):
             listener.instance = instance
         try:
-            outcome = instance.run(listener, settings.wait)
+            outcome = instance.run(listener, *settings.waits)
         except ConcurrentModification:
             elsewhere(isinstance(listener, JsonLines), instance.id)
             codes.append(ExitCode.OK)

@@ -20,6 +20,7 @@ from bpmn_engine.cli.common import (
     json_option,
     new_engine,
     path_option,
+    retry_options,
     seconds,
     simulate_option,
 )
@@ -148,6 +149,7 @@ def show_decisions(decisions: Decisions, changed: bool, as_json: bool) -> None:
 )
 @checkpoint_option
 @path_option
+@retry_options
 @json_option
 def worker(
     db: str,
@@ -162,6 +164,8 @@ def worker(
     job_timeout: float | None,
     checkpoint: str,
     search_path: tuple[str, ...],
+    retries: int | None,
+    backoff: str | None,
     as_json: bool,
 ) -> None:
     """Run every instance in the database that has something to do, and start instances
@@ -181,6 +185,8 @@ def worker(
         job_timeout=job_timeout,
         simulate=simulate,
         search_path=search_path,
+        **({"retries": retries} if retries is not None else {}),
+        **({"backoff": seconds(backoff, "--backoff")} if backoff else {}),
     )
 
     def notice(event: Event) -> None:

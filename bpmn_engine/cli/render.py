@@ -110,6 +110,13 @@ class Trace:
             line = f"    [dim]{safe(shown)}[/]"
         elif kind == "warning":
             line = f"  [yellow]⚠ {safe(str(data.get('message')))}[/] [dim]{safe(event.element)}[/]"
+        elif kind == "job.failed":
+            tried = f"try {data.get('attempt')} of {data.get('tries')}"
+            again = f"tried again at {data.get('retry_at')}"
+            line = (
+                f"  [yellow]↻ {self.name(event)}: {safe(str(data.get('error')))}[/] "
+                f"[dim]({tried}; {safe(again)})[/] {track}"
+            )
         elif kind == "incident.created":
             line = f"  [red]✗ {safe(event.element)}: {safe(str(data.get('message')))}[/]"
         elif kind == "incident.resolved":
@@ -269,6 +276,12 @@ def _wait_hint(outcome: Outcome, wait: dict[str, Any], db_opt: str) -> str:
         return (
             f"waiting for timer [bold]{safe(wait['element'])}[/], due {wait['due']}: "
             f"[bold]bpmn resume {instance}{db_opt}[/] once it is due"
+        )
+    if reason == "retry":
+        return (
+            f"waiting to try the handler of [bold]{safe(wait['element'])}[/] again (try "
+            f"{wait['attempt']}), due {wait['due']}: [bold]bpmn resume {instance}{db_opt}[/] "
+            "once it is due, or leave it to [bold]bpmn worker[/]"
         )
     if reason in ("message", "signal"):
         key = f" --key {shlex.quote(wait['key'])}" if wait.get("key") else ""

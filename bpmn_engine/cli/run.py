@@ -118,7 +118,7 @@ def run(
     if isinstance(listener, Trace):  # names come from the definitions, known only now
         listener.instance = instance
     with recorded(recorder, engine, instance.id):
-        outcome = instance.run(listener, settings.wait)
+        outcome = instance.run(listener, *settings.waits)
         finish_tree(engine, outcome, db, listener, settings.options)
 
 
@@ -145,7 +145,7 @@ def run_pools(
     """Run every pool (message flows between them go through the outbox), then report each
     instance, the pools started and those not started; the exit code is the most serious."""
     RUNNING.extend((i, db) for i in collaboration.pools)
-    outcomes = collaboration.run(listener, settings.wait)
+    outcomes = collaboration.run(listener, *settings.waits)
     RUNNING.extend((i, db) for i in collaboration.instance_ids[len(collaboration.pools) :])
     pools = [engine.instance(i).process_id for i in collaboration.pools]
     not_started = collaboration.not_started()
@@ -206,7 +206,7 @@ def complete(
             holder.complete_task(task, variables, listener)
             if holder is instance:
                 return instance
-            holder.run(listener, settings.wait)  # a called instance's task: it runs on first
+            holder.run(listener, *settings.waits)  # a called instance's task: it runs on first
             return engine.instance(instance.id)
 
         return act
@@ -270,7 +270,7 @@ def act_then_run(
     if recorder is not None:
         recorder.step(*step)
     with recorded(recorder, engine, root):
-        outcome = act(listener).run(listener, settings.wait)
+        outcome = act(listener).run(listener, *settings.waits)
         finish_tree(engine, outcome, db, listener, settings.options)
 
 

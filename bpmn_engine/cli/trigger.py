@@ -59,7 +59,7 @@ def trigger(
             holder.trigger(element, variables, listener, track=track)
             if holder is instance:
                 return instance
-            holder.run(listener, settings.wait)  # a called instance's wait: it runs on first
+            holder.run(listener, *settings.waits)  # a called instance's wait: it runs on first
             return engine.instance(instance.id)
 
         return act

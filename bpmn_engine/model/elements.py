@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, dataclass_transform
 
+from bpmn_engine.model.retries import RetryPolicy
+
 _Spec = TypeVar("_Spec")
 
 
@@ -269,6 +271,8 @@ class Task(Activity):
     # jBPM's work item name (`drools:taskName`): a `task` with one calls its handler
     work_item: str | None = None
     assignment: Assignment | None = None  # a user task's assignee and candidates
+    # how often its handler is tried (`model/retries.py`); None: the engine's default
+    retry: RetryPolicy | None = None
 
 
 @spec

@@ -10,11 +10,12 @@ engine cannot honour; everything else in `extensionElements` cannot change a loc
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from lxml import etree
 
+from bpmn_engine.model import retries
 from bpmn_engine.model.elements import (
     CallMapping,
     DecisionCall,
@@ -24,6 +25,7 @@ from bpmn_engine.model.elements import (
     IoParameter,
 )
 from bpmn_engine.model.kinds import BPMN
+from bpmn_engine.model.retries import RetryPolicy
 from bpmn_engine.parse.xml import local_name as _local
 
 CAMUNDA = "http://camunda.org/schema/1.0/bpmn"
@@ -213,6 +215,38 @@ def task_headers(ext: ElementIndex) -> tuple[tuple[str, str], ...]:
         for header in headers
         if _local(header) == "header" and header.get("key")
     )
+
+
+class Retries(NamedTuple):
+    """A task's own retry policy as written on `element`, or why it cannot be read."""
+
+    element: etree._Element
+    policy: RetryPolicy | None
+    problem: str | None = None
+
+
+def retry_policy(ext: ElementIndex) -> Retries | None:
+    """Camunda 7's (and Activiti's, Flowable's) `failedJobRetryTimeCycle`, or Zeebe's
+    `taskDefinition retries`, if the task has one."""
+    if not ext.has_extensions:
+        return None
+    written: list[tuple[etree._Element, str, Callable[[str], RetryPolicy]]] = [
+        (cycle, "".join(cycle.itertext()), retries.camunda_cycle)
+        for ns in CAMUNDA_LIKE
+        for cycle in ext.extension_children(ns, "failedJobRetryTimeCycle")
+    ]
+    written += [
+        (job, job.get("retries") or "", retries.zeebe_retries)
+        for job in ext.extension_children(ZEEBE, "taskDefinition")
+        if (job.get("retries") or "").strip()
+    ]
+    if not written:
+        return None
+    element, text, read = written[0]
+    try:
+        return Retries(element, read(text))
+    except retries.RetryPolicyError as error:
+        return Retries(element, None, str(error))
 
 
 def refused(ext: ElementIndex, *, mappings: bool) -> list[tuple[etree._Element, str]]:

@@ -95,6 +95,15 @@ _SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
 _ANY_BPMN = f"{_BPMN_PREFIX}*"
 
 
+def _calls_handler(node: FlowNode) -> bool:
+    """Whether the node's work is a handler's (a service task's job), which can be retried."""
+    if not isinstance(node, Task):
+        return False
+    if node.kind == "businessRuleTask":
+        return node.decision is None
+    return node.kind in ("serviceTask", "sendTask") or node.work_item is not None
+
+
 def _is_bpmn(element: etree._Element) -> bool:
     return isinstance(element.tag, str) and element.tag.startswith(_BPMN_PREFIX)
 
@@ -384,27 +393,18 @@ class _Compiler:
                         f"{carried} on {_local(element)}: a {what} event carries no data to "
                         "a catcher, so its data input would go nowhere",
                     )
-        for ns in extensions.CAMUNDA_LIKE if ext.has_extensions else ():
-            for retry in ext.extension_children(ns, "failedJobRetryTimeCycle"):
-                self.warnings.append(
-                    Refusal(
-                        node.id,
-                        retry.sourceline or node.line,
-                        "failedJobRetryTimeCycle is not run: a failing handler is an incident "
-                        "at once, retried by `bpmn resume`",
-                    )
+        written = extensions.retry_policy(ext) if ext.has_extensions else None
+        if written is not None and written.problem is not None:
+            self.refuse(written.element, f"{_local(written.element)}: {written.problem}")
+        elif written is not None and not _calls_handler(node):
+            self.warnings.append(
+                Refusal(
+                    node.id,
+                    written.element.sourceline or node.line,
+                    f"{_local(written.element)} is not used: this {node.kind} calls no handler, "
+                    "and only a handler's failure is retried (every step is committed already)",
                 )
-        if ext.has_extensions:
-            for job in ext.extension_children(extensions.ZEEBE, "taskDefinition"):
-                if (job.get("retries") or "").strip():
-                    self.warnings.append(
-                        Refusal(
-                            node.id,
-                            job.sourceline or node.line,
-                            f"zeebe:taskDefinition retries={job.get('retries')!r} is not run: "
-                            "a failing handler is an incident at once, retried by `bpmn resume`",
-                        )
-                    )
+            )
 
         for where, why in jbpm.refused(ext, node.kind) if self.jbpm else ():
             self.refuse(where, why)
@@ -938,6 +938,7 @@ def _read_task(
         decision, refused = extensions.decision_call(ext)
         if refused:
             c.refuse(element, refused)
+    written = extensions.retry_policy(ext) if ext.has_extensions else None
     return Task(  # by position, in the order of the fields (see `_Compiler.base`)
         *c.activity(element, ext, flows),
         handler_names,
@@ -951,6 +952,7 @@ def _read_task(
         waits,
         work_item,
         assignments.read(ext, bare_is_user=c.jbpm) if element.tag == _USER_TASK else None,
+        written.policy if written is not None else None,
     )
 
 

@@ -37,6 +37,9 @@ SELF_COMPLETING = frozenset({AD_HOC, AD_HOC_COMPLETING})
 # a service task whose handler this engine does not have waits for one (Camunda 8's job, 7's
 # external task): an engine that has it serves the job (`bpmn resume --handlers`, a worker)
 JOB = "job"
+# a service task whose handler failed with tries left waits for its retry timer, at the task
+# (`runtime/instance/retries.py`): the timer row keeps it alive
+RETRY = "retry"
 
 
 @dataclass(slots=True)

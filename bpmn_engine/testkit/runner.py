@@ -52,6 +52,9 @@ class ScenarioClock:
     def now(self) -> datetime:
         return self._now
 
+    def to(self, moment: datetime) -> None:
+        self._now = max(self._now, moment)
+
     def advance(self, duration: str) -> None:
         try:
             self._now = self._now + parse_duration(duration)
@@ -193,7 +196,7 @@ class Runner:
             call = calls[min(self.calls[name], len(calls)) - 1]
             if call.error is not None:
                 raise BpmnError(call.error, call.message)
-            if call.fail is not None:
+            if call.fail is not None:  # as the service would: retried while tries are left
                 raise RuntimeError(call.fail)
             return dict(call.returns)
 
@@ -275,11 +278,23 @@ class Runner:
             self.engine, poll=0.0, once=True, on_error=self.errors.append, on_event=count
         )
         worker.run()
+        while events <= self.max_events and self._wait_for_retry():
+            worker.run()
         if events > self.max_events:
             raise StillRunning(
                 f"still running after {self.max_events} events: a loop that never ends? "
                 "(Runner(max_events=...) allows more)"
             )
+
+    def _wait_for_retry(self) -> bool:
+        """Let the backoff of a failed job pass, as a worker waits it out: the clock moves by
+        itself only to a retry that no other timer comes before (those wait for `advance`)."""
+        for due, _repeat, version, element in self.engine.store.waiting_timers_by_due():
+            if self.engine.definitions(version).node(element).kind.endswith("Event"):
+                return False  # a timer event: the scenario says when time passes
+            self.clock.to(datetime.fromisoformat(due))
+            return True
+        return False
 
     def complete(self, task: str, variables: Mapping[str, Any] | None = None) -> None:
         """Complete a waiting user task (element id or name), in the instance or any

@@ -219,6 +219,7 @@ READ_BY_POSITION = {
         "waits_for_person",
         "work_item",
         "assignment",
+        "retry",
     ),
     "SubProcess": (*ACTIVITY, "scope", "triggered_by_event"),
     "CallActivity": (

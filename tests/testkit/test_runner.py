@@ -77,7 +77,8 @@ def test_mocks_return_throw_and_fail_in_turn(scenario_file) -> None:
             '[[scenario.steps]]\ncomplete = "Task_FixAddress"\n'
             'variables = { address = "2 Side St" }\n'
             '[scenario.expect]\nstate = "failed"\nincident = "carrier offline"\n'
-            'incident_at = "Task_ShipOrder"\ncalls = { ship_order = 2 }\n'
+            # the failure is tried three times (the default): four calls in all
+            'incident_at = "Task_ShipOrder"\ncalls = { ship_order = 4 }\n'
             'passed = ["Event_AddressInvalid", "Task_FixAddress"]\n'
         )
     )

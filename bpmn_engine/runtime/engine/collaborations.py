@@ -119,7 +119,9 @@ class Collaboration:
     def instances(self) -> list[Instance]:
         return [self.engine.instance(i) for i in self.instance_ids]
 
-    def run(self, on_event: Listener | None = None, wait_timers: float = 0.0) -> list[Outcome]:
+    def run(
+        self, on_event: Listener | None = None, wait_timers: float = 0.0, wait_retries: float = 0.0
+    ) -> list[Outcome]:
         """Run every instance until each completes, fails or waits; their outcomes.
 
         Every instance runs until it waits (what it sends is delivered after each commit,
@@ -128,7 +130,7 @@ class Collaboration:
         engine = self.engine
         while True:
             for instance_id in self.instance_ids:  # reloaded: a delivery may have moved it
-                engine.instance(instance_id).run(on_event, wait_timers)
+                engine.instance(instance_id).run(on_event, wait_timers, wait_retries)
             if not engine.start_kept_messages(on_event):
                 return [engine.instance(i).outcome() for i in self.instance_ids]
 

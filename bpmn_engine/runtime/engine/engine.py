@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bpmn_engine.errors import UsageError
 from bpmn_engine.model import CallActivity, Definitions, Task
+from bpmn_engine.model.retries import DEFAULT_BACKOFF, DEFAULT_TRIES, Backoff
 from bpmn_engine.parse import folders
 from bpmn_engine.runtime.calls.protocol import MAX_TREE_SIZE
 from bpmn_engine.runtime.clock import Clock, RealClock
@@ -68,8 +69,13 @@ class Engine(StartsPart, CallsPart, InstancesPart, DefinitionsPart):
         simulate: bool = False,
         max_tree_size: int = MAX_TREE_SIZE,
         search_path: Iterable[str | Path] = (),
+        retries: int = DEFAULT_TRIES,
+        backoff: float = DEFAULT_BACKOFF,
     ) -> None:
         self.checkpoint = check_policy(checkpoint)
+        # a failing handler's tries in all, and the wait before the first retry (seconds,
+        # doubling), where its task says nothing of its own (runtime/instance/retries.py)
+        self.backoff = Backoff(retries, backoff)
         self.undo = undo  # keep each step's before-images, so that `rewind` can go back
         self.store = store
         if job_timeout is not None and job_timeout <= 0:

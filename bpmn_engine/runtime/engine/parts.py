@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bpmn_engine.model import CallActivity, Definitions, Task
+from bpmn_engine.model.retries import Backoff
 from bpmn_engine.parse import folders
 from bpmn_engine.records.rows import UserTask
 from bpmn_engine.runtime.clock import Clock
@@ -35,6 +36,7 @@ class EngineParts:
     handlers: Mapping[str, Handler]
     trust_scripts: bool
     simulate: bool
+    backoff: Backoff
     on_user_task: UserTaskAnswer | None
     postman: Postman
     session: collaborations.Session

@@ -11,14 +11,14 @@ from bpmn_engine.errors import UsageError
 from bpmn_engine.model import Activity
 from bpmn_engine.records.data import Step
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import JOB, Subscription, Timer
+from bpmn_engine.records.rows import JOB, RETRY, Subscription, Timer
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.complex_gateway import RECORDS, ComplexGatewayBehaviour
 from bpmn_engine.runtime.behaviours.gateways import InclusiveGatewayBehaviour
 from bpmn_engine.runtime.calls.tree import CallTree
 from bpmn_engine.runtime.events.conditional import CONDITIONAL
 from bpmn_engine.runtime.events.trigger import fire_condition, fire_timer
-from bpmn_engine.runtime.instance import collector
+from bpmn_engine.runtime.instance import collector, retries
 from bpmn_engine.runtime.instance.parts import InstanceParts, Listener
 from bpmn_engine.runtime.instance.reading import Outcome
 from bpmn_engine.runtime.instance.scheduler import Action, ActionKind
@@ -29,25 +29,33 @@ class StepLoop(InstanceParts):
     """Choosing and doing the next action; each action is one step (`steps.py`)."""
 
     # --- running ------------------------------------------------------------------------------
-    def run(self, on_event: Listener | None = None, wait_timers: float = 0.0) -> Outcome:
+    def run(
+        self,
+        on_event: Listener | None = None,
+        wait_timers: float = 0.0,
+        wait_retries: float = 0.0,
+    ) -> Outcome:
         """Run until the instance completes, fails, or every live track waits.
 
         With the real clock, a timer due within `wait_timers` seconds is waited for (the
-        process sleeps); later timers leave the instance waiting, as rows, for a later resume.
+        process sleeps), and a failed job's next try within `wait_retries` (or `wait_timers`);
+        later ones leave the instance waiting, as rows, for a later resume or a worker.
         """
         self.engine.postman.flush(self, on_event)  # what a crash left before its delivery
         with collector.young_only(), self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
                 if self.step_once(on_event):
                     continue
-                found = self._earliest_timer_in_tree() if wait_timers > 0 else None
+                waits = wait_timers > 0 or wait_retries > 0
+                found = self._earliest_timer_in_tree() if waits else None
                 if found is None:
                     break
                 holder, timer = found
                 delay = (
                     datetime.fromisoformat(timer.due) - self.engine.clock.now()
                 ).total_seconds()
-                if delay > wait_timers:
+                retry = holder.data.tracks[timer.track].wait == RETRY
+                if delay > (max(wait_timers, wait_retries) if retry else wait_timers):
                     break
                 self.checkpoints.flush()  # a sleep is a wait state
                 time.sleep(max(delay, 0.0))
@@ -145,7 +153,13 @@ class StepLoop(InstanceParts):
         timer = self.data.timers[action.task or 0]
         if self.engine.clock.virtual:
             self.engine.clock.advance_to(datetime.fromisoformat(timer.due))
-        self._step(self.data.tracks[action.track], lambda c: fire_timer(c, timer), on_event)
+        track = self.data.tracks[action.track]
+        if track.wait == RETRY:  # a failed job's next try: its handler runs again
+            ctx = self._step(track, lambda c: retries.try_again(c, timer), on_event)
+            if ctx is not None and ctx.external is not None:
+                self._run_job(ctx, on_event)
+            return
+        self._step(track, lambda c: fire_timer(c, timer), on_event)
 
     def _fire_condition(self, action: Action, variables: Any, on_event: Listener | None) -> None:
         subscription = self.data.subscriptions[action.task or 0]

@@ -23,6 +23,7 @@ from bpmn_engine.records.rows import (
     CONSUMED,
     JOB,
     NOT_TOKENS,
+    RETRY,
     Event,
     Subscription,
     UserTask,
@@ -233,6 +234,7 @@ class Reading(InstanceParts):
                     CONSUMED,  # passed on by the gateway's reset, not waiting for anyone
                     AD_HOC_COMPLETING,
                     TRIGGER,
+                    RETRY,  # listed with its timer
                 ):
                     continue  # listed below, with what they wait for
                 wait = {"element": track.element, "reason": track.wait, "track": track.id}
@@ -267,14 +269,11 @@ class Reading(InstanceParts):
                     waits[-1]["condition"] = self._condition_text(subscription.element)
         for timer in self.data.timers.values():
             if timer.status is TimerState.WAITING:
-                waits.append(
-                    {
-                        "element": timer.element,
-                        "reason": "timer",
-                        "due": timer.due,
-                        "track": timer.track,
-                    }
-                )
+                wait = {"element": timer.element, "reason": "timer", "due": timer.due}
+                track = self.data.tracks[timer.track]
+                if track.wait == RETRY and track.element == timer.element:  # a job's next try
+                    wait |= {"reason": RETRY, "attempt": track.attempt + 1}
+                waits.append(wait | {"track": timer.track})
         for wait in waits:  # not started yet: it waits at its start events
             if "task" not in wait and self._is_process_start(wait["element"]):
                 wait["start"] = True

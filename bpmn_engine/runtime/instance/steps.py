@@ -4,6 +4,7 @@ an incident), deliver what it sent; and a service task's handler, called between
 from __future__ import annotations
 
 from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
+from bpmn_engine.model import Task
 from bpmn_engine.records.data import Step
 from bpmn_engine.records.lifecycle import InstanceState, SubscriptionState, TaskState, TrackState
 from bpmn_engine.records.rows import Receipt, Subscription, Track
@@ -13,6 +14,7 @@ from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour
 from bpmn_engine.runtime.calls import protocol as calls
 from bpmn_engine.runtime.events.errors import throw_error
 from bpmn_engine.runtime.events.trigger import deliver_buffered
+from bpmn_engine.runtime.instance import retries
 from bpmn_engine.runtime.instance.checkpoints import UnstorableStep
 from bpmn_engine.runtime.instance.parts import InstanceParts, Listener, StepWork
 from bpmn_engine.runtime.step.context import Incident, StepContext
@@ -209,14 +211,33 @@ class Steps(InstanceParts):
             track = self.data.tracks[track_id]
             self._step(track, lambda c: throw_error(c, code, message), on_event)
             return
-        except (Exception, SystemExit) as error:  # the handler failed: an incident, not a crash
-            message = f"handler {handlers.failure(error)}"
-            self._fail(track_id, ctx.node.id, message, on_event)
+        except (Exception, SystemExit) as error:  # the handler failed: a retry or an incident
+            self._job_failed(ctx, error, on_event)
             return
         behaviour = behaviour_for(ctx.node)
         assert isinstance(behaviour, ServiceTaskBehaviour)
         track = self.data.tracks[track_id]
         self._step(track, lambda c: behaviour.finish_external(c, result), on_event)
+
+    def _job_failed(
+        self, ctx: StepContext, error: BaseException, on_event: Listener | None
+    ) -> None:
+        """A transient failure with tries left waits for its retry timer; any other is an
+        incident (`retries.py`). A handler calling `sys.exit` is a bug: no retry."""
+        message = f"handler {handlers.failure(error)}"
+        node = ctx.node
+        assert isinstance(node, Task)
+        track = self.data.tracks[ctx.track.id]
+        due = None
+        if not isinstance(error, SystemExit):
+            now = self.engine.clock.now()
+            token = f"{self.id}/{track.id}"
+            due = retries.retry_at(error, node, track.attempt, self.engine.backoff, now, token)
+        if due is not None:
+            self._step(track, lambda c: retries.wait_for_retry(c, due, message), on_event)
+            return
+        message += retries.exhausted(node, self.engine.backoff, track.attempt, error)
+        self._fail(track.id, node.id, message, on_event)
 
     def _external(self, track: Track, on_event: Listener | None) -> None:
         """Re-run the job of a track a crash left `executing` (at least once)."""

@@ -29,6 +29,7 @@ from bpmn_engine.model import (
     Task,
 )
 from bpmn_engine.model import SequenceFlow as Flow
+from bpmn_engine.model.retries import Backoff
 from bpmn_engine.parse.folders import FoundFile
 from bpmn_engine.records.data import InstanceData, Step
 from bpmn_engine.records.lifecycle import InstanceState, ScopeState, TrackState
@@ -71,6 +72,7 @@ class Services(Protocol):
     clock: Clock
     trust_scripts: bool
     simulate: bool  # a service task with no handler completes as a no-op, not waits
+    backoff: Backoff  # a failing handler's default tries (runtime/instance/retries.py)
 
     def handler_for(self, node: Task | Listener) -> tuple[Handler | None, str | None]: ...
     def behaviour_for(self, node: FlowNode) -> Behaviour: ...

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
-from bpmn_engine.records.rows import CONSUMED, DELIVERED, JOB
+from bpmn_engine.records.rows import CONSUMED, DELIVERED, JOB, RETRY
 from bpmn_engine.store.sqlite.connection import instant
 from bpmn_engine.store.sqlite.leases import LeaseClock, holds
 
@@ -16,6 +16,7 @@ from bpmn_engine.store.sqlite.leases import LeaseClock, holds
 # loop, an event subprocess listening): a track waiting so is alive only through them
 _ENDED_BY_ROWS = (
     "timer",
+    RETRY,
     "message",
     "event",
     "user task",

@@ -623,7 +623,7 @@ def test_a_raising_handler_fails_the_instance_with_the_exception_message(
     def charge(context: ServiceTaskContext):
         raise ValueError("card declined")
 
-    engine = make_engine(handlers={"charge": charge})
+    engine = make_engine(handlers={"charge": charge}, retries=1)
     instance = engine.start(bpmn(service('camunda:topic="charge"')))
     # when
     outcome = instance.run()
@@ -647,7 +647,7 @@ def test_retry_reruns_a_handler_that_failed(bpmn: Bpmn, make_engine: MakeEngine)
             raise TimeoutError("provider down")
         return {"ok": True}
 
-    engine = make_engine(handlers={"Svc": flaky})
+    engine = make_engine(handlers={"Svc": flaky}, retries=1)
     instance = engine.start(bpmn(service("")))
     assert instance.run().state == "failed"
     # when
@@ -837,7 +837,7 @@ def test_an_incident_message_is_kept_to_ten_thousand_characters(
     def charge(context: ServiceTaskContext):
         raise ValueError("e" * 1_000_000)
 
-    engine = make_engine(handlers={"charge": charge})
+    engine = make_engine(handlers={"charge": charge}, retries=1)
     instance = engine.start(bpmn(service('camunda:topic="charge"')))
     outcome = instance.run()
     assert outcome.incident is not None and len(outcome.incident) < 10_100

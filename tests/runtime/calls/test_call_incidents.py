@@ -79,7 +79,7 @@ def test_a_failing_handler_in_the_child_fails_the_caller(tmp_path: Path) -> None
 
     work = '<serviceTask id="boom" camunda:type="external" camunda:topic="charge"/>'
     path = diagram(tmp_path, caller("parent", "child") + child(work))
-    engine = Engine(tmp_path / "e.db", handlers={"charge": crash})
+    engine = Engine(tmp_path / "e.db", handlers={"charge": crash}, retries=1)
     root = engine.start(path, "parent")
     outcome = root.run()
     [_, called] = family(engine, root)
