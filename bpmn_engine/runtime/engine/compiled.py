@@ -31,7 +31,7 @@ from types import FunctionType, MappingProxyType
 from typing import Any
 
 from bpmn_engine.collection import collector_paused
-from bpmn_engine.model import elements, process
+from bpmn_engine.model import elements, process, retries
 from bpmn_engine.model.process import Definitions, FlowScope, Process
 
 FORMAT = 1  # of this module's serialisation; the fingerprint covers the model and parser
@@ -79,7 +79,7 @@ def _values(cls: type) -> Callable[[Any], tuple[Any, ...]]:
 
 def _model_classes() -> dict[tuple[str, str], type]:
     found: dict[tuple[str, str], type] = {}
-    for module in (elements, process):
+    for module in (elements, process, retries):
         for value in vars(module).values():
             if (
                 isinstance(value, type)
