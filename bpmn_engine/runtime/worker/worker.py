@@ -13,6 +13,11 @@ left alone until it finishes.
 
 Stopping (Ctrl-C, SIGTERM) only sets a flag: the step in progress, handler call included,
 commits first, and the loop ends between steps.
+
+`Worker` is one class made of parts (over `parts.py`, with `WorkerReport` and the engine as
+`WorkerServices`): here the turn loop, finding instances and driving each; `upkeep.py` the
+chores of a turn (overdue jobs, the outbox, start timers); `timing.py` waiting and virtual
+time.
 """
 
 from __future__ import annotations
@@ -22,96 +27,24 @@ import random
 import signal
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
 
 from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
-from bpmn_engine.model import BoundaryEvent, Definitions
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
-from bpmn_engine.records.rows import Event
-from bpmn_engine.runtime.clock import Clock
-from bpmn_engine.runtime.events.start_timers import firing_id, next_firing, timer_text
-from bpmn_engine.runtime.handlers import Handler
 from bpmn_engine.runtime.instance.instance import Instance
-from bpmn_engine.runtime.instance.parts import InstanceServices, Listener
+from bpmn_engine.runtime.instance.parts import Listener
+from bpmn_engine.runtime.worker.parts import WorkerReport, WorkerServices
+from bpmn_engine.runtime.worker.timing import HeldClock, Timing
+from bpmn_engine.runtime.worker.upkeep import Upkeep
 
-
-class WorkerServices(InstanceServices[Instance], Protocol):
-    """What a worker uses of its engine (`Engine` is one), besides what its instances use:
-    the definitions by version, its handlers and job cap, the outbox, starting at a start
-    event. The engine sits above the worker (it keeps the worker's heartbeat), so the worker
-    knows it by this protocol."""
-
-    handlers: Mapping[str, Handler]
-    job_timeout: float | None
-
-    def definitions(self, version: str) -> Definitions: ...
-    def deliver_outbox(self, on_event: Listener | None = None) -> int: ...
-    def start_at(
-        self,
-        definitions: Definitions,
-        process_id: str | None,
-        start_event_id: str,
-        variables: Mapping[str, Any] | None = None,
-        on_event: Listener | None = None,
-        *,
-        instance_id: str | None = None,
-        trigger: tuple[str, dict[str, Any]] | None = None,
-    ) -> Instance: ...
-
+__all__ = ["STEPS_PER_TURN", "Worker", "WorkerReport", "WorkerServices", "stop_on_signals"]
 
 STEPS_PER_TURN = 1000  # then the next instance: a busy loop in one diagram starves no other
-QUARANTINE_SECONDS = 60.0  # an instance whose step raised is left alone this long
 
 
-@dataclass
-class WorkerReport:
-    """What a worker did, for its last line of output."""
-
-    steps: int = 0
-    instances: set[str] = field(default_factory=set)
-    started: int = 0  # instances started by start timers
-    conflicts: int = 0  # steps another writer won (the instance was reloaded later)
-    leases_released: int = 0
-    jobs_given_up: int = 0  # jobs past the absolute cap (`--job-timeout`), failed
-    woken: int = 0  # waits a commit elsewhere ended early (PostgreSQL's NOTIFY)
-    errors: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "event": "worker.stopped",
-            "steps": self.steps,
-            "instances": len(self.instances),
-            "started": self.started,
-            "conflicts": self.conflicts,
-            "leases_released": self.leases_released,
-            "jobs_given_up": self.jobs_given_up,
-            "woken": self.woken,
-            "errors": len(self.errors),
-        }
-
-
-class _HeldClock:
-    """What instances see of a virtual clock while the worker runs: time that never jumps.
-
-    `Instance` jumps a virtual clock to its own next timer when it has nothing else to do; in
-    a worker many instances share the clock, so only the worker moves it (to the next timer
-    of any instance), and each instance fires only the timers that are due.
-    """
-
-    virtual = False
-
-    def __init__(self, clock: Clock) -> None:
-        self.clock = clock
-
-    def now(self) -> datetime:
-        return self.clock.now()
-
-
-class Worker:
+class Worker(Upkeep, Timing):
     """Runs everything in one store that can run, until stopped (or, `once`, until idle).
 
     `poll` is the pause between turns when there is nothing to do. `lease` is how long a job
@@ -151,7 +84,7 @@ class Worker:
         self._until: datetime | None = None
         self._serves: dict[tuple[str, str], bool] = {}  # (version, element): handler known
 
-    # --- control --------------------------------------------------------------------------
+    # --- control ------------------------------------------------------------------------------
     def stop(self) -> None:
         """Stop after the step in progress (safe from a signal handler: only sets a flag)."""
         self._stopping = True
@@ -162,7 +95,7 @@ class Worker:
 
     def run(self) -> WorkerReport:
         """Turn until stopped; with `once`, until nothing can happen (virtual: ever)."""
-        self.engine.clock = _HeldClock(self.clock) if self.clock.virtual else self.clock
+        self.engine.clock = HeldClock(self.clock) if self.clock.virtual else self.clock
         self._until = self.clock.now() + self.horizon if self.horizon is not None else None
         try:
             first = True
@@ -225,79 +158,6 @@ class Worker:
                 found.append(instance_id)
         return found
 
-    def give_up_overdue_jobs(self) -> int:
-        """Seed 004's absolute cap: a job whose handler call began more than the engine's
-        `job_timeout` ago is given up (an incident at its task), whoever holds it and however
-        fresh its lease: a wedged holder's heartbeat keeps renewing it forever."""
-        cap = self.engine.job_timeout
-        if cap is None:
-            return 0
-        given_up = 0
-        for instance_id, track_id, holder in self.store.overdue_jobs(cap):
-            reason = (
-                f"LEASE_ABSOLUTE_CAP: the job ran longer than the job timeout ({cap:g} s), "
-                f"held by {holder}; given up (bpmn resume runs it again)"
-            )
-            try:
-                if self.engine.instance(instance_id).give_up_job(track_id, reason, self._listen):
-                    given_up += 1
-            except ConcurrentModification:
-                self.report.conflicts += 1  # its result committed meanwhile, or another reaper
-        self.report.jobs_given_up += given_up
-        return given_up
-
-    def deliver_outbox(self) -> int:
-        """Deliver what steps sent and a crashed process left undelivered."""
-        try:
-            return self.engine.deliver_outbox(self._listen)
-        except ConcurrentModification:
-            self.report.conflicts += 1  # another worker delivers it: exactly once all the same
-        except BpmnEngineError as error:
-            self._trouble(None, f"outbox: {error}")
-        return 0
-
-    def fire_start_timers(self) -> int:
-        """Start an instance for each due start timer of a deployed process, exactly once."""
-        started = 0
-        now = self.clock.now()
-        for row in self.store.due_start_timers(now):
-            if self._stopping:
-                break
-            timer_id, deployment, process, version, element, due, repeat, interval = row
-            try:
-                self.engine.start_at(
-                    self.engine.definitions(version),
-                    process,
-                    element,
-                    None,
-                    self._listen,
-                    instance_id=firing_id(deployment, element, due),
-                    trigger=("timer.fired", {"due": datetime.fromisoformat(due).isoformat()}),
-                )
-                started += 1
-            except ConcurrentModification:
-                pass  # another worker started this firing: only the timer moves on
-            except BpmnEngineError as error:  # cannot start it: say so, do not retry forever
-                self._trouble(None, f"start timer {element} of {process}: {error}")
-            cron = None if interval else self._cron_of(version, element)
-            following = next_firing(datetime.fromisoformat(due), repeat, interval, now, cron)
-            if following is None:
-                self.store.advance_start_timer(timer_id, due, None, 0)
-            else:
-                self.store.advance_start_timer(timer_id, due, *following)
-        self.report.started += started
-        return started
-
-    def _cron_of(self, version: str, element: str) -> str | None:
-        """The timeCycle of a start timer with no fixed interval (cron, or calendar months
-        and years): its next time is read from the text."""
-        definitions = self.engine.definitions(version)
-        node = definitions.node_scopes[element].nodes[element]
-        for definition in getattr(node, "definitions", ()):
-            if definition.timer and definition.timer[0] == "timeCycle":
-                return timer_text(definition.timer[1], definition.timer_language)
-        return None
-
     def drive(self, instance_id: str) -> int:
         """Load one instance from its rows and run it until it waits; the steps it took."""
         steps = 0
@@ -342,77 +202,6 @@ class Worker:
             for track in instance.data.tracks.values()
             if track.status is TrackState.EXECUTING
         )
-
-    def _listen(self, event: Event) -> None:
-        if self.on_event is not None:
-            self.on_event(event)
-
-    def _trouble(self, instance_id: str | None, message: str) -> None:
-        self.report.errors.append(message)
-        if instance_id is not None:
-            self._quarantine[instance_id] = time.monotonic() + QUARANTINE_SECONDS
-        if self.on_error is not None:
-            self.on_error(message)
-
-    # --- time ---------------------------------------------------------------------------------
-    def _jump(self) -> bool:
-        """With a virtual clock and nothing to do: move time to the next timer ahead."""
-        if not self.clock.virtual:
-            return False
-        due = self._next_due(self.clock.now())
-        if due is None:
-            return False
-        self.clock.advance_to(due)  # type: ignore[attr-defined]
-        return True
-
-    def _next_due(self, now: datetime) -> datetime | None:
-        """The earliest timer after `now` worth jumping to (an endless cycle only within the
-        horizon: without one, jumping from firing to firing would never end)."""
-        bounded = self._until is not None
-        found: list[datetime] = []
-        for due, repeat, version, element in self.store.waiting_timers_by_due():
-            moment = datetime.fromisoformat(due)
-            if moment > now and (bounded or repeat != -1 or not self._endless(version, element)):
-                found.append(moment)
-                break
-        for due, repeat in self.store.start_timers_by_due():
-            moment = datetime.fromisoformat(due)
-            if moment > now and (bounded or repeat != -1):
-                found.append(moment)
-                break
-        if not found:
-            return None
-        earliest = min(found)
-        return None if self._until is not None and earliest > self._until else earliest
-
-    def _endless(self, version: str, element: str) -> bool:
-        """A timer that re-arms forever: a non-interrupting boundary cycle `R/...`."""
-        node = self.engine.definitions(version).node_scopes[element].nodes[element]
-        return isinstance(node, BoundaryEvent) and not node.cancel_activity
-
-    def _wait(self) -> None:
-        """Nothing to do now: wait the poll interval, or less when a timer falls due sooner.
-        On PostgreSQL a commit that leaves work ends the wait at once (LISTEN/NOTIFY); on
-        SQLite the worker polls."""
-        seconds = self.poll
-        now = self.clock.now()
-        due = self._next_timer(now)
-        if due is not None:
-            seconds = min(seconds, (due - now).total_seconds())
-        if self.store.wait_for_work(seconds, lambda: self._stopping):
-            self.report.woken += 1
-
-    def _next_timer(self, now: datetime) -> datetime | None:
-        """The earliest timer or start timer due after `now` (one due already is either
-        being run or held by another worker: the poll interval bounds those)."""
-        found: list[datetime] = []
-        for rows in (self.store.waiting_timers_by_due(), self.store.start_timers_by_due()):
-            for row in rows:
-                moment = datetime.fromisoformat(row[0])
-                if moment > now:
-                    found.append(moment)
-                    break
-        return min(found, default=None)
 
 
 @contextmanager
