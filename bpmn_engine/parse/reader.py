@@ -795,15 +795,10 @@ class _Compiler:
         if (
             any(d.kind == "message" and not d.ref for d in definitions)
             and not (index.attrs.get("name") or "").strip()
-            and not self._waits_for_any_message(element, definitions)
+            and not self.awaits_trigger(element, definitions)
         ):
             self.refuse(element, _NO_MESSAGE)
         return definitions
-
-    def _waits_for_any_message(
-        self, element: etree._Element, definitions: tuple[EventDefinition, ...]
-    ) -> bool:
-        return self.awaits_trigger(element, definitions)
 
     def awaits_trigger(
         self, element: etree._Element, definitions: tuple[EventDefinition, ...]
