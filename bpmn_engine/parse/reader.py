@@ -42,7 +42,15 @@ from bpmn_engine.model.elements import (
 )
 from bpmn_engine.model.kinds import BPMN, GATEWAYS, SUB_PROCESSES, TASKS
 from bpmn_engine.model.process import Definitions, FlowScope, Process
-from bpmn_engine.parse import assignments, compensation, data, extensions, jbpm, listeners
+from bpmn_engine.parse import (
+    assignments,
+    compensation,
+    data,
+    extensions,
+    jbpm,
+    listeners,
+    prerelease,
+)
 from bpmn_engine.parse.xml import local_name as _local
 from bpmn_engine.parse.xml import parse_xml, read_source
 
@@ -65,6 +73,7 @@ def compile_definitions(source: bytes, file: str = "<input>") -> Definitions:
 
 def compile_tree(root: etree._Element, source: bytes, file: str = "<input>") -> Definitions:
     """Compile an already parsed document (validation reads the tree once for every layer)."""
+    prerelease.upgrade(root)
     with collector_paused():
         return _Compiler(file).definitions(root, source)
 
@@ -161,6 +170,7 @@ class _Compiler:
         self.refusals: list[Refusal] = []  # of the process being compiled
         self.associations: dict[str, tuple[str, ...]] = {}  # source id -> target ids
         self.warnings: list[Refusal] = []
+        self.file_warnings: list[Refusal] = []  # said of every process of the file
         # the process being compiled is executable: an exclusive gateway without conditions
         # takes its first flow, as Camunda 7 (a descriptive one's fork says nothing to run)
         self.executable = True
@@ -186,6 +196,10 @@ class _Compiler:
                 f"not a BPMN 2.0 file: the root element is {root.tag!r}, "
                 f"expected {{{BPMN}}}definitions",
                 root,
+            )
+        if prerelease.renamed(root):
+            self.file_warnings.append(
+                Refusal(root.get("id") or "definitions", root.sourceline or 1, prerelease.WARNING)
             )
         self.jbpm = jbpm.declared(root)
         self.items = data.DataItems()
@@ -304,19 +318,46 @@ class _Compiler:
                 continue
             first = ids.get(element_id)
             if first is not None:
-                line = first.sourceline or 0
-                raise self.error(f"duplicate id (first used on line {line})", element)
+                if not self.jbpm or _SEQUENCE_FLOW not in (first.tag, element.tag):
+                    line = first.sourceline or 0
+                    raise self.error(f"duplicate id (first used on line {line})", element)
+                ids[element_id] = self._flow_renamed(element_id, first, element)
+                continue
             ids[element_id] = element
         for element in root.iter(*data.ITEM_TAGS):
             element_id = element.get("id")
             if element_id:
                 items.note(element, element_id)
 
+    def _flow_renamed(
+        self, element_id: str, first: etree._Element, later: etree._Element
+    ) -> etree._Element:
+        """jBPM keeps sequence flows apart from nodes and reads a flow by its sourceRef and
+        targetRef alone, so its files may give a flow the id of a node or of another flow:
+        the (later) flow gets a new id, with a warning; the element that keeps the id is
+        returned."""
+        flow, kept = (later, first) if later.tag == _SEQUENCE_FLOW else (first, later)
+        line = flow.sourceline or 0
+        new_id = f"{element_id}-line{line}"
+        while new_id in self.ids:
+            new_id += "'"
+        flow.set("id", new_id)
+        self.ids[new_id] = flow
+        self.file_warnings.append(
+            Refusal(
+                new_id,
+                line,
+                f"sequence flow id {element_id!r} is also the id of the element on line "
+                f"{kept.sourceline or 0}, which jBPM allows: the flow is read as {new_id!r}",
+            )
+        )
+        return kept
+
     def process(self, element: etree._Element) -> Process:
         process_id = element.get("id") or ""
         if not process_id:
             raise self.error("process has no id", element)
-        self.refusals, self.warnings = [], []
+        self.refusals, self.warnings = [], list(self.file_warnings)
         executable = element.get("isExecutable", "true").strip().lower() != "false"
         self.executable = executable
         nodes, flows = self.scope_contents(element)

@@ -571,3 +571,37 @@ def test_validate_reports_an_mvel_condition_naming_its_language(jbpm: Jbpm, tmp_
     result = cli(tmp_path, "validate", str(jbpm(properties("x") + choice("return x;"))))
     assert result.returncode != 0
     assert "MVEL expression 'return x;'" in result.stdout
+
+
+def test_a_flow_sharing_a_node_id_is_renamed_with_a_warning(jbpm: Jbpm, engine: Engine) -> None:
+    # given: jBPM's files may give a sequence flow the id of a node (read apart in jBPM)
+    body = (
+        '<bpmn2:startEvent id="S"/><bpmn2:task id="T"/><bpmn2:endEvent id="E"/>'
+        '<bpmn2:sequenceFlow id="T" sourceRef="S" targetRef="T"/>'
+        '<bpmn2:sequenceFlow id="T-E" sourceRef="T" targetRef="E"/>'
+    )
+    instance = engine.start(jbpm(body))
+    outcome = instance.run()
+    assert outcome.state == "completed" and outcome.end_event == "E"
+    [warning] = events_named(instance, "warning")
+    assert warning.element == "T-line4" and "sequence flow id 'T'" in warning.data["message"]
+
+
+def test_two_flows_with_one_id_both_run(jbpm: Jbpm, engine: Engine) -> None:
+    # given: two flows into a join, written with the same id (as in jBPM's link event test)
+    body = (
+        '<bpmn2:startEvent id="S"/><bpmn2:parallelGateway id="F"/>'
+        '<bpmn2:parallelGateway id="J"/><bpmn2:endEvent id="E"/>'
+        + flow("S", "F")
+        + '<bpmn2:sequenceFlow id="twice" sourceRef="F" targetRef="J"/>'
+        + '<bpmn2:sequenceFlow id="twice" sourceRef="F" targetRef="J"/>'
+        + flow("J", "E")
+    )
+    outcome = engine.start(jbpm(body)).run()
+    assert outcome.state == "completed" and outcome.end_event == "E"
+
+
+def test_a_duplicate_node_id_stays_refused_in_a_jbpm_file(jbpm: Jbpm, engine: Engine) -> None:
+    body = line('<bpmn2:task id="T"/>', '<bpmn2:task id="T"/>')
+    with pytest.raises(LoadError, match="duplicate id"):
+        engine.start(jbpm(body))
