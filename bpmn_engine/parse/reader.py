@@ -100,6 +100,10 @@ _NO_MESSAGE = (
     "names no message: give it a messageRef, or a name (a message without a messageRef is "
     "addressed by the event's name)"
 )
+_NO_SIGNAL = (
+    "names no signal: give it a signalRef, or a name (a signal without a signalRef is "
+    "addressed by the event's name, as SpiffWorkflow reads it)"
+)
 _SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
 _ANY_BPMN = f"{_BPMN_PREFIX}*"
 
@@ -833,12 +837,14 @@ class _Compiler:
         definitions = tuple(self.event_definition(d) for d in found)
         if any(d.kind == "message" for d in definitions):
             definitions = self._message_data(index, definitions)
-        if (
-            any(d.kind == "message" and not d.ref for d in definitions)
-            and not (index.attrs.get("name") or "").strip()
-            and not self.awaits_trigger(element, definitions)
+        if not (index.attrs.get("name") or "").strip() and not self.awaits_trigger(
+            element, definitions
         ):
-            self.refuse(element, _NO_MESSAGE)
+            kinds = {d.kind for d in definitions if not d.ref}
+            if "message" in kinds:
+                self.refuse(element, _NO_MESSAGE)
+            if "signal" in kinds:
+                self.refuse(element, _NO_SIGNAL)
         return definitions
 
     def awaits_trigger(

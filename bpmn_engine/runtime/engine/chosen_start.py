@@ -18,6 +18,7 @@ from bpmn_engine.errors import UsageError
 from bpmn_engine.model import Definitions, Process, StartEvent
 from bpmn_engine.runtime.engine.starts import Trigger
 from bpmn_engine.runtime.events.message import message_name
+from bpmn_engine.runtime.events.signal import signal_name
 from bpmn_engine.runtime.events.waiting_starts import WAITABLE
 
 
@@ -105,7 +106,7 @@ def fired_by(definitions: Definitions, node: StartEvent, now: datetime) -> Trigg
         name = message_name(definitions, definition.ref, node)
         return "message.received", {"name": name, "key": None, "on_request": True}
     if definition.kind == "signal":
-        name = definitions.signals.get(definition.ref or "", definition.ref)
+        name = signal_name(definitions, definition.ref, node)
         return "signal.received", {"name": name, "key": None, "on_request": True}
     if definition.kind == "timer":
         return "timer.fired", {"due": now.isoformat(), "on_request": True}

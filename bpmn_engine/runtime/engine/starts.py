@@ -28,6 +28,7 @@ from bpmn_engine.runtime.engine.precheck import check_process
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.message import MESSAGE, message_name
 from bpmn_engine.runtime.events.payloads import caught, maps_outputs
+from bpmn_engine.runtime.events.signal import signal_name
 from bpmn_engine.runtime.events.start_timers import timer_text
 from bpmn_engine.runtime.events.timers import TimerValueError, schedule
 from bpmn_engine.runtime.instance.instance import Instance
@@ -214,8 +215,10 @@ def _triggers(
                     element_id=node.id,
                 )
             messages.append((node.id, name))
-        elif definition.kind == "signal" and definitions.signals.get(definition.ref or ""):
-            signals.append((node.id, definitions.signals[definition.ref or ""]))
+        elif definition.kind == "signal" and (
+            signal := signal_name(definitions, definition.ref, node)
+        ):
+            signals.append((node.id, signal))
         else:
             untriggered.append(node.id)
     return timers, messages, signals, untriggered

@@ -3,18 +3,26 @@ outbox once its step is committed."""
 
 from __future__ import annotations
 
-from bpmn_engine.model import EventDefinition, FlowNode
+from bpmn_engine.model import Definitions, EventDefinition, FlowNode
 from bpmn_engine.records.rows import Sent, Subscription
 from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
 from bpmn_engine.runtime.events.payloads import thrown
 from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
+def signal_name(definitions: Definitions, ref: str | None, event: FlowNode) -> str | None:
+    """The name a signal goes by: its `signal`'s name, or without a `signalRef` the event's
+    own name (as SpiffWorkflow reads it); None with neither (refused at load)."""
+    if ref:
+        return definitions.signals.get(ref, ref)
+    return (event.name or "").strip() or None
+
+
 class SignalKind(EventDefinitionKind):
     kind = "signal"
 
     def awaited(self, ctx: StepContext, event: FlowNode, definition: EventDefinition) -> str:
-        name = ctx.definitions.signals.get(definition.ref or "", definition.ref)
+        name = signal_name(ctx.definitions, definition.ref, event)
         if not name:
             raise Incident(
                 f"{event.kind} (line {event.line}) names no signal to wait for", event.id
@@ -27,7 +35,7 @@ class SignalKind(EventDefinitionKind):
         return subscribe(ctx, event, host, "signal", self.awaited(ctx, event, definition))
 
     def throw(self, ctx: StepContext, definition: EventDefinition) -> None:
-        name = ctx.definitions.signals.get(definition.ref or "", definition.ref)
+        name = signal_name(ctx.definitions, definition.ref, ctx.node)
         if not name:
             raise Incident(f"signal throw (line {ctx.node.line}) names no signal", ctx.node.id)
         ctx.step.sent.append(Sent("signal", name, None, thrown(ctx, definition)))
