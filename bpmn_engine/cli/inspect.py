@@ -4,13 +4,14 @@ database is opened read-only, so they never disturb a run in progress)."""
 from __future__ import annotations
 
 import json
+import shlex
 from datetime import UTC, datetime
 
 import click
 from rich.table import Table
 
-from bpmn_engine import UsageError
-from bpmn_engine.cli.common import console, db_option, json_option, new_engine
+from bpmn_engine import Overdue, UsageError
+from bpmn_engine.cli.common import DEFAULT_DB, console, db_option, json_option, new_engine
 from bpmn_engine.cli.render import json_line, short, show, show_json
 from bpmn_engine.dsn import redact
 from bpmn_engine.terminal import json_safe, safe
@@ -82,8 +83,16 @@ def instances(
     """List the instances in the database."""
     engine = new_engine(db, read_only=True)
     rows = engine.instances(stuck=stuck, state=state, process=process_id, business_key=business_key)
+    late: dict[str, list[Overdue]] = {}
+    for token in engine.overdue() if stuck else ():
+        late.setdefault(token.instance, []).append(token)
     if as_json:
         for row in rows:  # `instance` too: the key every other command's JSON uses for it
+            if stuck:
+                row["overdue"] = [
+                    {"track": t.track, "element": t.element, "why": t.why, "since": t.since}
+                    for t in late.get(row["id"], ())
+                ]
             click.echo(json_line({"instance": row["id"], **row}))
         return
     called = any(row["parent_instance"] for row in rows)
@@ -114,6 +123,16 @@ def instances(
             cells.append(row["parent_instance"] or "")
         table.add_row(*(safe(c) for c in cells))
     console.print(table)
+    db_opt = "" if db == DEFAULT_DB else f" --db {shlex.quote(redact(db))}"
+    for tokens in late.values():
+        for token in tokens:
+            console.print(
+                f"[yellow]late:[/] {safe(token.instance)} at {safe(token.element)} "
+                f"(token #{token.track}): {safe(token.reason)}; move it on: "
+                f"[bold]bpmn resume {safe(token.instance)}{safe(db_opt)}[/] "
+                "(or keep a `bpmn worker` running)",
+                highlight=False,
+            )
 
 
 def minute(stamp: str) -> str:

@@ -176,6 +176,11 @@ class WorkStore(Protocol):
         wait for (timer, message, signal, condition, user task, called instance) is there."""
         ...
 
+    def overdue_work(self, now: datetime) -> list[tuple[str, int, str, str, str]]:
+        """(instance, track, element, why, since): tokens late to move on, the oldest first:
+        `retry` (a retry timer due before `now`), `lease` (a job whose claim ran out)."""
+        ...
+
 
 class LeaseStore(Protocol):
     """Claims on jobs with a lease, renewed by a heartbeat, released by a reaper (seed 004)."""

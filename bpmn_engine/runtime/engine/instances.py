@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState
+from bpmn_engine.runtime.engine.overdue import Overdue, overdue
 from bpmn_engine.runtime.engine.parts import EngineParts
 from bpmn_engine.runtime.engine.tasklist import OpenTask, open_tasks
 from bpmn_engine.runtime.instance.instance import Instance
@@ -126,8 +127,9 @@ class InstancesPart(EngineParts):
         process: str | None = None,
         business_key: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Every instance, or (`stuck`) only the active ones nothing can move on any more:
-        no track can run and nothing they wait for exists (see `Store.stuck_instances`);
+        """Every instance, or (`stuck`) only the active ones nothing can move on any more
+        (no track can run and nothing they wait for exists: `Store.stuck_instances`) and
+        those with a token late to move on (`overdue`);
         `state`, `process` and `business_key` keep those in that state, of that process or
         with that business key. The state is the
         word `Instance.outcome` uses: `waiting` for an active instance none of whose tracks
@@ -146,7 +148,13 @@ class InstancesPart(EngineParts):
         if not stuck:
             return rows
         wanted = set(self.store.stuck_instances())
+        wanted.update(late.instance for late in self.overdue())
         return [r for r in rows if r["id"] in wanted]
+
+    def overdue(self) -> list[Overdue]:
+        """Tokens late to move on, the oldest first: a retry due before now (on the
+        engine's clock) that no worker ran, a job whose claim's lease ran out."""
+        return overdue(self.store, self.clock.now())
 
     def tasks(
         self, *, process: str | None = None, assignee: str | None = None, group: str | None = None

@@ -144,6 +144,31 @@ class WorkQueries(LeaseClock):
         )
         return [r[0] for r in rows]
 
+    def overdue_work(self, now: datetime) -> list[tuple[str, int, str, str, str]]:
+        """(instance, track, element, why, since) for each token of an active instance that
+        should have moved on and did not, the oldest first: `retry`, its retry timer fell
+        due at `since` (before `now`, the engine's clock: no worker is running); `lease`, a
+        job whose claim ran out at `since` (on the store's clock: its holder is gone)."""
+        due, at = self.dialect.instant("m.due"), self.dialect.instant("?")
+        retries = self.conn.execute(
+            "SELECT t.instance, t.id, t.element, m.due FROM tracks t "
+            "JOIN instances i ON i.id = t.instance AND i.state = 'active' "
+            "JOIN timers m ON m.instance = t.instance AND m.track = t.id "
+            "AND m.element = t.element AND m.status = 'waiting' "
+            f"WHERE t.status = 'waiting' AND t.wait = ? AND {due} <= {at}",
+            (RETRY, instant(now)),
+        ).fetchall()
+        leases = self.conn.execute(
+            "SELECT t.instance, t.id, t.element, t.lease_until FROM tracks t "
+            "JOIN instances i ON i.id = t.instance AND i.state = 'active' "
+            "WHERE t.status = 'executing' AND t.lease_until IS NOT NULL "
+            "AND t.lease_until <= ?",
+            (self.lease_clock(),),
+        ).fetchall()
+        found = [(r[0], r[1], r[2], "retry", r[3]) for r in retries]
+        found += [(r[0], r[1], r[2], "lease", r[3]) for r in leases]
+        return sorted(found, key=lambda r: (datetime.fromisoformat(r[4]), r[0], r[1]))
+
     def waiting_timers_by_due(self) -> Iterator[tuple[str, int, str, str]]:
         """(due, repeat, definition, element) of every waiting timer of an active instance,
         the earliest first (a virtual clock jumps to the first that matters)."""
