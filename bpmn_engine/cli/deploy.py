@@ -230,5 +230,6 @@ def worker(
     console.print(
         f"worker stopped: {summary['steps']} steps in {summary['instances']} instances "
         f"({summary['started']} started by timers, {summary['conflicts']} conflicts, "
+        f"{summary['ghosts']} job results refused, "
         f"{summary['leases_released']} expired leases released, {summary['errors']} errors)"
     )

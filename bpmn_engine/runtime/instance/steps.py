@@ -3,7 +3,7 @@ an incident), deliver what it sent; and a service task's handler, called between
 
 from __future__ import annotations
 
-from bpmn_engine.errors import BpmnEngineError, BpmnError, UsageError
+from bpmn_engine.errors import BpmnEngineError, BpmnError, ConcurrentModification, UsageError
 from bpmn_engine.model import Task
 from bpmn_engine.records.data import Step
 from bpmn_engine.records.lifecycle import InstanceState, SubscriptionState, TaskState, TrackState
@@ -14,8 +14,9 @@ from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour
 from bpmn_engine.runtime.calls import protocol as calls
 from bpmn_engine.runtime.events.errors import throw_error
 from bpmn_engine.runtime.events.trigger import deliver_buffered
-from bpmn_engine.runtime.instance import retries
+from bpmn_engine.runtime.instance import ghosts, retries
 from bpmn_engine.runtime.instance.checkpoints import UnstorableStep
+from bpmn_engine.runtime.instance.ghosts import GhostResult
 from bpmn_engine.runtime.instance.parts import InstanceParts, Listener, StepWork
 from bpmn_engine.runtime.step.context import Incident, StepContext
 
@@ -201,6 +202,19 @@ class Steps(InstanceParts):
             self.checkpoints.flush_with_next()
 
     def _finish_job(self, ctx: StepContext, on_event: Listener | None) -> None:
+        """Call the job's handler, then commit what it answered: its result, a BPMN error,
+        or its failure. If the job no longer counts by then, the answer is refused
+        (`GhostResult`, `ghosts.py`): the commit's compare-and-set on the token fails."""
+        assert ctx.external is not None
+        claimed = ctx.track.snapshot()
+        try:
+            self._answer_job(ctx, on_event)
+        except ConcurrentModification:
+            history = self.engine.store.history(self.id)
+            why = ghosts.why_refused(claimed, self.engine.store.load(self.id), history)
+            raise GhostResult(self.id, claimed.element, claimed.id, claimed.attempt, why) from None
+
+    def _answer_job(self, ctx: StepContext, on_event: Listener | None) -> None:
         assert ctx.external is not None
         track_id = ctx.track.id
         try:

@@ -55,6 +55,7 @@ class WorkerReport:
     instances: set[str] = field(default_factory=set)
     started: int = 0  # instances started by start timers
     conflicts: int = 0  # steps another writer won (the instance was reloaded later)
+    ghosts: int = 0  # job results refused: the job no longer counted (`GhostResult`)
     leases_released: int = 0
     jobs_given_up: int = 0  # jobs past the absolute cap (`--job-timeout`), failed
     woken: int = 0  # waits a commit elsewhere ended early (PostgreSQL's NOTIFY)
@@ -67,6 +68,7 @@ class WorkerReport:
             "instances": len(self.instances),
             "started": self.started,
             "conflicts": self.conflicts,
+            "ghosts": self.ghosts,
             "leases_released": self.leases_released,
             "jobs_given_up": self.jobs_given_up,
             "woken": self.woken,

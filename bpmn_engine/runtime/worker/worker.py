@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 
 from bpmn_engine.errors import BpmnEngineError, ConcurrentModification, UsageError
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.runtime.instance.ghosts import GhostResult
 from bpmn_engine.runtime.instance.instance import Instance
 from bpmn_engine.runtime.instance.parts import Listener
 from bpmn_engine.runtime.worker.parts import WorkerReport, WorkerServices
@@ -179,6 +180,10 @@ class Worker(Upkeep, Timing):
                         if not instance.step_once(self._listen):
                             break
                         steps += 1
+        except GhostResult as ghost:  # refused, never applied: said, and counted
+            self.report.ghosts += 1
+            if self.on_error is not None:
+                self.on_error(str(ghost))
         except ConcurrentModification:
             self.report.conflicts += 1  # someone else moved it: drop it, reload it later
         except sqlite3.OperationalError as error:  # e.g. locked past the busy timeout
