@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from bpmn_engine.expressions.feel.values import Range, YearsMonths, kind
 
-if TYPE_CHECKING:
-    from bpmn_engine.expressions.feel.evaluator import Env
+
+class Warns(Protocol):
+    """What a path needs of its evaluation (the evaluator's `Env`, which imports this
+    module): a place for the warning a missing member gives."""
+
+    def warn(self, message: str) -> None: ...
 
 
 def _zone(value: dt.time | dt.datetime) -> Any:
@@ -58,7 +62,7 @@ def _temporal(value: Any, key: str) -> Any:
     raise KeyError(key)
 
 
-def member(env: Env, value: Any, key: str) -> Any:
+def member(env: Warns, value: Any, key: str) -> Any:
     """`value.key`; null with a warning where there is no such member."""
     if isinstance(value, dict):
         if key in value:

@@ -4,6 +4,7 @@
 (`calling.py`), reopening, listing and rewinding instances, messages and signals
 (`instances.py`). Beside it: deployments and triggered starts (`starts.py`), a start event
 chosen by name (`chosen_start.py`), the checks before a first step (`precheck.py`),
-delivering what steps sent (`outbox.py`), collaborations (`collaborations.py`) and the
-compiled-definitions cache (`compiled.py`). The top of the runtime: no other room imports it
-at run time."""
+delivering what steps sent (`outbox.py`), collaborations (`collaborations.py`, over the
+session's records in `session.py`) and the compiled-definitions cache (`compiled.py`); what
+those helpers use of the engine, as protocols (`services.py`). The top of the runtime: no
+other room imports it at run time."""

@@ -5,7 +5,6 @@ the child, and a call tree as one object (`runtime/calls/tree.py`)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bpmn_engine.errors import ConcurrentModification, LoadError, UsageError
 from bpmn_engine.model import (
@@ -24,9 +23,6 @@ from bpmn_engine.runtime.engine.starts import opening_step
 from bpmn_engine.runtime.events import compensation
 from bpmn_engine.runtime.instance.instance import Instance
 from bpmn_engine.runtime.instance.parts import Listener
-
-if TYPE_CHECKING:
-    pass
 
 
 class CallsPart(EngineParts):

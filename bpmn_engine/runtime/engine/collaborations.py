@@ -19,17 +19,17 @@ deployment's would.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import UsageError
-from bpmn_engine.model import Definitions, Process
+from bpmn_engine.model import Definitions
 from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState
+from bpmn_engine.runtime.engine.session import SessionStart, session_starts
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from bpmn_engine.runtime.engine.engine import Engine
+    from bpmn_engine.runtime.engine.services import CollaborationServices
     from bpmn_engine.runtime.instance.instance import Instance
     from bpmn_engine.runtime.instance.parts import Listener
     from bpmn_engine.runtime.instance.reading import Outcome
@@ -46,49 +46,13 @@ _SERIOUSNESS = {
 }
 
 
-@dataclass(frozen=True)
-class SessionStart:
-    """A start event the session starts an instance at when its message or signal comes."""
-
-    definitions: Definitions = field(repr=False)
-    process: str
-    element: str
-    kind: str  # "message" or "signal"
-    name: str
-
-
-def session_starts(definitions: Definitions, process: Process) -> list[SessionStart]:
-    """Each message and signal trigger that starts the process by itself."""
-    return [
-        SessionStart(definitions, process.id, element, kind, name)
-        for element, kind, name in definitions.start_triggers(process)
-    ]
-
-
-@dataclass
-class Session:
-    """What an engine starts by itself in this session: the registered start events, the
-    instances they started, and whether those are held (`bpmn step` moves them)."""
-
-    starts: list[SessionStart] = field(default_factory=list)
-    started: list[str] = field(default_factory=list)
-    held: bool = False
-
-    def register(self, start: SessionStart) -> None:
-        if start not in self.starts:
-            self.starts.append(start)
-
-    def find(self, kind: str, name: str) -> list[SessionStart]:
-        return [s for s in self.starts if s.kind == kind and s.name == name]
-
-
 class Collaboration:
     """The instances of one collaboration's pools (or of a file's processes), run together:
     the pools started, and the instances their messages and signals started since."""
 
     def __init__(
         self,
-        engine: Engine,
+        engine: CollaborationServices,
         definitions: Definitions,
         collaboration: str | None,
         pools: list[str],
@@ -147,7 +111,7 @@ class Collaboration:
 
 
 def start(
-    engine: Engine,
+    engine: CollaborationServices,
     definitions: Definitions,
     collaboration: str | None,
     variables: Mapping[str, Any] | None,
@@ -186,7 +150,7 @@ def start(
     return Collaboration(engine, definitions, collaboration, pools, registered, skipped, waits)
 
 
-def start_kept_messages(engine: Engine, on_event: Listener | None) -> list[Instance]:
+def start_kept_messages(engine: CollaborationServices, on_event: Listener | None) -> list[Instance]:
     """An instance of a registered pool for each message kept for its message start event
     (sent by an instance, taken by nobody), each claiming its message in its first commit;
     for a name two pools start on, the first registered takes them (as `publish_message`)."""

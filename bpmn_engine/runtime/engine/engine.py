@@ -18,12 +18,12 @@ from bpmn_engine.parse import folders
 from bpmn_engine.runtime.calls.protocol import MAX_TREE_SIZE
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.data.decisions import DecisionRegistry
-from bpmn_engine.runtime.engine import collaborations
 from bpmn_engine.runtime.engine.calling import CallsPart
 from bpmn_engine.runtime.engine.definitions import DefinitionsPart
 from bpmn_engine.runtime.engine.instances import InstancesPart
 from bpmn_engine.runtime.engine.outbox import Postman
 from bpmn_engine.runtime.engine.parts import UserTaskAnswer
+from bpmn_engine.runtime.engine.session import Session
 from bpmn_engine.runtime.engine.starting import StartsPart
 from bpmn_engine.runtime.handlers import Handler, load_handlers
 from bpmn_engine.runtime.instance.checkpoints import check_policy
@@ -105,7 +105,7 @@ class Engine(StartsPart, CallsPart, InstancesPart, DefinitionsPart):
         self.postman = Postman(self)
         self._held: dict[str, Instance] = {}  # instances `bpmn step` moves itself (`hold`)
         # start events registered for this engine's session (`start_collaboration`)
-        self.session = collaborations.Session()
+        self.session = Session()
         self._checked: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
         self._outward: dict[tuple[str, str], tuple[list[CallActivity], list[Task]]] = {}
         self.decisions = DecisionRegistry(self.store)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState
 from bpmn_engine.runtime.engine.overdue import Overdue, overdue
@@ -13,10 +13,6 @@ from bpmn_engine.runtime.engine.parts import EngineParts
 from bpmn_engine.runtime.engine.tasklist import OpenTask, open_tasks
 from bpmn_engine.runtime.instance.instance import Instance
 from bpmn_engine.runtime.instance.parts import Listener, checked_variables
-
-if TYPE_CHECKING:
-    pass
-
 
 _NOT_ENDED = (InstanceState.ACTIVE, INSTANCE_WAITING)
 

@@ -26,7 +26,7 @@ from bpmn_engine.runtime.calls import protocol as calls
 from bpmn_engine.runtime.engine.receivers import Receivers
 
 if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine.engine import Engine
+    from bpmn_engine.runtime.engine.services import DeliveryServices
     from bpmn_engine.runtime.instance.instance import Instance
     from bpmn_engine.runtime.instance.parts import Listener
 
@@ -38,7 +38,7 @@ class Postman(Receivers):
     """The engine's deliveries. `known` instances (in memory here) are delivered to through
     the same object, so an instance running in this process never goes stale."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: DeliveryServices) -> None:
         self.engine = engine
         self._busy = False
 

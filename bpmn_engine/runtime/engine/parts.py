@@ -12,8 +12,8 @@ from bpmn_engine.parse import folders
 from bpmn_engine.records.rows import UserTask
 from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.data.decisions import DecisionRegistry
-from bpmn_engine.runtime.engine import collaborations
 from bpmn_engine.runtime.engine.outbox import Postman
+from bpmn_engine.runtime.engine.session import Session
 from bpmn_engine.runtime.handlers import Handler
 from bpmn_engine.runtime.instance.instance import Instance
 from bpmn_engine.runtime.storage import Store
@@ -39,7 +39,7 @@ class EngineParts:
     backoff: Backoff
     on_user_task: UserTaskAnswer | None
     postman: Postman
-    session: collaborations.Session
+    session: Session
     decisions: DecisionRegistry
     _definitions: dict[str, Definitions]
     _deployed: dict[str, None]

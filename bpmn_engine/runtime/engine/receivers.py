@@ -15,7 +15,7 @@ from bpmn_engine.records.rows import Receipt
 from bpmn_engine.runtime.calls import protocol as calls
 
 if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine.engine import Engine
+    from bpmn_engine.runtime.engine.services import DeliveryServices
     from bpmn_engine.runtime.instance.instance import Instance
     from bpmn_engine.runtime.instance.parts import Listener
 
@@ -26,7 +26,7 @@ class Receivers:
     """Messages correlated, signals broadcast, call-protocol rows delivered: to instances in
     memory here when `known` has them, else loaded from their rows."""
 
-    engine: Engine
+    engine: DeliveryServices
 
     # --- messages -----------------------------------------------------------------------------
     def message(

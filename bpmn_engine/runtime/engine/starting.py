@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bpmn_engine.errors import LoadError, UsageError
 from bpmn_engine.model import (
@@ -21,15 +21,13 @@ from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Receipt, Scope
 from bpmn_engine.runtime.engine import chosen_start, collaborations, starts
 from bpmn_engine.runtime.engine.parts import EngineParts
+from bpmn_engine.runtime.engine.session import SessionStart
 from bpmn_engine.runtime.engine.starts import opening_step
 from bpmn_engine.runtime.events import waiting_starts
 from bpmn_engine.runtime.events.subprocesses import listen
 from bpmn_engine.runtime.instance.instance import Instance
 from bpmn_engine.runtime.instance.parts import Listener
 from bpmn_engine.runtime.step.context import Incident, StepContext
-
-if TYPE_CHECKING:
-    pass
 
 
 def check_startable(definitions: Definitions, process: Process, *, waiting: bool = False) -> None:
@@ -260,7 +258,7 @@ class StartsPart(EngineParts):
 
     def session_start(
         self,
-        start: collaborations.SessionStart,
+        start: SessionStart,
         variables: Mapping[str, Any] | None,
         on_event: Listener | None,
         trigger: starts.Trigger,

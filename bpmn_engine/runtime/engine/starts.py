@@ -14,7 +14,7 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.model import Definitions, FlowNode, Process
@@ -25,6 +25,7 @@ from bpmn_engine.records.rows import Receipt
 from bpmn_engine.runtime.behaviours.base import FlowNodeBehaviour
 from bpmn_engine.runtime.behaviours.subprocesses import unarmed_event_subprocesses
 from bpmn_engine.runtime.engine.precheck import check_process
+from bpmn_engine.runtime.engine.services import StartServices, Trigger
 from bpmn_engine.runtime.events import subprocesses
 from bpmn_engine.runtime.events.message import MESSAGE, message_name
 from bpmn_engine.runtime.events.payloads import caught, maps_outputs
@@ -34,12 +35,6 @@ from bpmn_engine.runtime.events.timers import TimerValueError, schedule
 from bpmn_engine.runtime.instance.instance import Instance
 from bpmn_engine.runtime.instance.parts import Listener, checked_variables
 from bpmn_engine.runtime.step.context import Incident, StepContext
-
-if TYPE_CHECKING:
-    from bpmn_engine.runtime.engine.engine import Engine
-
-# (event name, data) written to the history when a trigger starts an instance
-Trigger = tuple[str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -88,7 +83,7 @@ class Deployment:
         }
 
 
-def deploy(engine: Engine, definitions: Definitions) -> list[Deployment]:
+def deploy(engine: StartServices, definitions: Definitions) -> list[Deployment]:
     """Store the definitions and make each executable process the active deployment."""
     processes = [p for p in definitions.processes.values() if p.is_executable and p.nodes]
     if not processes:
@@ -268,7 +263,7 @@ def starts_instances(process: Process, element: str) -> bool:
 
 
 def start_at(
-    engine: Engine,
+    engine: StartServices,
     definitions: Definitions,
     process_id: str | None,
     start_event_id: str,

@@ -48,7 +48,11 @@ def waiting_starts(process: Process) -> list[StartEvent]:
 
 
 def wait_at_starts(
-    engine: Services, definitions: Definitions, data: InstanceData, step: Step, scope: int
+    engine: Services[StepContext],
+    definitions: Definitions,
+    data: InstanceData,
+    step: Step,
+    scope: int,
 ) -> list[Track]:
     """In the opening step: a token waits at each start event of the process, subscribed
     to each of its triggers. Returns the tracks."""

@@ -48,7 +48,7 @@ class Leases(Protocol):
     def holding(self, instance_id: str, track_id: int) -> AbstractContextManager[None]: ...
 
 
-class InstanceServices(Services, Protocol[M]):
+class InstanceServices(Services[StepContext], Protocol[M]):
     """What an instance may use of its engine (`Engine` is one): a step's services, its
     checkpoint policy and undo log, the postman, the heartbeat, whoever answers user tasks,
     the handlers it has, and other instances by id (its call tree's members)."""

@@ -29,7 +29,7 @@ class StepContext(Values, MovingOn):
 
     def __init__(
         self,
-        engine: Services,
+        engine: Services[StepContext],
         definitions: Definitions,
         data: InstanceData,
         step: Step,
@@ -54,9 +54,6 @@ class StepContext(Values, MovingOn):
 
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)
-
-    def behaviour(self, node: FlowNode) -> Behaviour:
-        return self.engine.behaviour_for(node)
 
     def body_of(self, track: Track) -> Track | None:
         """For an inner instance of a loop or multi-instance activity, the track that waits at

@@ -9,7 +9,7 @@ track of a scope completes the scope (implicit end, spec 13.2.1).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Self
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import JavaScriptExpression, compile_expression
@@ -18,9 +18,6 @@ from bpmn_engine.records.lifecycle import InstanceState, ScopeState, TrackState
 from bpmn_engine.records.rows import SELF_COMPLETING, Track
 from bpmn_engine.runtime.calls import protocol as calls
 from bpmn_engine.runtime.step.parts import Incident, StepParts
-
-if TYPE_CHECKING:
-    from bpmn_engine.runtime.step.context import StepContext
 
 
 class MovingOn(StepParts):
@@ -78,7 +75,7 @@ class MovingOn(StepParts):
         if container is not None:
             container.behaviour(container.node).inner_left(container, self)
 
-    def _self_completing(self, scope_id: int) -> StepContext | None:
+    def _self_completing(self, scope_id: int) -> Self | None:
         """The track at the element that decides itself when this scope completes (an
         ad-hoc subprocess), or None for a scope that completes with its last token."""
         holder = self.data.scopes[scope_id].track

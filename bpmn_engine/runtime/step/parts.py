@@ -1,12 +1,15 @@
 """What every part of a step context shares: the state `StepContext.__init__` sets
 (`StepParts`, the base of each mixin `StepContext` is made of) and how a part records what
 happened; with what a step may use of its engine (`Services`), how an element runs
-(`Behaviour`) and what stops a step (`Incident`), which every part and every behaviour name."""
+(`Behaviour`) and what stops a step (`Incident`), which every part and every behaviour name.
+
+`context.py` builds `StepContext` from these parts, so nothing here names it: the protocols
+take the step context as a type parameter, and a part knows the whole as `Self`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 from bpmn_engine.model import Definitions, FlowNode, FlowScope, Listener, Process, Task
 from bpmn_engine.model import SequenceFlow as Flow
@@ -18,8 +21,7 @@ from bpmn_engine.runtime.clock import Clock
 from bpmn_engine.runtime.handlers import Handler
 from bpmn_engine.runtime.storage import Store
 
-if TYPE_CHECKING:
-    from bpmn_engine.runtime.step.context import StepContext
+C = TypeVar("C", contravariant=True)  # the step context (`context.py`'s `StepContext`)
 
 NO_OUTPUT: Any = object()
 """`StepContext.output` before the node's work gave one."""
@@ -34,18 +36,18 @@ class Incident(Exception):
         self.element = element
 
 
-class Behaviour(Protocol):
+class Behaviour(Protocol[C]):
     """How one BPMN element family runs (`behaviours/base.py` documents the hooks)."""
 
-    def arrive(self, ctx: StepContext) -> None: ...
-    def execute(self, ctx: StepContext) -> None: ...
-    def complete(self, ctx: StepContext) -> None: ...
-    def terminate(self, ctx: StepContext) -> None: ...
-    def inner_left(self, ctx: StepContext, inner: StepContext) -> None: ...
-    def may_complete(self, ctx: StepContext, scope_id: int) -> bool: ...
+    def arrive(self, ctx: C) -> None: ...
+    def execute(self, ctx: C) -> None: ...
+    def complete(self, ctx: C) -> None: ...
+    def terminate(self, ctx: C) -> None: ...
+    def inner_left(self, ctx: C, inner: C) -> None: ...
+    def may_complete(self, ctx: C, scope_id: int) -> bool: ...
 
 
-class Services(Protocol):
+class Services(Protocol[C]):
     """What a step may use of its engine. The engine provides it; the behaviours and events
     reach each other through `behaviour_for`, so that neither imports the other."""
 
@@ -56,8 +58,8 @@ class Services(Protocol):
     backoff: Backoff  # a failing handler's default tries (runtime/instance/retries.py)
 
     def handler_for(self, node: Task | Listener) -> tuple[Handler | None, str | None]: ...
-    def behaviour_for(self, node: FlowNode) -> Behaviour: ...
-    def listen(self, ctx: StepContext, event: str, subject: FlowNode | Flow | Process) -> None:
+    def behaviour_for(self, node: FlowNode) -> Behaviour[C]: ...
+    def listen(self, ctx: C, event: str, subject: FlowNode | Flow | Process) -> None:
         """Run the listeners of `subject` for `event` (`runtime/step/listeners.py`)."""
 
     def callable_definitions(
@@ -71,7 +73,7 @@ class StepParts:
     """The state `StepContext.__init__` sets, which each part (values, moving on) reads: one
     object, split by responsibility only."""
 
-    engine: Services
+    engine: Services[Self]
     definitions: Definitions
     data: InstanceData
     step: Step
@@ -82,6 +84,13 @@ class StepParts:
     start_inputs: tuple[str, dict[str, Any]] | None
     post_scripts_ran: str | None
     output: Any
+
+    if TYPE_CHECKING:  # the whole's (`StepContext`), which a part calls on itself
+
+        def for_track(self, track: Track) -> Self: ...
+
+    def behaviour(self, node: FlowNode) -> Behaviour[Self]:
+        return self.engine.behaviour_for(node)
 
     def emit(self, event: str, **data: Any) -> None:
         self.step.record(event, self.node.id, self.track.id, data)
