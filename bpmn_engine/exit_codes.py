@@ -13,6 +13,14 @@ class ExitCode(IntEnum):
     UNCLAIMED = 4  # a message or signal reached nobody (a message buffered with --ttl did not)
 
     @classmethod
+    def for_outcome(cls, state: str, incident: str | None) -> ExitCode:
+        """An instance that waits with an open incident (its other tokens went on) has
+        stopped on it as much as a failed one: exit 1, the operator must act."""
+        if incident is not None and state in ("waiting", "active"):
+            return cls.FAILED
+        return cls.for_state(state)
+
+    @classmethod
     def for_state(cls, state: str) -> ExitCode:
         return {
             "completed": cls.OK,

@@ -562,7 +562,7 @@ def finish(outcome: Outcome, db: str, listener: Callable[[Event], None], options
             click.echo(json_line(outcome.to_json()))
     else:
         outcome_summary(console, outcome, db, options)
-    raise SystemExit(int(ExitCode.for_state(outcome.state)))
+    raise SystemExit(int(ExitCode.for_outcome(outcome.state, outcome.incident)))
 
 
 def finish_many(
@@ -589,7 +589,7 @@ def finish_many(
             listener.ended = False
         else:
             outcome_summary(console, outcome, db, settings.options)
-        codes.append(ExitCode.for_state(outcome.state))
+        codes.append(ExitCode.for_outcome(outcome.state, outcome.incident))
     worst = max(codes, key=lambda c: {ExitCode.FAILED: 3, ExitCode.WAITING: 2}.get(c, 1))
     raise SystemExit(int(worst))
 

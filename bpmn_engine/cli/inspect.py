@@ -117,7 +117,10 @@ def instances(
         cells = [row["id"], *([row["business_key"] or ""] if keyed else [])]
         cells.append(row["process"])
         cells += [row["definition"][:VERSION_DIGITS]] if versioned else []
-        cells += [row["state"], str(row["waiting_tasks"] or "")]
+        state = row["state"]
+        if row["incident"] is not None and state in ("active", "waiting"):
+            state += ", incident"  # its other tokens went on: active, with an open incident
+        cells += [state, str(row["waiting_tasks"] or "")]
         cells.append(minute(row["updated_at"] or ""))
         if called:
             cells.append(row["parent_instance"] or "")

@@ -226,8 +226,10 @@ def outcome_summary(
     if db == ":memory:" and outcome.state in ("waiting", "failed"):
         _ended_with_memory(console, outcome)
         return
-    if outcome.state == "failed":
+    if outcome.incident is not None and outcome.state in ("failed", "waiting", "active"):
         console.print(f"[red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
+        if outcome.state != "failed":
+            console.print("its other tokens went on: the instance stays active", highlight=False)
         resume = safe(origin or outcome.instance)
         missing = UNKNOWN_VARIABLE.search(str(outcome.incident))
         if missing and missing.group(1).isidentifier():

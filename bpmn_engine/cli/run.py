@@ -131,7 +131,7 @@ def finish_tree(
         stuck = outcome.state == "waiting" and db != ":memory:" and root.is_stuck()
         outcome_summary(console, outcome, db, options, root.incident_origin, stuck)
         family_summary(console, engine, outcome.instance, db, options)
-        raise SystemExit(int(ExitCode.for_state(outcome.state)))
+        raise SystemExit(int(ExitCode.for_outcome(outcome.state, outcome.incident)))
     finish(outcome, db, listener, options)
 
 

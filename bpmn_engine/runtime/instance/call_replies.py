@@ -85,8 +85,9 @@ class CallReplies(InstanceParts):
         waiting.wait = CALL_WAIT
         step.emit("incident.resolved", track.element, track.id, child=row.child)
         others = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
-        if not others and self.data.head.state is InstanceState.FAILED:
-            step.set_state(InstanceState.ACTIVE)
+        if not others and self.data.head.incident is not None:
+            if self.data.head.state is InstanceState.FAILED:
+                step.set_state(InstanceState.ACTIVE)
             self.data.head.incident = None
             self._resolved_upward(step)
         self._commit(step, on_event)

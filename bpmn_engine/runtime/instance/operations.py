@@ -78,11 +78,14 @@ class Operations(InstanceParts):
         in the process scope in the same step, so the retry never runs without them.
         """
         values = checked_variables(variables or {})
-        if self.data.head.state is not InstanceState.FAILED:
+        failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
+        head = self.data.head
+        if head.state is not InstanceState.FAILED and not (
+            head.state is InstanceState.ACTIVE and failed
+        ):
             if values:
                 self.set_variables(values, on_event=on_event)
             return 0
-        failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
         waiting = [t for t in failed if t.wait == CHILD_FAILED]
         if waiting:  # re-entering would call a second child next to the failed one
             track = waiting[0]
@@ -98,8 +101,9 @@ class Operations(InstanceParts):
             for name, value in values.items():
                 step.set_value(self.data.variables.owner(root, name), name, value)
             step.emit("variables.updated", self.process_id, variables=dict(values), unset=[])
-        step.set_state(InstanceState.ACTIVE)
-        self.data.head.incident = None
+        if head.state is InstanceState.FAILED:
+            step.set_state(InstanceState.ACTIVE)
+        head.incident = None
         for track in sorted(failed, key=lambda t: t.id):
             step.requeue(track)
             step.emit("incident.retried", track.element, track.id)

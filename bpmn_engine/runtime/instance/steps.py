@@ -6,8 +6,15 @@ from __future__ import annotations
 from bpmn_engine.errors import BpmnEngineError, BpmnError, ConcurrentModification, UsageError
 from bpmn_engine.model import Task
 from bpmn_engine.records.data import Step
-from bpmn_engine.records.lifecycle import InstanceState, SubscriptionState, TaskState, TrackState
-from bpmn_engine.records.rows import Receipt, Subscription, Track
+from bpmn_engine.records.lifecycle import (
+    STILL_WAITING,
+    InstanceState,
+    SubscriptionState,
+    TaskState,
+    TimerState,
+    TrackState,
+)
+from bpmn_engine.records.rows import LISTENING, Receipt, Subscription, Timer, Track
 from bpmn_engine.runtime import handlers
 from bpmn_engine.runtime.behaviours import behaviour_for
 from bpmn_engine.runtime.behaviours.tasks import ServiceTaskBehaviour
@@ -35,6 +42,13 @@ def incident_text(message: str) -> str:
     if len(message) <= MAX_INCIDENT:
         return message
     return f"{message[:MAX_INCIDENT]}... ({len(message) - MAX_INCIDENT:,} more characters)"
+
+
+# a token that waits so is moved on only by the tokens around it (a join, the end of what it
+# contains, an event subprocess's listening: whose own rows count apart, `_goes_on`)
+_ONLY_OTHERS_END = frozenset({"join", "subprocess", "multi-instance", "loop", LISTENING})
+_MOVING = frozenset({TrackState.READY, TrackState.EXECUTING})
+_WAITING_ROW = {Timer: frozenset({TimerState.WAITING}), Subscription: STILL_WAITING}
 
 
 class Steps(InstanceParts):
@@ -111,6 +125,8 @@ class Steps(InstanceParts):
         ]
         if looks:
             self._take_buffered(looks, on_event)
+        if self.data.head.incident is not None:  # siblings of a token stopped on an incident
+            self._stopped_on_incidents(on_event)
 
     def _take_buffered(self, subscriptions: list[Subscription], on_event: Listener | None) -> None:
         """Each subscription looks for a buffered message, one step each. A subscription that
@@ -161,9 +177,12 @@ class Steps(InstanceParts):
         wait: str | None = None,
         origin: str | None = None,
     ) -> None:
-        """An incident at a track; a called instance that fails tells its caller (outbox),
-        whose call activity's token fails with it, up to the root (`origin`: the instance
-        deeper down whose incident this is, as text, when it is not this one's own)."""
+        """An incident at a track: the token stops there, and the instance stays active for
+        as long as another token can go on (siblings go on, as in Camunda); once none can,
+        it has stopped on its incidents: failed (`_stopped_on_incidents`). A called
+        instance tells its caller at once (outbox), whose call activity's token fails with
+        it, up to the root (`origin`: the instance deeper down whose incident this is, as
+        text, when it is not this one's own)."""
         message = incident_text(message)
         step = Step(self.data)
         step.receive(receipt)
@@ -176,20 +195,53 @@ class Steps(InstanceParts):
                 step.touch_task(task).move(TaskState.CANCELLED)
         head = self.data.head
         head.incident = f"{element}: {message}"
-        if head.state is InstanceState.ACTIVE:
-            step.set_state(InstanceState.FAILED)
-            if head.parent_instance is not None:
-                if origin is None:
-                    step.sent.append(calls.incident(head, element, message, ""))
-                else:
-                    step.sent.append(calls.incident(head, element, "", origin))
+        if head.state is InstanceState.ACTIVE and head.parent_instance is not None:
+            if origin is None:
+                step.sent.append(calls.incident(head, element, message, ""))
+            else:
+                step.sent.append(calls.incident(head, element, "", origin))
         step.emit("incident.created", element, track_id, message=message)
+        if head.state is InstanceState.ACTIVE and not self._goes_on():
+            self._stop(step, element)
+        self._commit(step, on_event)
+
+    def _goes_on(self) -> bool:
+        """Whether a token not stopped on an incident can still move: it is ready or
+        running, or waits for something other than the tokens around it (a person, a timer,
+        a message, a job, a called instance...), or a wait row of it is armed."""
+        tracks = self.data.tracks
+        for track in tracks.values():
+            if track.status in _MOVING:
+                return True
+            if track.status is TrackState.WAITING and track.wait not in _ONLY_OTHERS_END:
+                return True
+        waits = (*self.data.timers.values(), *self.data.subscriptions.values())
+        return any(
+            wait.status in _WAITING_ROW[type(wait)]
+            and (track := tracks.get(wait.track)) is not None
+            and track.status is not TrackState.FAILED
+            for wait in waits
+        )
+
+    def _stop(self, step: Step, element: str | None) -> None:
+        """The instance has stopped on its incidents: no other token can go on."""
+        step.set_state(InstanceState.FAILED)
         step.emit(
             "instance.failed",
             element,
             incident=self.data.head.incident,
             variables=self.variables,
         )
+
+    def _stopped_on_incidents(self, on_event: Listener | None) -> None:
+        """After a step of an active instance with an open incident: if that step took the
+        last token that could go on, the instance has stopped (failed)."""
+        head = self.data.head
+        if head.incident is None or head.state is not InstanceState.ACTIVE or self._goes_on():
+            return
+        failed = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
+        step = Step(self.data)
+        self._stop(step, failed[0].element if failed else None)
         self._commit(step, on_event)
 
     def _run_job(self, ctx: StepContext, on_event: Listener | None) -> None:
