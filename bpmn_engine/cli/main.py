@@ -31,6 +31,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "resume",
         "Go on with an instance: after a crash, a fix, or a wait.",
     ),
+    "retry": (
+        "bpmn_engine.cli.run",
+        "retry",
+        'Run a token stopped on an incident again, and run on (Camunda\'s "set retries").',
+    ),
+    "incidents": (
+        "bpmn_engine.cli.incidents",
+        "incidents",
+        "List the open incidents: tokens stopped at an element, the oldest first.",
+    ),
     "message": (
         "bpmn_engine.cli.events",
         "message",

@@ -226,10 +226,12 @@ def outcome_summary(
     if db == ":memory:" and outcome.state in ("waiting", "failed"):
         _ended_with_memory(console, outcome)
         return
-    if outcome.incident is not None and outcome.state in ("failed", "waiting", "active"):
+    if outcome.state == "failed":
         console.print(f"[red]incident:[/] {safe(str(outcome.incident))}", highlight=False)
-        if outcome.state != "failed":
-            console.print("its other tokens went on: the instance stays active", highlight=False)
+        if outcome.others_wait:
+            console.print(
+                "its other tokens went on and wait: the instance stays active", highlight=False
+            )
         resume = safe(origin or outcome.instance)
         missing = UNKNOWN_VARIABLE.search(str(outcome.incident))
         if missing and missing.group(1).isidentifier():
@@ -381,7 +383,15 @@ def show(console: Console, instance: Instance, last: int = 0) -> None:
     if instance.business_key is not None:
         console.print(f"business key: {safe(instance.business_key)}", highlight=False)
     if outcome.incident:
-        console.print(f"[red]incident:[/] {safe(outcome.incident)}")
+        open_ones = instance.engine.incidents(instance.id)
+        for incident in open_ones:  # each by the id `bpmn retry` takes
+            console.print(
+                f"[red]incident {safe(incident.id)}:[/] {safe(incident.element)} "
+                f"({incident.kind}): {safe(incident.message)}",
+                highlight=False,
+            )
+        if not open_ones:
+            console.print(f"[red]incident:[/] {safe(outcome.incident)}")
     tokens = new_table("track", "element", "state", title="tokens", box=None, title_justify="left")
     for token in instance.tokens():
         tokens.add_row(str(token["track"]), safe(token["element"]), token["state"])

@@ -247,6 +247,42 @@ def resume(
     act_then_run(instance_id, db, settings, as_json, record, ("resume", True, variables), prepare)
 
 
+@click.command()
+@click.argument("target", metavar="INCIDENT|INSTANCE")
+@var_options
+@db_option
+@run_options
+@record_option
+@json_option
+def retry(
+    target: str,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+    db: str,
+    settings: RunSettings,
+    record: str | None,
+    as_json: bool,
+) -> None:
+    """Run a token stopped on an incident again, and run on (Camunda's "set retries").
+
+    INCIDENT is an id from `bpmn incidents`; an INSTANCE retries all of its incidents.
+    --var/--vars set process variables in the same step (the fix); its tries are counted
+    afresh (--retries N: for a job with no retry policy of its own). Example: bpmn retry
+    3f9a2c#7 --var income=4200
+    """
+    variables = parse_variables(var_pairs, vars_file)
+    instance_id = settings.engine(db, as_json).incident_instance(target)
+
+    def prepare(engine: Engine, instance: Instance) -> Act:
+        def act(listener: Listener) -> Instance:
+            instance.retry(listener, variables)
+            return instance
+
+        return act
+
+    act_then_run(instance_id, db, settings, as_json, record, ("resume", True, variables), prepare)
+
+
 def act_then_run(
     instance_id: str,
     db: str,

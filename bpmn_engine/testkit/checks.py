@@ -93,7 +93,7 @@ def observe(
         incidents=[
             (m.outcome().incident or "", _failed_element(events))
             for m, events in histories
-            if m.state.value == "failed"
+            if m.state.value in ("failed", "active") and m.outcome().incident is not None
         ],
         calls=dict(calls or {}),
         errors=list(errors or []),

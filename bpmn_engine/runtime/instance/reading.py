@@ -47,7 +47,7 @@ BODY_WAITS = ("subprocess", "multi-instance", "loop")
 
 @dataclass
 class Outcome:
-    """Where a run stopped: completed, waiting, failed or terminated."""
+    """Where a run stopped: completed, waiting, failed (on an incident) or terminated."""
 
     instance: str
     state: str
@@ -55,6 +55,9 @@ class Outcome:
     end_event: str | None = None
     incident: str | None = None
     waiting_for: list[dict[str, Any]] = field(default_factory=list)
+    # failed, but the instance stays active: its other tokens wait for the world (a person,
+    # a timer, a message...), only the one with the incident has stopped
+    others_wait: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -66,8 +69,10 @@ class Outcome:
             out["end_event"] = self.end_event
         if self.incident:
             out["incident"] = self.incident
-        if self.state == INSTANCE_WAITING:
+        if self.state == INSTANCE_WAITING or self.others_wait:
             out["waiting_for"] = self.waiting_for
+        if self.others_wait:
+            out["others_wait"] = True
         return out
 
 
@@ -190,12 +195,16 @@ class Reading(InstanceParts):
     def outcome(self) -> Outcome:
         head = self.data.head
         state = str(head.state)
+        others_wait = False
         if head.state is InstanceState.ACTIVE:
             movable = self._orphans or self.data.next_ready() is not None
             state = str(InstanceState.ACTIVE) if movable else INSTANCE_WAITING
+            if not movable and head.incident is not None:  # the run stopped on an incident
+                state, others_wait = str(InstanceState.FAILED), True
         return Outcome(
             instance=head.id,
             state=state,
+            others_wait=others_wait,
             variables=self.variables,
             end_event=head.end_event,
             incident=head.incident,

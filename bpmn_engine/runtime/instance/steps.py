@@ -194,7 +194,8 @@ class Steps(InstanceParts):
             if task.track == track_id and task.status is TaskState.WAITING:
                 step.touch_task(task).move(TaskState.CANCELLED)
         head = self.data.head
-        head.incident = f"{element}: {message}"
+        if head.incident is None:  # the first open one is the instance's (`bpmn incidents`: all)
+            head.incident = f"{element}: {message}"
         if head.state is InstanceState.ACTIVE and head.parent_instance is not None:
             if origin is None:
                 step.sent.append(calls.incident(head, element, message, ""))

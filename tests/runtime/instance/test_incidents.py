@@ -1,7 +1,8 @@
 """An incident stops its token, not the instance (issue 28, item 3): the other tokens go on,
 as in Camunda, and the instance is failed only once none of them can (it has stopped on its
-incidents). `retry` (`bpmn resume`) re-runs the failed token whether or not the instance
-stopped."""
+incidents). A run that stops on an incident is `failed` either way (`others_wait` says the
+instance stays active). `retry` (`bpmn resume`) re-runs the failed token whether or not the
+instance stopped."""
 
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ def test_the_other_tokens_go_on_and_the_instance_stays_active(bpmn: Bpmn, engine
     _, instance_id = started(bpmn, engine, JOINED)
     instance = engine.instance(instance_id)
     outcome = instance.outcome()
-    assert instance.state == "active" and outcome.state == "waiting"
+    # the run stopped on the incident (failed), the instance stays active: `ask` waits
+    assert instance.state == "active" and outcome.state == "failed" and outcome.others_wait
+    assert outcome.to_json()["others_wait"] is True
     assert outcome.incident is not None and "division by zero" in outcome.incident
     assert [w["element"] for w in outcome.waiting_for] == ["ask"]
     [created] = events_named(instance, "incident.created")
@@ -50,6 +53,7 @@ def test_the_instance_fails_once_no_other_token_can_go_on(bpmn: Bpmn, engine: En
     instance.complete_task("ask")  # its token goes on to the join, which waits for `bad`
     outcome = instance.run()
     assert instance.state == "failed" and outcome.state == "failed"
+    assert not outcome.others_wait
     [failed] = events_named(instance, "instance.failed")
     assert failed.element == "bad" and "division by zero" in failed.data["incident"]
 

@@ -114,7 +114,9 @@ def test_triggering_what_does_not_wait_is_refused_naming_what_does(
         instance.trigger("wait")  # it moved on: triggered once only
 
 
-def test_a_failed_instance_is_not_triggered_until_it_is_resumed(bpmn: Bpmn, engine: Engine) -> None:
+def test_a_sibling_of_a_token_stopped_on_an_incident_is_triggered(
+    bpmn: Bpmn, engine: Engine
+) -> None:
     path = bpmn(
         f'<startEvent id="s"/>{flow("s", "fork")}<parallelGateway id="fork"/>'
         f'{flow("fork", "wait")}{flow("fork", "boom")}<intermediateCatchEvent id="wait"/>'
@@ -122,13 +124,12 @@ def test_a_failed_instance_is_not_triggered_until_it_is_resumed(bpmn: Bpmn, engi
         f'{flow("wait", "ew")}{flow("boom", "eb")}<endEvent id="ew"/><endEvent id="eb"/>'
     )
     instance = engine.start(path)
-    assert instance.run().state == "failed"
-    with pytest.raises(UsageError, match="is failed: fix its incident and `bpmn resume` it"):
-        instance.trigger("wait")
-    assert [t.element for t in instance.waiting_triggers()] == ["wait"]  # nothing moved
+    outcome = instance.run()
+    assert outcome.state == "failed" and outcome.others_wait  # `wait` waits: still active
+    instance.trigger("wait")  # the other token goes on to its end
+    assert instance.run().state == "failed" and instance.state == "failed"  # none is left
+    assert instance.waiting_triggers() == []
     instance.retry(variables={"missing": 1})
-    instance.run()
-    instance.trigger("wait")
     assert instance.run().state == "completed"
 
 
