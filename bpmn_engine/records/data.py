@@ -312,10 +312,12 @@ class Step:
 
     def requeue(self, track: Track) -> None:
         """Make a failed track ready again at the same activation (same seq: the same
-        idempotency key for its handler; the attempt count goes on)."""
+        idempotency key for its handler), its tries counted afresh (an operator's retry, as
+        Camunda's "set retries": the job gets its tries again)."""
         self.touch_track(track)
         track.move(TrackState.READY)
         track.wait = None
+        track.attempt = 0
         self.data.enqueue(track)
 
     def ready(self, track: Track, element: str, via: str | None) -> None:

@@ -99,6 +99,18 @@ def test_when_the_tries_run_out_it_is_an_incident(bpmn: Bpmn, make_engine: MakeE
     )
 
 
+def test_an_operators_retry_gives_the_tries_again(bpmn: Bpmn, make_engine: MakeEngine) -> None:
+    # as Camunda's "set retries": the tries ran out; a retry counts them afresh
+    flaky = Flaky(10)
+    instance = virtual(make_engine, flaky).start(process(bpmn))
+    assert instance.run().state == "failed"
+    instance.retry()
+    outcome = instance.run()
+    assert outcome.state == "failed" and flaky.attempts == [1, 2, 3, 1, 2, 3]
+    assert "(try 3 of 3: no tries left)" in (outcome.incident or "")
+    assert [e.data["attempt"] for e in events_named(instance, "job.failed")] == [1, 2, 1, 2]
+
+
 def test_a_permanent_error_is_an_incident_at_once(bpmn: Bpmn, make_engine: MakeEngine) -> None:
     flaky = Flaky(10, PermanentError)
     outcome = virtual(make_engine, flaky).start(process(bpmn)).run()
