@@ -235,6 +235,20 @@ def resume(
     --var/--vars set process variables in the same step as the retry (the fix for a
     missing or wrong value). Example: bpmn resume 3f9a2c --var income=4200
     """
+    retry_then_run(instance_id, db, settings, as_json, record, var_pairs, vars_file)
+
+
+def retry_then_run(
+    instance_id: str,
+    db: str,
+    settings: RunSettings,
+    as_json: bool,
+    record: str | None,
+    var_pairs: tuple[str, ...],
+    vars_file: str | None,
+) -> None:
+    """`bpmn resume` and `bpmn retry`: its failed tokens run again, the variables set in the
+    same step, then on."""
     variables = parse_variables(var_pairs, vars_file)
 
     def prepare(engine: Engine, instance: Instance) -> Act:
@@ -270,17 +284,8 @@ def retry(
     afresh (--retries N: for a job with no retry policy of its own). Example: bpmn retry
     3f9a2c#7 --var income=4200
     """
-    variables = parse_variables(var_pairs, vars_file)
     instance_id = settings.engine(db, as_json).incident_instance(target)
-
-    def prepare(engine: Engine, instance: Instance) -> Act:
-        def act(listener: Listener) -> Instance:
-            instance.retry(listener, variables)
-            return instance
-
-        return act
-
-    act_then_run(instance_id, db, settings, as_json, record, ("resume", True, variables), prepare)
+    retry_then_run(instance_id, db, settings, as_json, record, var_pairs, vars_file)
 
 
 def act_then_run(

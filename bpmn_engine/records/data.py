@@ -310,14 +310,16 @@ class Step:
         self.data.head.next_seq += 1
         return seq
 
-    def requeue(self, track: Track) -> None:
+    def requeue(self, track: Track, *, tries_afresh: bool = False) -> None:
         """Make a failed track ready again at the same activation (same seq: the same
-        idempotency key for its handler), its tries counted afresh (an operator's retry, as
-        Camunda's "set retries": the job gets its tries again)."""
+        idempotency key for its handler). `tries_afresh`: a job's tries are counted from
+        the start again (an operator's retry, as Camunda's "set retries"); else the attempt
+        count goes on (a call activity's names its next child)."""
         self.touch_track(track)
         track.move(TrackState.READY)
         track.wait = None
-        track.attempt = 0
+        if tries_afresh:
+            track.attempt = 0
         self.data.enqueue(track)
 
     def ready(self, track: Track, element: str, via: str | None) -> None:

@@ -18,6 +18,7 @@ from bpmn_engine.runtime.behaviours.call_activities import CHILD_FAILED
 from bpmn_engine.runtime.storage import Store
 
 SEPARATOR = "#"
+_OPEN = (InstanceState.ACTIVE, InstanceState.FAILED)  # an instance an incident can be open in
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +61,12 @@ def open_incidents(store: Store, instance: str | None = None) -> list[OpenIncide
     wanted = {store.resolve(instance)} if instance is not None else None
     found: list[OpenIncident] = []
     for row in rows:
-        if row["incident"] is None or row["state"] not in (InstanceState.ACTIVE, "failed"):
+        if row["incident"] is None or row["state"] not in _OPEN:
             continue
         if wanted is not None and row["id"] not in wanted:
             continue
-        found += _of_instance(store, row["id"], row["process"], row["state"] == "failed")
+        failed = row["state"] == InstanceState.FAILED
+        found += _of_instance(store, row["id"], row["process"], failed)
     return sorted(found, key=lambda i: (i.created_at or "", i.id))
 
 

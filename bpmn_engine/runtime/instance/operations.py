@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.errors import BpmnError, UsageError
+from bpmn_engine.model import Task
 from bpmn_engine.records.data import Step
 from bpmn_engine.records.lifecycle import InstanceState, ScopeState, TrackState
 from bpmn_engine.records.rows import Receipt, Sent, Track
@@ -105,7 +106,8 @@ class Operations(InstanceParts):
             step.set_state(InstanceState.ACTIVE)
         head.incident = None
         for track in sorted(failed, key=lambda t: t.id):
-            step.requeue(track)
+            node = self.definitions.node_scopes[track.element].nodes[track.element]
+            step.requeue(track, tries_afresh=isinstance(node, Task))
             step.emit("incident.retried", track.element, track.id)
         self._resolved_upward(step)
         self._commit(step, on_event)
