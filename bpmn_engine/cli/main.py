@@ -31,6 +31,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "resume",
         "Go on with an instance: after a crash, a fix, or a wait.",
     ),
+    "modify": (
+        "bpmn_engine.cli.modify",
+        "modify",
+        "Move an instance's tokens by hand (Camunda's instance modification), and run on.",
+    ),
     "retry": (
         "bpmn_engine.cli.run",
         "retry",

@@ -119,6 +119,10 @@ class Trace:
             )
         elif kind == "incident.created":
             line = f"  [red]✗ {safe(event.element)}: {safe(str(data.get('message')))}[/]"
+        elif kind == "token.cancelled":
+            line = f"  [yellow]✗[/] {self.name(event)} token cancelled by hand {track}"
+        elif kind == "token.started":
+            line = f"  [green]+[/] {self.name(event)} token started by hand {track}"
         elif kind == "incident.resolved":
             child = safe(str(data.get("child")))
             line = f"  [green]↻[/] {self.name(event)} waits again: instance {child} was resumed"
