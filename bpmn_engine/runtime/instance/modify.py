@@ -65,21 +65,21 @@ class Modification(InstanceParts):
             for track in doomed:
                 self._cancel(anchor, track)
             started = [self._start(step, element, node, where) for element, node, where in starts]
+            step.emit(
+                "instance.modified",
+                None,
+                None,
+                cancelled=[t.id for t in doomed],
+                started=started,
+                variables=sorted(values),
+            )
+            self._settle(step, anchor)
         except Incident as failure:  # an end listener of a cancelled element failed
             step.rollback()
             raise UsageError(f"instance {self.id} was not modified: {failure.message}") from None
         except UsageError:
             step.rollback()
             raise
-        step.emit(
-            "instance.modified",
-            None,
-            None,
-            cancelled=[t.id for t in doomed],
-            started=started,
-            variables=sorted(values),
-        )
-        self._settle(step, anchor)
         tokens = [
             t.token() for t in sorted(self.data.tracks.values(), key=lambda t: t.id) if _token(t)
         ]
@@ -203,6 +203,11 @@ class Modification(InstanceParts):
                 step.set_state(InstanceState.ACTIVE)
         if any(_token(t) for t in self.data.tracks.values()):
             return
+        if head.parent_instance is not None:  # its caller's call activity would wait on
+            raise UsageError(
+                f"instance {self.id} was started by a call activity of instance "
+                f"{head.parent_instance} and would be left with no token: modify that one"
+            )
         anchor.terminate_scope(root)  # listening event subprocesses stop too
         step.touch_scope(self.data.scopes[root]).move(ScopeState.TERMINATED)
         step.set_state(InstanceState.TERMINATING)

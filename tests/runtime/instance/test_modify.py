@@ -132,3 +132,29 @@ def test_a_dry_run_says_the_tokens_and_changes_nothing(bpmn: Bpmn, engine: Engin
     assert sorted(t["element"] for t in tokens) == ["ask", "review"]
     assert elements(instance) == ["ask", "bad"] and len(instance.history()) == history
     assert elements(engine.instance(instance.id)) == ["ask", "bad"]
+
+
+def test_a_called_instance_is_not_left_without_a_token(tmp_path, engine: Engine) -> None:
+    from tests.runtime.conftest import HEADER
+
+    path = tmp_path / "calls.bpmn"
+    path.write_text(
+        f"""<?xml version="1.0"?>{HEADER}
+  <process id="parent" isExecutable="true"><startEvent id="ps"/>
+    <callActivity id="call" calledElement="child"/><endEvent id="pe"/>
+    {flow("ps", "call")}{flow("call", "pe")}</process>
+  <process id="child" isExecutable="true"><startEvent id="cs"/><userTask id="work"/>
+    <endEvent id="ce"/>{flow("cs", "work")}{flow("work", "ce")}</process>
+</definitions>""",
+        encoding="utf-8",
+    )
+    parent = engine.start(path, "parent")
+    parent.run()
+    [child_id] = [i for i in engine.family(parent.id) if i != parent.id]
+    child = engine.instance(child_id)
+    with pytest.raises(UsageError, match="modify that one"):
+        child.modify(cancel=["work"])
+    assert elements(engine.instance(child_id)) == ["work"]
+    child.modify(cancel=["work"], start_after=["work"])  # it ends, and its caller goes on
+    child.run()
+    assert engine.instance(parent.id).run().state == "completed"
