@@ -224,7 +224,7 @@ class CheckpointRows(SqliteConnection):
             sql += f" AND {self.dialect.position}(',' || u.candidate_groups || ',', ?) > 0"
             params.append(f",{group},")
         rows = self.query(
-            sql + " ORDER BY COALESCE(u.created_at, ''), u.instance, u.id", tuple(params)
+            sql + " ORDER BY COALESCE(u.created_at, ''), i.rowid, u.id", tuple(params)
         )
         for row in rows:
             row["candidate_users"] = names_of(row["candidate_users"])
