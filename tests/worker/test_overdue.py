@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bpmn_engine import Engine, VirtualClock
+from bpmn_engine import Engine, VirtualClock, Worker
 from tests.postgresql_server import shared_db
 from tests.worker.conftest import JOB, bpmn_file
 from tests.worker.test_leases import crash, hand_over
@@ -80,3 +81,38 @@ def test_bpmn_instances_stuck_names_the_late_token_and_the_command(tmp_path: Pat
     assert [r["overdue"][0]["why"] for r in rows] == ["lease"]
     Engine(str(db), handlers={"work": lambda ctx: None}).instance(instance_id).run()
     assert cli(db, "instances", "--stuck").stdout.count(instance_id) == 0
+
+
+def test_two_workers_racing_on_a_due_retry_run_it_exactly_once(tmp_path: Path, engines) -> None:
+    # given: a job whose first try failed; its retry is due when two workers look at once
+    db = tmp_path / "race.db"
+    first = engines(db, handlers={"work": fails}, backoff=600.0)
+    instance = first.start(bpmn_file(tmp_path / "job.bpmn", JOB))
+    assert instance.run().waiting_for[0]["reason"] == "retry"
+    later = datetime.now(UTC) + timedelta(hours=2)
+    calls: list[int] = []
+    lock = threading.Lock()
+    ready = threading.Barrier(2)
+
+    def pays(ctx: Any) -> dict[str, Any]:
+        with lock:
+            calls.append(ctx.attempt)
+        return {"paid": True}
+
+    def work(holder: str) -> None:
+        with Engine(shared_db(db), handlers={"work": pays}, clock=VirtualClock(later)) as engine:
+            engine.store.worker = holder  # two hosts
+            ready.wait(30)
+            Worker(engine, once=True, poll=0).run()
+
+    threads = [threading.Thread(target=work, args=(f"host{n}.example:1",)) for n in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    # then: the retry ran once, on the same token, and the instance completed once
+    assert calls == [2]
+    with Engine(shared_db(db)) as engine:
+        done = engine.instance(instance.id)
+        assert done.state == "completed" and done.variables == {"paid": True}
+        assert [e.event for e in done.history()].count("instance.completed") == 1
