@@ -117,9 +117,7 @@ def instances(
         cells = [row["id"], *([row["business_key"] or ""] if keyed else [])]
         cells.append(row["process"])
         cells += [row["definition"][:VERSION_DIGITS]] if versioned else []
-        state = row["state"]
-        if row["incident"] is not None and state in ("active", "waiting"):
-            state += ", incident"  # its other tokens went on: active, with an open incident
+        state = row["state"] + (" (others wait)" if row["others_wait"] else "")
         cells += [state, str(row["waiting_tasks"] or "")]
         cells.append(minute(row["updated_at"] or ""))
         if called:

@@ -130,14 +130,25 @@ class InstancesPart(EngineParts):
         `state`, `process` and `business_key` keep those in that state, of that process or
         with that business key. The state is the
         word `Instance.outcome` uses: `waiting` for an active instance none of whose tracks
-        can move now (`state="active"` keeps those too: every instance not ended)."""
+        can move now (`state="active"` keeps those too: every instance not ended), `failed`
+        for one stopped on an incident while its other tokens wait (`others_wait`)."""
         rows = self.store.list_instances()
         for row in rows:
             moving = row.pop("moving_tracks", 0)
+            row["others_wait"] = False
             if row["state"] == InstanceState.ACTIVE and not moving:
-                row["state"] = INSTANCE_WAITING
+                if row["incident"] is None:
+                    row["state"] = INSTANCE_WAITING
+                else:  # stopped on an incident, its other tokens waiting (`Outcome`)
+                    row["state"], row["others_wait"] = InstanceState.FAILED.value, True
         if state is not None:
-            rows = [r for r in rows if r["state"] == state or (state, r["state"]) == _NOT_ENDED]
+            rows = [
+                r
+                for r in rows
+                if r["state"] == state
+                or (state, r["state"]) == _NOT_ENDED
+                or (state == InstanceState.ACTIVE and r["others_wait"])  # still active
+            ]
         if process is not None:
             rows = [r for r in rows if r["process"] == process]
         if business_key is not None:

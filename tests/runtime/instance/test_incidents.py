@@ -86,3 +86,18 @@ def test_a_retry_after_the_instance_stopped_goes_on_too(bpmn: Bpmn, engine: Engi
     assert instance.retry(variables={"y": 4}) == 1
     outcome = instance.run()
     assert outcome.state == "completed" and outcome.end_event == "e"
+
+
+def test_the_instance_list_says_failed_while_the_other_tokens_wait(
+    bpmn: Bpmn, engine: Engine
+) -> None:
+    _, instance_id = started(bpmn, engine, JOINED)
+    [row] = engine.instances()
+    assert (row["id"], row["state"], row["others_wait"]) == (instance_id, "failed", True)
+    assert [r["id"] for r in engine.instances(state="failed")] == [instance_id]
+    assert [r["id"] for r in engine.instances(state="active")] == [instance_id]  # not ended
+    engine.instance(instance_id).complete_task("ask")
+    engine.instance(instance_id).run()
+    [row] = engine.instances()
+    assert (row["state"], row["others_wait"]) == ("failed", False)
+    assert engine.instances(state="active") == []
