@@ -31,6 +31,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "resume",
         "Go on with an instance: after a crash, a fix, or a wait.",
     ),
+    "migrate": (
+        "bpmn_engine.cli.migrate",
+        "migrate",
+        "Move running instances onto another version of their definitions.",
+    ),
     "modify": (
         "bpmn_engine.cli.modify",
         "modify",

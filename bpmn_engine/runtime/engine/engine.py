@@ -19,8 +19,7 @@ from bpmn_engine.runtime.calls.protocol import MAX_TREE_SIZE
 from bpmn_engine.runtime.clock import Clock, RealClock
 from bpmn_engine.runtime.data.decisions import DecisionRegistry
 from bpmn_engine.runtime.engine.calling import CallsPart
-from bpmn_engine.runtime.engine.definitions import DefinitionsPart
-from bpmn_engine.runtime.engine.instances import InstancesPart
+from bpmn_engine.runtime.engine.migrations import MigrationsPart
 from bpmn_engine.runtime.engine.outbox import Postman
 from bpmn_engine.runtime.engine.parts import UserTaskAnswer
 from bpmn_engine.runtime.engine.session import Session
@@ -32,7 +31,7 @@ from bpmn_engine.runtime.storage import Store
 from bpmn_engine.runtime.worker.leases import Heartbeat
 
 
-class Engine(StartsPart, CallsPart, InstancesPart, DefinitionsPart):
+class Engine(StartsPart, CallsPart, MigrationsPart):
     """Runs instances of BPMN processes, checkpointing their steps in a store.
 
     The runtime's engine takes any `Store`; `bpmn_engine.Engine` opens one from a path.

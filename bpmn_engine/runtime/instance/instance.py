@@ -7,6 +7,7 @@
 - `waits.py`: user tasks, triggers, deliveries, gateway choices, ad-hoc activations;
 - `operations.py`: set variables, throw a signal, retry, give up a job, cancel;
 - `modify.py`: the operator's hand on the tokens (cancel, start before or after an element);
+- `migrate.py`: the instance onto another version of its definitions;
 - `call_replies.py`: what called instances reply.
 
 Scheduling order (documented and deterministic): the ready track that became ready first runs
@@ -25,6 +26,7 @@ from bpmn_engine.records.rows import JOB
 from bpmn_engine.runtime.instance.call_replies import CallReplies
 from bpmn_engine.runtime.instance.checkpoints import Checkpoints
 from bpmn_engine.runtime.instance.loop import StepLoop
+from bpmn_engine.runtime.instance.migrate import Migration
 from bpmn_engine.runtime.instance.modify import Modification
 from bpmn_engine.runtime.instance.operations import Operations
 from bpmn_engine.runtime.instance.parts import InstanceServices
@@ -34,7 +36,7 @@ from bpmn_engine.runtime.instance.steps import Steps
 from bpmn_engine.runtime.instance.waits import Waits
 
 
-class Instance(Reading, StepLoop, Waits, Operations, Modification, CallReplies, Steps):
+class Instance(Reading, StepLoop, Waits, Operations, Modification, Migration, CallReplies, Steps):
     """One running (or finished) process instance, backed by its rows in the store."""
 
     def __init__(

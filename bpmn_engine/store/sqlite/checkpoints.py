@@ -368,6 +368,9 @@ class CheckpointRows(SqliteConnection):
             if value != old:
                 changed.append(name)
                 values.append(str(value) if name == "state" else value)
+        if head.definition != before.definition:  # a migration moved it to another version
+            changed.append("definition")
+            values.append(head.definition)
         head.version = before.version + 1
         cursor = conn.execute(
             update_sql("instances", (*changed, "version", "updated_at"), ("id", "version")),
@@ -447,10 +450,10 @@ class CheckpointRows(SqliteConnection):
                     (data.head.id, s.id, s.element, s.parent, s.track, str(s.status), s.version),
                 )
                 continue
-            cursor = conn.execute(
-                "UPDATE scopes SET status = ?, version = ? "
+            cursor = conn.execute(  # the element too: a migration may move a scope
+                "UPDATE scopes SET status = ?, element = ?, version = ? "
                 "WHERE instance = ? AND id = ? AND version = ?",
-                (str(s.status), s.version, data.head.id, s.id, before.version),
+                (str(s.status), s.element, s.version, data.head.id, s.id, before.version),
             )
             if cursor.rowcount != 1:
                 raise ConcurrentModification(f"scope {s.id} was changed by someone else")

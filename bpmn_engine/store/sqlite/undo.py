@@ -58,8 +58,11 @@ def undo_record(step: Step, outbox_ids: list[int], stores: list[list[Any]] | Non
     head = step.head_before
     record = {
         "head": {
-            name: str(getattr(head, name)) if name == "state" else getattr(head, name)
-            for name in HEAD_FIELDS
+            **{
+                name: str(getattr(head, name)) if name == "state" else getattr(head, name)
+                for name in HEAD_FIELDS
+            },
+            "definition": head.definition,  # a migration changes it
         },
         "tracks": {str(k): _image(v) for k, v in step.tracks.items()},
         "scopes": {str(k): _image(v) for k, v in step.scopes.items()},
@@ -129,11 +132,12 @@ class UndoRows(SqliteConnection):
             conn.execute("DELETE FROM undo WHERE id = ?", (row_id,))
         head = json.loads(chain[-1][2])["head"]
         version = current + 1  # a copy loaded before the rewind can no longer commit
+        names = [name for name in (*HEAD_FIELDS, "definition") if name in head]  # older: fewer
         conn.execute(
             "UPDATE instances SET "
-            + ", ".join(f"{name} = ?" for name in HEAD_FIELDS)
+            + ", ".join(f"{name} = ?" for name in names)
             + ", version = ? WHERE id = ?",
-            (*(head[name] for name in HEAD_FIELDS), version, instance_id),
+            (*(head[name] for name in names), version, instance_id),
         )
         conn.execute(  # the step now latest continues the chain at the new version
             "UPDATE undo SET version_after = ? WHERE instance = ? AND version_after = ?",
