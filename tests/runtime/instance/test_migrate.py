@@ -4,12 +4,16 @@ problem refuses the whole migration with nothing changed."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from bpmn_engine import UsageError, VirtualClock
+from bpmn_engine import Engine, UsageError, VirtualClock
 from tests.postgresql_server import shared_db
 from tests.runtime.conftest import HEADER, MakeEngine, events_named, flow
 
@@ -157,3 +161,55 @@ def test_a_migration_is_rewound_like_any_step(tmp_path: Path, make_engine: MakeE
     assert [t.element for t in back.user_tasks()] == ["A"]
     back.complete_task("A")
     assert back.run().state == "completed"  # on the old version's path
+
+
+KILLED = """
+import sys
+from bpmn_engine import Engine
+
+db, v1, v2, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+with Engine(db) as engine:
+    ids = [engine.start(v1).id for _ in range(count)]
+    for instance_id in ids:
+        engine.instance(instance_id).run()
+    print("started", flush=True)
+    for instance_id in ids:
+        engine.migrate([instance_id], v2, {"A": "Approve"})
+        print(instance_id, flush=True)
+"""
+
+
+def test_kill_9_during_a_migration_leaves_each_instance_on_one_version(tmp_path: Path) -> None:
+    if not hasattr(signal, "SIGKILL"):
+        pytest.skip("no SIGKILL here")
+    program, db = tmp_path / "m.py", tmp_path / "m.db"
+    program.write_text(KILLED)
+    v1, v2 = write(tmp_path, "v1", V1), write(tmp_path, "v2", RENAMED)
+    child = subprocess.Popen(
+        [sys.executable, str(program), str(db), str(v1), str(v2), "40"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "started"
+    moved = [child.stdout.readline().strip() for _ in range(3)]  # three moved, more on the way
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    with Engine(str(db)) as engine:
+        rows = engine.instances()
+        assert len(rows) == 40
+        versions = {row["definition"] for row in rows}
+        assert len(versions) in (1, 2)
+        for row in rows:
+            instance = engine.instance(row["id"])
+            [task] = instance.user_tasks()
+            new = events_named(instance, "instance.migrated") != []
+            # each wholly on one version: its row, its token, its task and its history agree
+            assert task.element == ("Approve" if new else "A")
+            assert [t["element"] for t in instance.tokens()] == [task.element]
+            assert (row["id"] in moved) <= new
+            instance.complete_task(task.element)
+            instance.run()
+            expected = ["Review"] if new else []
+            assert [t.element for t in instance.user_tasks()] == expected
