@@ -73,3 +73,7 @@ def test_an_instance_stopped_on_its_incident_is_retried_by_its_id(
     assert finished.returncode == 0, finished.stderr
     _, none = bpmn.json_lines("incidents", "--db", "t.db")
     assert none == []
+    _, [over] = bpmn.json_lines("incidents", "--resolved", "--db", "t.db")
+    assert over["incident"] == incident["incident"] and over["resolved_at"] is not None
+    assert not over["instance_failed"]
+    assert "resolved" in bpmn("incidents", "--resolved", "--db", "t.db").stdout

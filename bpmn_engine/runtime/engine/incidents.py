@@ -1,10 +1,10 @@
-"""Open incidents across instances (`Engine.incidents`, `bpmn incidents`, `bpmn retry`).
+"""Incidents across instances (`Engine.incidents`, `bpmn incidents`, `bpmn retry`).
 
-An incident is a token stopped at an element (its track `failed`) with the history event
-that stopped it (`incident.created`): the record is that pair, read from the rows, so there
-is no second copy to keep in step. Its id is the instance and the event's number
-(`5305877912#7`): stable, and unique in the database. It is resolved when the token runs
-again (`Instance.retry`, `bpmn retry`, `bpmn resume`) or the instance ends.
+An incident is a token stopped at an element: the history event that stopped it
+(`incident.created`) and, once it is over, the one that resolved it (the token run again,
+cancelled by hand, its child resumed, or its instance ended). The record is read from those
+rows, so there is no second copy to keep in step. Its id is the instance and the event's
+number (`5305877912#7`): stable, and unique in the database.
 """
 
 from __future__ import annotations
@@ -14,20 +14,24 @@ from typing import Any
 
 from bpmn_engine.errors import UsageError
 from bpmn_engine.records.lifecycle import InstanceState, TrackState
+from bpmn_engine.records.rows import Event
 from bpmn_engine.runtime.behaviours.call_activities import CHILD_FAILED
 from bpmn_engine.runtime.storage import Store
 
 SEPARATOR = "#"
 _OPEN = (InstanceState.ACTIVE, InstanceState.FAILED)  # an instance an incident can be open in
+# what ends an incident at its token: run again, cancelled by hand, its child resumed
+_RESOLVING = frozenset({"incident.retried", "token.cancelled", "incident.resolved"})
+_ENDING = frozenset({"instance.completed", "instance.terminated"})  # ... or its instance
 
 
 @dataclass(frozen=True, slots=True)
-class OpenIncident:
+class IncidentRecord:
     """A token stopped on an incident. `kind`: `job` (a handler's failure, its tries run
     out), `called instance` (the instance a call activity started has the incident: fix
     that one), or `step` (a script, an expression, a condition...). `attempt`: the tries
-    made of a job (0 for the others). `instance_failed`: no other token of the instance
-    could go on (else it is active, its other tokens going on)."""
+    made of a job (0 for the others). `resolved_at`: when it was resolved (None: open).
+    `instance_failed`: no other token of its instance could go on when it was listed."""
 
     id: str
     instance: str
@@ -38,6 +42,7 @@ class OpenIncident:
     message: str
     attempt: int
     created_at: str | None
+    resolved_at: str | None
     instance_failed: bool
 
     def to_json(self) -> dict[str, Any]:
@@ -51,59 +56,87 @@ class OpenIncident:
             "message": self.message,
             "attempt": self.attempt,
             "created_at": self.created_at,
+            "resolved_at": self.resolved_at,
             "instance_failed": self.instance_failed,
         }
 
 
-def open_incidents(store: Store, instance: str | None = None) -> list[OpenIncident]:
-    """Every open incident (of `instance` only, when given), the oldest first."""
-    rows = store.list_instances()
-    wanted = {store.resolve(instance)} if instance is not None else None
-    found: list[OpenIncident] = []
-    for row in rows:
-        if row["incident"] is None or row["state"] not in _OPEN:
+def incidents(
+    store: Store, instance: str | None = None, *, resolved: bool = False
+) -> list[IncidentRecord]:
+    """The open incidents (and with `resolved`, the resolved ones too) of every instance, or
+    of `instance` only, the oldest first."""
+    wanted = store.resolve(instance) if instance is not None else None
+    found: list[IncidentRecord] = []
+    for row in store.list_instances():
+        if wanted is not None and row["id"] != wanted:
             continue
-        if wanted is not None and row["id"] not in wanted:
+        open_now = row["incident"] is not None and row["state"] in _OPEN
+        if not (open_now or resolved):
             continue
         failed = row["state"] == InstanceState.FAILED
-        found += _of_instance(store, row["id"], row["process"], failed)
+        found += _of_instance(store, row["id"], row["process"], failed, resolved)
     return sorted(found, key=lambda i: (i.created_at or "", i.id))
 
 
-def _of_instance(store: Store, instance: str, process: str, failed: bool) -> list[OpenIncident]:
-    data = store.load(instance)
+def _of_instance(
+    store: Store, instance: str, process: str, failed: bool, resolved: bool
+) -> list[IncidentRecord]:
     history = store.history(instance)
+    if not any(e.event == "incident.created" for e in history):
+        return []
+    data = store.load(instance)
     times = store.history_times(instance)
     found = []
-    for track in data.tracks.values():
-        if track.status is not TrackState.FAILED:
+    for index, created in enumerate(history):
+        if created.event != "incident.created" or created.track is None:
             continue
-        created = next(
-            (e for e in reversed(history) if e.event == "incident.created" and e.track == track.id),
-            None,
-        )
-        if created is None:
+        end = _resolution(history[index + 1 :], created.track)
+        if end is None:
+            track = data.tracks.get(created.track)
+            if track is None or track.status is not TrackState.FAILED:
+                continue  # over without a word (an older engine's history): not listed
+        elif not resolved:
             continue
+        track = data.tracks.get(created.track)
         ran_job = any(
-            e.event == "job.started" and e.track == track.id and e.element == track.element
-            for e in history
+            e.event == "job.started" and e.track == created.track and e.element == created.element
+            for e in history[:index]
         )
-        kind = "called instance" if track.wait == CHILD_FAILED else "job" if ran_job else "step"
+        child = track is not None and track.wait == CHILD_FAILED and end is None
+        kind = "called instance" if child else "job" if ran_job else "step"
         found.append(
-            OpenIncident(
+            IncidentRecord(
                 id=f"{instance}{SEPARATOR}{created.seq}",
                 instance=instance,
                 process=process,
-                element=created.element or track.element,
-                track=track.id,
+                element=created.element or "",
+                track=created.track,
                 kind=kind,
                 message=str(created.data.get("message", "")),
-                attempt=track.attempt if kind == "job" else 0,
+                attempt=_attempt(history[:index], created) if kind == "job" else 0,
                 created_at=times.get(created.seq),
-                instance_failed=failed,
+                resolved_at=times.get(end.seq) if end is not None else None,
+                instance_failed=failed and end is None,
             )
         )
     return found
+
+
+def _resolution(after: list[Event], track: int) -> Event | None:
+    """The event that ended the incident at `track`, among those after it, if any."""
+    for event in after:
+        if event.event in _ENDING or (event.event in _RESOLVING and event.track == track):
+            return event
+    return None
+
+
+def _attempt(before: list[Event], created: Event) -> int:
+    """The tries the job had made: its last `job.started` before the incident."""
+    for event in reversed(before):
+        if event.event == "job.started" and event.track == created.track:
+            return int(event.data.get("attempt") or 0)
+    return 0
 
 
 def incident_instance(store: Store, given: str) -> str:
@@ -112,7 +145,7 @@ def incident_instance(store: Store, given: str) -> str:
     if SEPARATOR not in given:
         return given
     instance = given.partition(SEPARATOR)[0]
-    if not any(i.id == given for i in open_incidents(store, instance)):
+    if not any(i.id == given for i in incidents(store, instance)):
         raise UsageError(
             f"{given!r} is no open incident: `bpmn incidents` lists them (an incident is "
             "resolved once its token runs again or its instance ends)"

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bpmn_engine.records.lifecycle import INSTANCE_WAITING, InstanceState
-from bpmn_engine.runtime.engine.incidents import OpenIncident, incident_instance, open_incidents
+from bpmn_engine.runtime.engine.incidents import IncidentRecord, incident_instance, incidents
 from bpmn_engine.runtime.engine.overdue import Overdue, overdue
 from bpmn_engine.runtime.engine.parts import EngineParts
 from bpmn_engine.runtime.engine.tasklist import OpenTask, open_tasks
@@ -159,10 +159,12 @@ class InstancesPart(EngineParts):
         wanted.update(late.instance for late in self.overdue())
         return [r for r in rows if r["id"] in wanted]
 
-    def incidents(self, instance: str | None = None) -> list[OpenIncident]:
-        """Every open incident (of `instance` only: a unique id prefix is enough), the
-        oldest first: tokens stopped at an element, their instance active or failed."""
-        return open_incidents(self.store, instance)
+    def incidents(
+        self, instance: str | None = None, *, resolved: bool = False
+    ) -> list[IncidentRecord]:
+        """Every open incident (`resolved`: the resolved ones too), of `instance` only when
+        given (a unique id prefix is enough), the oldest first."""
+        return incidents(self.store, instance, resolved=resolved)
 
     def incident_instance(self, given: str) -> str:
         """The instance an incident id (`INSTANCE#N`, from `incidents`) or an instance id

@@ -101,3 +101,22 @@ def test_the_instance_list_says_failed_while_the_other_tokens_wait(
     [row] = engine.instances()
     assert (row["state"], row["others_wait"]) == ("failed", False)
     assert engine.instances(state="active") == []
+
+
+def test_incidents_are_records_open_then_resolved(bpmn: Bpmn, engine: Engine) -> None:
+    _, instance_id = started(bpmn, engine, JOINED)
+    [open_one] = engine.incidents()
+    assert (open_one.element, open_one.kind, open_one.resolved_at) == ("bad", "step", None)
+    assert (
+        open_one.id
+        == f"{instance_id}#{events_named(engine.instance(instance_id), 'incident.created')[0].seq}"
+    )
+    instance = engine.instance(instance_id)
+    instance.retry(variables={"y": 0})  # the same fault again: a second incident
+    instance.run()
+    first, second = engine.incidents(resolved=True)
+    assert first.id == open_one.id and first.resolved_at is not None
+    assert second.resolved_at is None and [i.id for i in engine.incidents()] == [second.id]
+    engine.instance(instance_id).modify(cancel=["bad"], start_after=["bad"])
+    assert engine.incidents() == []
+    assert all(i.resolved_at for i in engine.incidents(instance_id, resolved=True))
