@@ -128,7 +128,8 @@ class Migration(InstanceParts):
                 f"(say where with --map {element}=NEW_ID)"
             )
             return None
-        old_kind = self.definitions.node(element).kind
+        old = self.definitions.node(element)
+        old_kind = old.kind if old is not None else None
         new_kind = scope.nodes[new].kind
         if old_kind != new_kind:
             plan.problems.append(
