@@ -84,20 +84,9 @@ class CallReplies(InstanceParts):
         waiting.move(TrackState.WAITING)
         waiting.wait = CALL_WAIT
         step.emit("incident.resolved", track.element, track.id, child=row.child)
-        others = [t for t in self.data.tracks.values() if t.status is TrackState.FAILED]
-        if not others and self.data.head.incident is not None:
-            if self.data.head.state is InstanceState.FAILED:
-                step.set_state(InstanceState.ACTIVE)
-            self.data.head.incident = None
-            self._resolved_upward(step)
+        self._incidents_over(step)
         self._commit(step, on_event)
         return True
-
-    def _resolved_upward(self, step: Step) -> None:
-        """A called instance active again: its caller's call activity waits for it again."""
-        head = self.data.head
-        if head.parent_instance is not None:
-            step.sent.append(calls.upward(head, calls.RESOLVED, head.process, {}))
 
     def _caller_track(
         self,

@@ -195,12 +195,7 @@ class Modification(InstanceParts):
                     self._cancel(anchor, host)
                 emptied = True
         head = self.data.head
-        if head.incident is not None and not any(
-            t.status is TrackState.FAILED for t in self.data.tracks.values()
-        ):
-            head.incident = None
-            if head.state is InstanceState.FAILED:
-                step.set_state(InstanceState.ACTIVE)
+        self._incidents_over(step)
         if any(_token(t) for t in self.data.tracks.values()):
             return
         if head.parent_instance is not None:  # its caller's call activity would wait on

@@ -102,14 +102,11 @@ class Operations(InstanceParts):
             for name, value in values.items():
                 step.set_value(self.data.variables.owner(root, name), name, value)
             step.emit("variables.updated", self.process_id, variables=dict(values), unset=[])
-        if head.state is InstanceState.FAILED:
-            step.set_state(InstanceState.ACTIVE)
-        head.incident = None
         for track in sorted(failed, key=lambda t: t.id):
             node = self.definitions.node_scopes[track.element].nodes[track.element]
             step.requeue(track, tries_afresh=isinstance(node, Task))
             step.emit("incident.retried", track.element, track.id)
-        self._resolved_upward(step)
+        self._incidents_over(step)
         self._commit(step, on_event)
         return len(failed)
 

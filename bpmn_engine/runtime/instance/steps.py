@@ -234,6 +234,21 @@ class Steps(InstanceParts):
             variables=self.variables,
         )
 
+    def _incidents_over(self, step: Step) -> None:
+        """When no token is stopped on an incident any more (run again, cancelled, its child
+        resumed): the instance's incident is over, a failed instance is active again, and a
+        called one tells its caller, whose call activity's token waits for it again."""
+        head = self.data.head
+        if head.incident is None or any(
+            t.status is TrackState.FAILED for t in self.data.tracks.values()
+        ):
+            return
+        if head.state is InstanceState.FAILED:
+            step.set_state(InstanceState.ACTIVE)
+        head.incident = None
+        if head.parent_instance is not None:
+            step.sent.append(calls.upward(head, calls.RESOLVED, head.process, {}))
+
     def _stopped_on_incidents(self, on_event: Listener | None) -> None:
         """After a step of an active instance with an open incident: if that step took the
         last token that could go on, the instance has stopped (failed)."""

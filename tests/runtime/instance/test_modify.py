@@ -158,3 +158,30 @@ def test_a_called_instance_is_not_left_without_a_token(tmp_path, engine: Engine)
     child.modify(cancel=["work"], start_after=["work"])  # it ends, and its caller goes on
     child.run()
     assert engine.instance(parent.id).run().state == "completed"
+
+
+def test_cancelling_a_called_instances_failed_token_frees_its_caller(
+    tmp_path, engine: Engine
+) -> None:
+    from tests.runtime.conftest import HEADER
+
+    path = tmp_path / "calls.bpmn"
+    path.write_text(
+        f"""<?xml version="1.0"?>{HEADER}
+  <process id="parent" isExecutable="true"><startEvent id="ps"/>
+    <callActivity id="call" calledElement="child"/><endEvent id="pe"/>
+    {flow("ps", "call")}{flow("call", "pe")}</process>
+  <process id="child" isExecutable="true"><startEvent id="cs"/>
+    <scriptTask id="bad" scriptFormat="python"><script>x = 1 / 0</script></scriptTask>
+    <endEvent id="ce"/>{flow("cs", "bad")}{flow("bad", "ce")}</process>
+</definitions>""",
+        encoding="utf-8",
+    )
+    parent = engine.start(path, "parent")
+    assert parent.run().state == "failed"  # through its call activity
+    [child_id] = [i for i in engine.family(parent.id) if i != parent.id]
+    engine.instance(child_id).modify(cancel=["bad"], start_after=["bad"])
+    engine.instance(child_id).run()
+    assert engine.instance(child_id).state == "completed"
+    outcome = engine.instance(parent.id).run()
+    assert outcome.state == "completed" and outcome.incident is None
