@@ -10,17 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from bpmn_engine.model import BoundaryEvent
-from bpmn_engine.records.lifecycle import ScopeState, TrackState
+from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime.step.context import StepContext
 
 
 def interrupt(ctx: StepContext, host: Track, boundary: BoundaryEvent, **data: Any) -> None:
     """End the host activity (and its subprocess scope) and go on from the boundary event."""
-    for child in [s for s in ctx.data.scopes.values() if s.track == host.id]:
-        if child.status is ScopeState.ACTIVE:
-            ctx.terminate_scope(child.id)
-            ctx.step.touch_scope(child).move(ScopeState.TERMINATED)
+    ctx.terminate_inner_scopes(host)
     host_ctx = ctx.for_track(host)
     host_ctx.behaviour(host_ctx.node).terminate(host_ctx)
     ctx.step.touch_track(host)

@@ -123,19 +123,10 @@ class Modification(InstanceParts):
         step.emit("variables.updated", self.process_id, variables=dict(values), unset=[])
 
     def _cancel(self, anchor: StepContext, track: Track) -> None:
-        """End one token as a boundary event ends its activity (`terminate_scope` for each
-        scope it holds, then its element's own ending)."""
-        step = anchor.step
-        for child in [s for s in self.data.scopes.values() if s.track == track.id]:
-            if child.status is ScopeState.ACTIVE:
-                anchor.terminate_scope(child.id)
-                step.touch_scope(child).move(ScopeState.TERMINATED)
-        step.touch_track(track)
-        if track.status not in (TrackState.READY, TrackState.FAILED):  # in its element
-            there = anchor.for_track(track)
-            there.behaviour(there.node).terminate(there)
-        track.move(TrackState.TERMINATED)
-        step.emit("token.cancelled", track.element, track.id)
+        """End one token as a cancellation ends it (`terminate_track`: the scopes it holds,
+        then its element's own ending), saying that a person did."""
+        anchor.terminate_track(track)
+        anchor.step.emit("token.cancelled", track.element, track.id)
 
     def _start(self, step: Step, element: str, node: FlowNode, where: str) -> int:
         """A new token before `node` (it enters it when the instance runs on) or after it

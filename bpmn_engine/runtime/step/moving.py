@@ -186,18 +186,26 @@ class MovingOn(StepParts):
     def terminate_scope(self, scope_id: int, *, keep: Track | None = None) -> None:
         """End every live track of a scope and its subscopes (the cancellation cascade)."""
         for track in sorted(self.data.live_tracks(scope_id), key=lambda t: t.id):
-            if keep is not None and track.id == keep.id:
-                continue
-            for child in [s for s in self.data.scopes.values() if s.track == track.id]:
-                if child.status is ScopeState.ACTIVE:
-                    self.terminate_scope(child.id)
-                    self.step.touch_scope(child).move(ScopeState.TERMINATED)
-            self.step.touch_track(track)
-            if track.listening:
-                pass  # no token: its waits are cancelled with it
-            elif track.status is TrackState.READY:  # never entered its element: the token goes
-                self.step.emit("track.terminated", track.element, track.id)
-            else:
-                other = self.for_track(track)
-                other.behaviour(other.node).terminate(other)
-            track.move(TrackState.TERMINATED)
+            if keep is None or track.id != keep.id:
+                self.terminate_track(track)
+
+    def terminate_inner_scopes(self, track: Track) -> None:
+        """End the running scopes a track holds (its subprocess, its multi-instance body)."""
+        for child in [s for s in self.data.scopes.values() if s.track == track.id]:
+            if child.status is ScopeState.ACTIVE:
+                self.terminate_scope(child.id)
+                self.step.touch_scope(child).move(ScopeState.TERMINATED)
+
+    def terminate_track(self, track: Track) -> None:
+        """End one live track with what it holds: its inner scopes, then its element's own
+        ending (user task, waits, called instance)."""
+        self.terminate_inner_scopes(track)
+        self.step.touch_track(track)
+        if track.listening:
+            pass  # no token: its waits are cancelled with it
+        elif track.status is TrackState.READY:  # never entered its element: the token goes
+            self.step.emit("track.terminated", track.element, track.id)
+        else:
+            other = self.for_track(track)
+            other.behaviour(other.node).terminate(other)
+        track.move(TrackState.TERMINATED)
