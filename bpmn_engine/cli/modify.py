@@ -97,9 +97,7 @@ def modify(
         return
 
     def prepare(engine: Engine, instance: Instance) -> Act:
-        instance.modify(**asked, dry_run=True)  # an error before anything is written
-
-        def act(listener: Listener) -> Instance:
+        def act(listener: Listener) -> Instance:  # a bad request changes nothing (one step)
             instance.modify(**asked, on_event=listener)
             return instance
 
