@@ -14,6 +14,7 @@ from bpmn_engine.runtime.engine.parts import EngineParts
 from bpmn_engine.runtime.engine.tasklist import OpenTask, open_tasks
 from bpmn_engine.runtime.instance.instance import Instance
 from bpmn_engine.runtime.instance.parts import Listener, checked_variables
+from bpmn_engine.runtime.instance.reading import run_state
 
 _NOT_ENDED = (InstanceState.ACTIVE, INSTANCE_WAITING)
 
@@ -134,13 +135,9 @@ class InstancesPart(EngineParts):
         for one stopped on an incident while its other tokens wait (`others_wait`)."""
         rows = self.store.list_instances()
         for row in rows:
-            moving = row.pop("moving_tracks", 0)
-            row["others_wait"] = False
-            if row["state"] == InstanceState.ACTIVE and not moving:
-                if row["incident"] is None:
-                    row["state"] = INSTANCE_WAITING
-                else:  # stopped on an incident, its other tokens waiting (`Outcome`)
-                    row["state"], row["others_wait"] = InstanceState.FAILED.value, True
+            moving = bool(row.pop("moving_tracks", 0))
+            state = InstanceState(row["state"])
+            row["state"], row["others_wait"] = run_state(state, moving, row["incident"])
         if state is not None:
             rows = [
                 r

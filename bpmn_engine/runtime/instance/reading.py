@@ -76,6 +76,19 @@ class Outcome:
         return out
 
 
+def run_state(state: InstanceState, movable: bool, incident: str | None) -> tuple[str, bool]:
+    """The word for where a run stopped (`Outcome.state`, `Engine.instances`) and whether
+    the instance's other tokens wait: an active instance none of whose tokens can move now
+    waits, or, with an open incident, has failed while its other tokens wait."""
+    if state is not InstanceState.ACTIVE:
+        return str(state), False
+    if movable:
+        return str(InstanceState.ACTIVE), False
+    if incident is not None:  # the run stopped on an incident
+        return str(InstanceState.FAILED), True
+    return INSTANCE_WAITING, False
+
+
 class Reading(InstanceParts):
     """What an instance is and what it waits for; nothing here writes a row."""
 
@@ -194,13 +207,8 @@ class Reading(InstanceParts):
 
     def outcome(self) -> Outcome:
         head = self.data.head
-        state = str(head.state)
-        others_wait = False
-        if head.state is InstanceState.ACTIVE:
-            movable = self._orphans or self.data.next_ready() is not None
-            state = str(InstanceState.ACTIVE) if movable else INSTANCE_WAITING
-            if not movable and head.incident is not None:  # the run stopped on an incident
-                state, others_wait = str(InstanceState.FAILED), True
+        movable = bool(self._orphans) or self.data.next_ready() is not None
+        state, others_wait = run_state(head.state, movable, head.incident)
         return Outcome(
             instance=head.id,
             state=state,
