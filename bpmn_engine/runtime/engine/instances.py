@@ -136,8 +136,8 @@ class InstancesPart(EngineParts):
         rows = self.store.list_instances()
         for row in rows:
             moving = bool(row.pop("moving_tracks", 0))
-            state = InstanceState(row["state"])
-            row["state"], row["others_wait"] = run_state(state, moving, row["incident"])
+            stored = InstanceState(row["state"])
+            row["state"], row["others_wait"] = run_state(stored, moving, row["incident"])
         if state is not None:
             rows = [
                 r
