@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from bpmn_engine.model import EventDefinition, FlowNode
 from bpmn_engine.records.lifecycle import STILL_WAITING, TimerState
 from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.step.context import Incident, StepContext
+
+
+def addressed_name(names: Mapping[str, str], ref: str | None, event: FlowNode) -> str | None:
+    """The name a message or signal is addressed by: its root element's name (`names`, by
+    id), or without a ref the event's own name (as SpiffWorkflow reads both); None with
+    neither (refused at load)."""
+    if ref:
+        return names.get(ref, ref)
+    return event.name or None
 
 
 class EventDefinitionKind:

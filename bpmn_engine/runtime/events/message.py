@@ -22,7 +22,11 @@ from bpmn_engine.model.elements import Event
 from bpmn_engine.records.rows import Sent, Subscription
 from bpmn_engine.records.variables import ENGINE_SCOPE
 from bpmn_engine.runtime.data import data_associations
-from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
+from bpmn_engine.runtime.events.definition import (
+    EventDefinitionKind,
+    addressed_name,
+    subscribe,
+)
 from bpmn_engine.runtime.step.context import Incident, StepContext
 
 _MISSING = object()
@@ -35,9 +39,7 @@ KEPT_SCOPE, KEPT_NAME = ENGINE_SCOPE, "correlation"
 def message_name(definitions: Definitions, ref: str | None, event: FlowNode) -> str | None:
     """The name a message is addressed by: its `message`'s name, or without a `messageRef`
     the event's own name (as SpiffWorkflow does); None with neither (refused at load)."""
-    if ref:
-        return definitions.messages.get(ref, ref)
-    return event.name or None
+    return addressed_name(definitions.messages, ref, event)
 
 
 def zeebe_key(ctx: StepContext, ref: str | None, line: int) -> str | None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from bpmn_engine.model import Definitions, EventDefinition, FlowNode
 from bpmn_engine.records.rows import Sent, Subscription
-from bpmn_engine.runtime.events.definition import EventDefinitionKind, subscribe
+from bpmn_engine.runtime.events.definition import (
+    EventDefinitionKind,
+    addressed_name,
+    subscribe,
+)
 from bpmn_engine.runtime.events.payloads import thrown
 from bpmn_engine.runtime.step.context import Incident, StepContext
 
@@ -13,9 +17,7 @@ from bpmn_engine.runtime.step.context import Incident, StepContext
 def signal_name(definitions: Definitions, ref: str | None, event: FlowNode) -> str | None:
     """The name a signal goes by: its `signal`'s name, or without a `signalRef` the event's
     own name (as SpiffWorkflow reads it); None with neither (refused at load)."""
-    if ref:
-        return definitions.signals.get(ref, ref)
-    return (event.name or "").strip() or None
+    return addressed_name(definitions.signals, ref, event)
 
 
 class SignalKind(EventDefinitionKind):
