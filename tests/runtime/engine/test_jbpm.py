@@ -573,13 +573,16 @@ def test_validate_reports_an_mvel_condition_naming_its_language(jbpm: Jbpm, tmp_
     assert "MVEL expression 'return x;'" in result.stdout
 
 
+SHARED_ID = (
+    '<bpmn2:startEvent id="S"/><bpmn2:task id="T"/><bpmn2:endEvent id="E"/>'
+    '<bpmn2:sequenceFlow id="T" sourceRef="S" targetRef="T"/>'
+    '<bpmn2:sequenceFlow id="T-E" sourceRef="T" targetRef="E"/>'
+)
+
+
 def test_a_flow_sharing_a_node_id_is_renamed_with_a_warning(jbpm: Jbpm, engine: Engine) -> None:
     # given: jBPM's files may give a sequence flow the id of a node (read apart in jBPM)
-    body = (
-        '<bpmn2:startEvent id="S"/><bpmn2:task id="T"/><bpmn2:endEvent id="E"/>'
-        '<bpmn2:sequenceFlow id="T" sourceRef="S" targetRef="T"/>'
-        '<bpmn2:sequenceFlow id="T-E" sourceRef="T" targetRef="E"/>'
-    )
+    body = SHARED_ID
     instance = engine.start(jbpm(body))
     outcome = instance.run()
     assert outcome.state == "completed" and outcome.end_event == "E"
@@ -605,3 +608,10 @@ def test_a_duplicate_node_id_stays_refused_in_a_jbpm_file(jbpm: Jbpm, engine: En
     body = line('<bpmn2:task id="T"/>', '<bpmn2:task id="T"/>')
     with pytest.raises(LoadError, match="duplicate id"):
         engine.start(jbpm(body))
+
+
+def test_validate_warns_of_the_renamed_flow_as_run_does(jbpm: Jbpm, tmp_path: Path) -> None:
+    result = cli(tmp_path, "validate", str(jbpm(SHARED_ID)))
+    rows = [row for row in result.stdout.splitlines() if "executable" in row]
+    assert any("warning" in row and "[T-line4]" in row for row in rows), result.stdout
+    assert "duplicate id" not in result.stdout and "Traceback" not in result.stderr
