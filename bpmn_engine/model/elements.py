@@ -374,6 +374,12 @@ class Event(FlowNode):
     io: IoMapping | None = None
     reads: tuple[DataAssociation, ...] = ()
     writes: tuple[DataAssociation, ...] = ()
+    # a catch (intermediate, boundary, event subprocess start) whose one definition names
+    # nothing to wait for (a message or signal with no reference and no name, a timer with
+    # no value, a condition with none), in a file drawn for no engine: the API triggers it
+    # (`bpmn trigger`), as the token simulator waits for a click; Camunda and Zeebe refuse
+    # such a diagram, and so do their files here
+    awaits_trigger: bool = False
 
     @property
     def definition_kinds(self) -> tuple[str, ...]:
@@ -392,14 +398,7 @@ class EndEvent(Event):
 
 @spec
 class IntermediateEvent(Event):
-    """intermediateThrowEvent or intermediateCatchEvent (told apart by `kind`).
-
-    `awaits_trigger`: a catch whose one definition names nothing to wait for (a message or
-    signal with no reference and no name, a timer with no value, a condition with none), in
-    a file drawn for no engine: the API triggers it (`bpmn trigger`), as the token simulator
-    waits for a click; Camunda and Zeebe refuse such a diagram, and so do their files here."""
-
-    awaits_trigger: bool = False
+    """intermediateThrowEvent or intermediateCatchEvent (told apart by `kind`)."""
 
 
 @spec

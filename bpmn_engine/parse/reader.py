@@ -108,6 +108,16 @@ _SEQUENCE_FLOW = f"{_BPMN_PREFIX}sequenceFlow"
 _ANY_BPMN = f"{_BPMN_PREFIX}*"
 
 
+def _catches_alone(element: etree._Element) -> bool:
+    """An intermediate catch, a boundary event or an event subprocess's start: an event the
+    API can trigger on its own (a process's start begins an instance instead)."""
+    kind = _local(element)
+    if kind == "startEvent":
+        parent = element.getparent()
+        return parent is not None and parent.get("triggeredByEvent", "").strip() == "true"
+    return kind in ("intermediateCatchEvent", "boundaryEvent")
+
+
 def _calls_handler(node: FlowNode) -> bool:
     """Whether the node's work is a handler's (a service task's job), which can be retried."""
     if not isinstance(node, Task):
@@ -850,11 +860,12 @@ class _Compiler:
     def awaits_trigger(
         self, element: etree._Element, definitions: tuple[EventDefinition, ...]
     ) -> bool:
-        """An intermediate catch whose one definition names nothing to wait for, in a file
-        drawn for no engine (bpmn-js, the token simulator, bpmn-engine): a wait the API
-        triggers, as the token simulator waits for a click (`IntermediateEvent`). A message
-        or signal named by the event's own name waits for that name instead."""
-        if self.platform or _local(element) != "intermediateCatchEvent" or len(definitions) != 1:
+        """A catch (intermediate, boundary, event subprocess start) whose one definition names
+        nothing to wait for, in a file drawn for no engine (bpmn-js, the token simulator,
+        bpmn-engine): a wait the API triggers, as the token simulator waits for a click
+        (`Event.awaits_trigger`). A message or signal named by the event's own name waits
+        for that name instead."""
+        if self.platform or len(definitions) != 1 or not _catches_alone(element):
             return False
         [definition] = definitions
         named = bool((element.get("name") or "").strip())
@@ -1130,6 +1141,7 @@ def _read_start(
         io,
         reads,
         writes,
+        c.awaits_trigger(element, definitions),
         ext.attrs.get("isInterrupting", "true") != "false",
     )
 
@@ -1167,6 +1179,7 @@ def _read_boundary(
         io,
         reads,
         writes,
+        c.awaits_trigger(element, definitions),
         _ref(ext.attrs.get("attachedToRef")) or "",
         ext.attrs.get("cancelActivity", "true") != "false",
     )

@@ -166,10 +166,10 @@ def _scope(document: Document, scope: FlowScope) -> Iterator[Issue]:
             yield from _expression(flow.id, flow.condition, flow.line, "condition")
     for node in scope.nodes.values():
         yield from _unsupported(node)
-        if waits_for_trigger(node):
+        if waits_for_trigger(node) or getattr(node, "awaits_trigger", False):
             yield _trigger_wait(node)
         yield from _node_expressions(node)
-        if isinstance(node, Event):
+        if isinstance(node, Event) and not node.awaits_trigger:
             for definition in node.definitions:
                 if definition.kind == "timer":
                     yield from _timer(node, definition)
@@ -235,13 +235,22 @@ def _deployed_starts(process: FlowScope) -> Iterator[Issue]:
 def _trigger_wait(node: FlowNode) -> Issue:
     """Drawn so on purpose in token-simulation diagrams, and a plain wait state in Camunda 7,
     Activiti and Flowable: a warning that says what a run does there."""
-    what = (
-        "has neither a message nor a name" if isinstance(node, Task) else "has no event definition"
-    )
-    message = (
-        f"{subject(node)} {what}: nothing but the API can move a token on from it, so a run "
-        f"waits there for `bpmn trigger INSTANCE {node.id}` (Camunda's runtimeService.trigger)"
-    )
+    if isinstance(node, Task):
+        what = "has neither a message nor a name"
+    elif isinstance(node, Event) and node.definitions:
+        what = f"has a {node.definitions[0].kind} definition that names nothing to wait for"
+    else:
+        what = "has no event definition"
+    if isinstance(node, BoundaryEvent | StartEvent):
+        does = (
+            f"it fires only on `bpmn trigger INSTANCE {node.id}` (a click in the token simulator)"
+        )
+    else:
+        does = (
+            "nothing but the API can move a token on from it, so a run waits there for "
+            f"`bpmn trigger INSTANCE {node.id}` (Camunda's runtimeService.trigger)"
+        )
+    message = f"{subject(node)} {what}: {does}"
     return _warning(node, message)
 
 

@@ -194,7 +194,7 @@ ACTIVITY = (
     "data",
     "compensation_handler",
 )
-EVENT = (*NODE, "definitions", "parallel_multiple", "io", "reads", "writes")
+EVENT = (*NODE, "definitions", "parallel_multiple", "io", "reads", "writes", "awaits_trigger")
 READ_BY_POSITION = {
     "SequenceFlow": (
         "id",
@@ -237,7 +237,7 @@ READ_BY_POSITION = {
     "ComplexGateway": (*NODE, "default", "direction", "instantiate", "activation"),
     "StartEvent": (*EVENT, "interrupting"),
     "EndEvent": EVENT,
-    "IntermediateEvent": (*EVENT, "awaits_trigger"),
+    "IntermediateEvent": EVENT,
     "BoundaryEvent": (*EVENT, "attached_to", "cancel_activity"),
 }
 

@@ -234,7 +234,6 @@ def test_a_valid_timer_value_is_accepted_or_only_warned_about(
         ("timeDate", "tomorrow 9am", "timeDate 'tomorrow 9am' is not an ISO 8601 date-time"),
         ("timeCycle", "PT10M", "timeCycle 'PT10M' is not an ISO 8601 repeating interval"),
         ("timeCycle", "R3/10min", "timeCycle 'R3/10min' is not an ISO 8601 repeating interval"),
-        ("timeCycle", "", "timeCycle is empty"),
         ("timeDuration", "${delay +}", "timeDuration expression does not compile"),
     ],
 )
@@ -248,6 +247,17 @@ def test_a_malformed_timer_value_is_an_error(
     ]
     assert [f.element for f in errors] == ["Wait"]
     assert errors[0].message.startswith(message)
+
+
+def test_an_empty_timer_in_a_file_for_no_engine_is_the_wait_a_run_makes_of_it(
+    tmp_path: Path,
+) -> None:
+    """`bpmn run` waits there for `bpmn trigger` (a click in the token simulator), so
+    validate warns of that instead of calling the timer malformed."""
+    [finding] = executable_findings(write(tmp_path, timer("timeCycle", "")))
+    assert (finding.severity, finding.element) == (Severity.WARNING, "Wait")
+    assert "timer definition that names nothing" in finding.message
+    assert "bpmn trigger INSTANCE Wait" in finding.message
 
 
 def test_timer_formats() -> None:

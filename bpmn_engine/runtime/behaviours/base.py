@@ -21,7 +21,7 @@ from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.behaviours.multi_instance import instance_completed, start_body
 from bpmn_engine.runtime.data import data_associations
 from bpmn_engine.runtime.events import compensation
-from bpmn_engine.runtime.events.kinds import KINDS
+from bpmn_engine.runtime.events.kinds import KINDS, arming
 from bpmn_engine.runtime.events.trigger import deliver_buffered
 from bpmn_engine.runtime.step import listeners
 from bpmn_engine.runtime.step.context import Incident, StepContext
@@ -130,7 +130,7 @@ class ActivityBehaviour(FlowNodeBehaviour):
             if definitions and len(searched) + len(waited) == len(definitions):
                 # thrown errors and escalations look for their catchers (events/errors.py);
                 # every other trigger of a (multiple) boundary event waits from now on
-                waits += [KINDS[d.kind].arm(ctx, boundary, d, node.id) for d in waited]
+                waits += [arming(boundary, d).arm(ctx, boundary, d, node.id) for d in waited]
             else:
                 ctx.warn(
                     f"boundary event {boundary_id!r} ({kinds}, line {boundary.line}) is not "

@@ -6,7 +6,8 @@ one module never drags in the rest):
 - `definition.py`, `timer.py`, `message.py`, `signal.py`, `conditional.py`, `link.py`: one
   strategy per event-definition kind: how a catch of that kind waits (a timer or
   subscription row) and how a throw of it is sent. They only create rows: nothing fires.
-  `kinds.py` is their registry. `timers.py` parses timer values (ISO 8601, cron).
+  `kinds.py` is their registry; `by_api.py` arms a catch that names nothing to wait for
+  as a wait the API triggers. `timers.py` parses timer values (ISO 8601, cron).
 - `boundaries.py` (a boundary event interrupts its activity or branches off),
   `subprocesses.py` (event subprocesses start and listen), `trigger.py` (a wait fired: the
   catch event, boundary event or event subprocess goes on) and `errors.py` (errors and

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bpmn_engine.model import FlowScope, StartEvent, SubProcess
 from bpmn_engine.records.lifecycle import TrackState
 from bpmn_engine.records.rows import LISTENING
-from bpmn_engine.runtime.events.kinds import KINDS, WAITABLE
+from bpmn_engine.runtime.events.kinds import WAITABLE, arming
 from bpmn_engine.runtime.step.context import StepContext
 
 
@@ -80,7 +80,7 @@ def listen(ctx: StepContext, scope_id: int, model: FlowScope) -> None:
                 element=node.id, scope=scope_id, status=TrackState.WAITING, wait=LISTENING
             )
             for definition in waited:  # a multiple start: each of its triggers
-                KINDS[definition.kind].arm(ctx.for_track(listener), event, definition, node.id)
+                arming(event, definition).arm(ctx.for_track(listener), event, definition, node.id)
 
 
 def fired(ctx: StepContext, event: StartEvent, **data) -> None:

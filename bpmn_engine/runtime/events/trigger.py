@@ -19,6 +19,7 @@ from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.payloads import caught
 from bpmn_engine.runtime.events.timer import TIMER
 from bpmn_engine.runtime.step.context import StepContext
+from bpmn_engine.runtime.step.triggers import TRIGGER
 
 
 def trigger(ctx: StepContext, element: str, **data: Any) -> None:
@@ -117,9 +118,10 @@ def deliver(ctx: StepContext, subscription: Subscription, variables: dict[str, A
     )
     if subscription.kind == "message":
         variables = MESSAGE.received(ctx, subscription.element, variables)
-    else:  # a signal's variables, or nothing (a condition): what the event makes of them
+    else:  # a signal's or the API's variables, or nothing (a condition): what the event
+        # makes of them
         event = ctx.definitions.node_scopes[subscription.element].nodes[subscription.element]
-        came = variables if subscription.kind == "signal" else None
+        came = variables if subscription.kind in ("signal", TRIGGER) else None
         variables = caught(ctx, event, came)
     if variables:
         ctx.set_variables(variables)

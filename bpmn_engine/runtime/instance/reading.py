@@ -272,7 +272,7 @@ class Reading(InstanceParts):
             }
             waits.append(wait | ({"gateway": trigger.gateway} if trigger.gateway else {}))
         for subscription in self.data.subscriptions.values():
-            if subscription.status in STILL_WAITING:
+            if subscription.status in STILL_WAITING and subscription.kind != TRIGGER:
                 waits.append(
                     {
                         "element": subscription.element,

@@ -166,6 +166,14 @@ class Waits(InstanceParts):
             )
         values = checked_variables(variables or {})
         waiting = found[0]
+        if waiting.subscription is not None:  # an armed boundary event or event subprocess start
+            subscription = self.data.subscriptions[waiting.subscription]
+            self._step(
+                self.data.tracks[waiting.track],
+                lambda ctx: deliver(ctx, subscription, values),
+                on_event,
+            )
+            return
         node = self.definitions.node_scopes[waiting.element].nodes[waiting.element]
         behaviour = behaviour_for(node)
         assert isinstance(behaviour, ReceiveTaskBehaviour | CatchEventBehaviour)

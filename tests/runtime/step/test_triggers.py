@@ -323,3 +323,96 @@ def test_in_a_camunda_file_a_message_catch_naming_nothing_stays_refused(
     path.write_text(PLAIN.format(extra=camunda, catch=catch))
     with pytest.raises(LoadError, match="names no message"):
         engine.start(path)
+
+
+NO_ENGINE = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+    'targetNamespace="t"><process id="p" isExecutable="true">{body}</process></definitions>'
+)
+
+
+def _boundary(kind: str, cancel: bool) -> str:
+    return (
+        f'<startEvent id="s"/>{flow("s", "work")}<userTask id="work" name="Work"/>'
+        f'{flow("work", "done")}<endEvent id="done"/>'
+        f'<boundaryEvent id="b" attachedToRef="work" '
+        f'cancelActivity="{str(cancel).lower()}">{NAMING_NOTHING[kind]}</boundaryEvent>'
+        f'{flow("b", "after")}<userTask id="after"/>{flow("after", "e2")}<endEvent id="e2"/>'
+    )
+
+
+@pytest.mark.parametrize("kind", sorted(NAMING_NOTHING))
+def test_in_a_file_drawn_for_no_engine_a_boundary_naming_nothing_is_triggered(
+    tmp_path: Path, engine: Engine, kind: str
+) -> None:
+    """The token simulator fires such a boundary event when it is clicked: so does
+    `bpmn trigger`; no message, signal, clock or condition can."""
+    path = tmp_path / "sim.bpmn"
+    path.write_text(NO_ENGINE.format(body=_boundary(kind, cancel=True)))
+    instance = engine.start(path, variables={"x": 1})
+    waits = {(w["element"], w.get("reason", "task")) for w in instance.run().waiting_for}
+    assert waits == {("work", "task"), ("b", "trigger")}
+    assert [(t.element, t.subscription is not None) for t in instance.waiting_triggers()] == [
+        ("b", True)
+    ]
+    instance.trigger("b", {"poked": True})
+    outcome = instance.run()
+    assert [(w["element"], w.get("reason", "task")) for w in outcome.waiting_for] == [
+        ("after", "task")
+    ]
+    assert outcome.variables == {"x": 1, "poked": True}
+    assert instance.user_tasks()[0].element == "after"  # the interrupted task is gone
+    with pytest.raises(UsageError, match="no token waiting at 'b'"):
+        instance.trigger("b")
+
+
+def test_a_non_interrupting_boundary_naming_nothing_fires_each_time_it_is_triggered(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "sim.bpmn"
+    path.write_text(NO_ENGINE.format(body=_boundary("signal", cancel=False)))
+    instance = engine.start(path)
+    instance.run()
+    instance.trigger("b")
+    instance.trigger("b")  # it listens again, as long as its activity is active
+    instance.run()
+    assert sorted(t.element for t in instance.user_tasks()) == ["after", "after", "work"]
+    instance.complete_task("work")
+    assert instance.run().waiting_for and instance.waiting_triggers() == []  # it ended with it
+
+
+def test_an_event_subprocess_start_naming_nothing_is_triggered(
+    tmp_path: Path, engine: Engine
+) -> None:
+    body = (
+        f'<startEvent id="s"/>{flow("s", "work")}<userTask id="work"/>'
+        f'{flow("work", "done")}<endEvent id="done"/>'
+        '<subProcess id="handler" triggeredByEvent="true">'
+        '<startEvent id="poked" isInterrupting="false"><messageEventDefinition/></startEvent>'
+        f'{flow("poked", "note", "f9")}<userTask id="note"/>{flow("note", "ne", "f10")}'
+        '<endEvent id="ne"/></subProcess>'
+    )
+    path = tmp_path / "sim.bpmn"
+    path.write_text(NO_ENGINE.format(body=body))
+    instance = engine.start(path)
+    waits = {(w["element"], w.get("reason", "task")) for w in instance.run().waiting_for}
+    assert waits == {("work", "task"), ("poked", "trigger")}
+    reopened = engine.instance(instance.id)  # the subscription is in the rows
+    reopened.trigger("poked", {"why": "look"})
+    outcome = reopened.run()
+    assert sorted(t.element for t in reopened.user_tasks()) == ["note", "work"]
+    assert outcome.variables == {"why": "look"}
+    assert [t.element for t in reopened.waiting_triggers()] == ["poked"]  # listens again
+
+
+def test_in_a_camunda_file_a_boundary_naming_nothing_stays_refused(
+    tmp_path: Path, engine: Engine
+) -> None:
+    path = tmp_path / "camunda.bpmn"
+    text = NO_ENGINE.format(body=_boundary("signal", cancel=True))
+    path.write_text(
+        text.replace(' id="d"', ' xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d"')
+    )
+    with pytest.raises(LoadError, match="names no signal"):
+        engine.start(path)
