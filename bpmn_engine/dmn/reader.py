@@ -304,20 +304,21 @@ class Reader:
             kind = _local(element)
             if not kind or etree.QName(element).namespace != self.ns:
                 continue
-            if kind in ("decision", "businessKnowledgeModel", "decisionService", "inputData"):
-                if not element.get("id"):
-                    raise self.error(f"a {kind} without an id", element)
-                if not element.get("name"):
-                    raise self.error(f"the {kind} has no name", element)
+            # the id is optional in the schema: an element without one is known by its name
+            # (nothing can reference it by href, but it can be evaluated)
+            key = element.get("id") or element.get("name") or ""
+            drg = kind in ("decision", "businessKnowledgeModel", "decisionService", "inputData")
+            if drg and not element.get("name"):
+                raise self.error(f"the {kind} has no name", element)
             if kind == "decision":
-                decisions[element.get("id")] = self.decision(element)
+                decisions[key] = self.decision(element)
             elif kind == "businessKnowledgeModel":
-                bkms[element.get("id")] = self.bkm(element)
+                bkms[key] = self.bkm(element)
             elif kind == "decisionService":
-                services[element.get("id")] = self.service(element)
+                services[key] = self.service(element)
             elif kind == "inputData":
                 variable = self.child(element, "variable")
-                inputs[element.get("id")] = InputData(
+                inputs[key] = InputData(
                     self.where(element),
                     element.get("name") or "",
                     self.namespace,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 from bpmn_engine import dmn
 from tests.dmn.tables import decision_file, unparsed
@@ -220,3 +221,33 @@ def test_a_result_sharing_its_parts_is_refused_not_written_out_for_ever(tmp_path
     assert "more than 1,000,000 items" in result.error
     shared = dmn.load(decision_file(tmp_path, literal("{l0: [1], l1: [l0, l0]}.l1"), name="s.dmn"))
     assert shared.evaluate("Decision", {}).to_json()["value"] == [[1], [1]]
+
+
+def test_an_external_function_fails_its_decision_only_saying_why(tmp_path: Path) -> None:
+    """DMN 1.5 `function(...) external {java: ...}`: a JVM's, refused per element."""
+    text = (
+        'function(a, b) external {java: {class: "java.lang.Math", '
+        'method signature: "max(double, double)"}}'
+    )
+    logic = f"<literalExpression><text>{escape(text)}</text></literalExpression>"
+    extra = (
+        '<decision id="other" name="Other"><literalExpression><text>1 + 1</text>'
+        "</literalExpression></decision>"
+    )
+    path = decision_file(tmp_path, logic, extra=extra)
+    assert "external functions (Java or PMML) are not supported" in unparsed(path)
+    assert dmn.load(path).evaluate("Other").value == Decimal(2)
+
+
+def test_a_decision_without_an_id_is_known_by_its_name(tmp_path: Path) -> None:
+    """The schema makes the id optional; such a decision cannot be referenced by href, but
+    it evaluates (the whole model was refused before)."""
+    path = tmp_path / "no-id.dmn"
+    path.write_text(
+        '<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="defs" '
+        'name="n" namespace="http://example.com/no-id">'
+        '<decision name="Answer"><variable name="Answer"/>'
+        "<literalExpression><text>40 + 2</text></literalExpression></decision>"
+        "</definitions>"
+    )
+    assert dmn.load(path).evaluate("Answer").value == Decimal(42)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import compile_expression
 from bpmn_engine.expressions.feel import compile_unary_tests
 
@@ -182,6 +183,14 @@ SPEC_EXAMPLES = [
     ('is(date("2012-12-25"), time("23:00:50"))', False),
     ('is(date("2012-12-25"), date("2012-12-25"))', True),
     ('is(time("23:00:50z"), time("23:00:50"))', False),
+    # the same clock at the same offset, a zone id counting by its offset
+    ('is(@"23:00:50@Etc/GMT", @"23:00:50Z")', True),
+    ('is(@"23:00:50@Australia/Melbourne", @"23:00:50+10:00")', True),
+    ('is(@"2021-04-02T23:00:00@Australia/Melbourne", @"2021-04-02T23:00:00+11:00")', True),
+    ('is(@"2021-10-02T23:00:00@Australia/Melbourne", @"2021-10-02T23:00:00+10:00")', True),
+    ('is(@"2021-01-01T10:00:00@Europe/Paris", @"2021-01-01T09:00:00Z")', False),
+    ('is(@"2021-01-01T10:00:00", @"2021-01-01T10:00:00Z")', False),
+    ('string(@"23:00:50@Etc/GMT")', "23:00:50@Etc/GMT"),
     ("day of year(date(2019, 9, 17))", 260),
     ("day of week(date(2019, 9, 17))", "Tuesday"),
     ("month of year(date(2019, 9, 17))", "September"),
@@ -286,10 +295,88 @@ SPEC_EXAMPLES = [
     ("{f: function(a, b) a - b, r: f(b: 1, a: 3)}.r", 2),
     ('{f: function(n) if n <= 1 then 1 else n * f(n - 1), r: f(5)}.r', 120),
     ("[1..5].start", 1),
+    # generic types (10.3.2.9): items, entries and ends conform, null among them too
+    ("[1, 2] instance of list<number>", True),
+    ("[1, null] instance of list<number>", True),
+    ('[1, "a"] instance of list<number>', False),
+    ("[[1], []] instance of list<list<number>>", True),
+    ('"x" instance of list<string>', False),
+    ('{a: 1, b: "x"} instance of context<a: number>', True),
+    ("{a: 1} instance of context<a: number, b: string>", False),
+    ("{a: {b: 1}} instance of context<a: context<b: number>>", True),
+    ("[1..5] instance of range<number>", True),
+    ("[1..5] instance of range<string>", False),
+    ("(function(x) x) instance of function<number>->Any", True),
+    ("(function(x) x) instance of function<number, number>->Any", False),
+    ("(function(x) x) instance of function<number>->number", False),
+    ("(function() 1) instance of function<>->Any", True),
+    ("[1] instance of list and 2 > 1", True),
+    ("null instance of Null", True),
+    # replace's replacement string is XPath's: $0 the match, $N a group, \\$ a dollar
+    ('replace("banana", "[aeiouy]", "[$0]")', "b[a]n[a]n[a]"),
+    ('replace("abracadabra", "a(.)", "a$1$1")', "abbraccaddabbra"),
+    ('replace("abc", "(b)", "$10")', "ab0c"),
+    ('replace("abc", "b", "\\\\$")', "a$c"),
+    ('replace("abc", "b", "$")', None),
+    # XML Schema regexes (XPath's dialect), as the DMN TCK checks them
+    ('matches("Mary\\u000DJones", "Mary.Jones")', False),  # `.` matches no \r
+    ('matches("Mary\\u000DJones", "Mary.Jones", "s")', True),
+    ('matches("x", "[A-Z-[OI]]", "i")', True),  # class subtraction
+    ('matches("O", "[A-Z-[OI]]")', False),
+    ('matches("hello world", "hello\\ sworld", "x")', True),  # spaces go before escapes
+    ('matches("hello world", "\\p{ IsBasicLatin}+", "x")', True),  # a block by name
+    ('matches("a#b", "a#b", "x")', True),  # `#` is no comment
+    ('matches("a.b", ".", "q")', True),  # `q`: the pattern is plain text
+    ('matches("abcd", "(asd)[\\1]")', None),  # a back-reference in a class
+    # positions and scales cut to whole numbers; the empty string is found at the start
+    ('substring("foobar", 3, 3.8)', "oba"),
+    ("decimal(1/3, 2.5)", 0.33),
+    ('substring before("abc", "")', ""),
+    ('substring after("abc", "")', "abc"),
+    # typed parameters (DMN 1.5 10.3.2.13.2): conformed, else the invocation is null
+    ("(function(a: number) a + 1)(1)", 2),
+    ('(function(a: number) a + 1)("x")', None),
+    ("(function(a: number) a + 1)([1])", 2),
+    ("(function(a: list<number>) count(a))(5)", 1),
+    ("(function(a: number) a)(null)", None),
+    ('(function(a: string, b) a + b)("x", "y")', "xy"),
+    ("{f: function(x: number, y: number) x * y, r: f(y: 2, x: 3)}.r", 6),
+    ("{external: 2, r: external + 1}.r", 3),  # `external` is only a keyword after `)`
+    # range properties and the range function (DMN 1.5)
+    ("[1..5).end included", False),
+    ("(1..5].start included", False),
+    ("[1..5].start included and [1..5].end included", True),
+    ('range("[1..10)") = [1..10)', True),
+    ('range("(1..10]").start included', False),
+    ('5 in range(">= 5")', True),
+    ('4 in range("> 4")', False),
+    ('range("= 5").end', 5),
+    ('range("[@\\"2026-01-01\\"..date(\\"2026-12-31\\")]").end', "2026-12-31"),
+    ('range("[\\"a\\"..\\"c\\"]") = ["a".."c"]', True),
+    ('string(range("<= 10"))', "<= 10"),
+    ('range("[1..\\"a\\"]")', None),
+    ('range("[1..x]")', None),
+    ('range("1..10")', None),
+    ("range(5)", None),
     ('"foo" + "bar"', "foobar"),
     ('"a\\"b"', 'a"b'),
     ("1 /* comment */ + 1 // and another", 2),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x instance of foo",
+        "x instance of list<foo>",
+        "x instance of list>number<",
+        "x instance of function<number>>Any",
+        "x instance of context<a: number<",
+    ],
+)
+def test_an_unknown_or_malformed_type_does_not_compile(text: str) -> None:
+    with pytest.raises(ExpressionError, match="FEEL"):
+        feel(text)
 
 
 @pytest.mark.parametrize(("text", "expected"), SPEC_EXAMPLES)

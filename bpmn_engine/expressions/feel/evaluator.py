@@ -8,7 +8,6 @@ evaluation; exceeding the sandbox's bounds (`guards.py`) raises ExpressionError 
 from __future__ import annotations
 
 import decimal
-import re
 from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
@@ -19,6 +18,7 @@ from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.feel import operators, properties
 from bpmn_engine.expressions.feel.functions import BUILTINS, call_function
+from bpmn_engine.expressions.feel.types import NOT_CONFORMING, type_check, typed_parameter
 from bpmn_engine.expressions.feel.values import (
     FeelError,
     Function,
@@ -28,6 +28,7 @@ from bpmn_engine.expressions.feel.values import (
     kind,
     parse_temporal,
     to_feel,
+    unquote,
 )
 
 Closure = Callable[["Env"], Any]
@@ -41,10 +42,6 @@ SIMPLE = frozenset(
 )
 """Nodes that loop over nothing and build nothing: an expression of only these runs with no
 work budget, like the sandbox's simple conditions."""
-TYPES = {
-    "number", "string", "boolean", "date", "time", "date and time", "days and time duration",
-    "years and months duration", "list", "context", "range", "function", "Any", "Null",
-}  # fmt: skip
 
 
 class Env:
@@ -103,24 +100,6 @@ def _safely(operation: Callable[..., Any], env: Env, *args: Any) -> Any:
     except ValueError as error:
         env.warn(str(error) or "invalid value")
     return None
-
-
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
-
-
-def unquote(literal: str) -> str:
-    def escape(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if code[0] in "uU" and len(code) > 1:  # \u0041, and \U01F40E beyond the BMP
-            point = int(code[1:], 16)
-            return chr(point) if point <= 0x10FFFF else match.group(0)
-        return _ESCAPES.get(code, "\\" + code)  # "\s": kept for regex patterns, as the spec
-
-    text = re.sub(r"\\(U[0-9a-fA-F]{6}|u[0-9a-fA-F]{4}|.)", escape, literal[1:-1], flags=re.DOTALL)
-    try:  # "\ud83d\ude00" (a Java-style surrogate pair) is one character
-        return text.encode("utf-16", "surrogatepass").decode("utf-16")
-    except UnicodeDecodeError:  # a lone surrogate stays as written
-        return text
 
 
 def _truth(value: Any) -> bool | None:
@@ -256,14 +235,9 @@ class Compiler:
 
         return between
 
-    def n_instance_of(self, value: Tree, phrase: Token) -> Closure:
-        get = self.build(value)
-        wanted = re.sub(r"\s+", " ", str(phrase)).split(" ", 2)[2]
-        if wanted not in TYPES:
-            raise ExpressionError(f"FEEL: unknown type {wanted!r} after 'instance of'")
-        if wanted == "Any":
-            return lambda env: get(env) is not None
-        return lambda env: kind(get(env)) == wanted
+    def n_instance_of(self, value: Tree, wanted: Tree) -> Closure:
+        get, check = self.build(value), type_check(wanted)
+        return lambda env: check(get(env))
 
     def n_if_expr(self, test: Tree, then: Tree, otherwise: Tree) -> Closure:
         condition, yes, no = self.build(test), self.build(then), self.build(otherwise)
@@ -467,9 +441,12 @@ class Compiler:
 
     # --- functions ---------------------------------------------------------------------------
     def n_function_def(self, parameters: Tree | None, body: Tree) -> Closure:
-        names = tuple(self.name(p) for p in parameters.children) if parameters else ()
+        declared = parameters.children if parameters else []
+        names = tuple(self.name(p.children[0]) for p in declared)
         if len(set(names)) != len(names):
             raise ExpressionError("FEEL: a function has two parameters with the same name")
+        typed = [(i, typed_parameter(p.children[1])) for i, p in enumerate(declared)]
+        typed = [(i, t) for i, t in typed if t is not None]
         self.local.append(set(names))
         run = self.build(body)
         self.local.pop()
@@ -477,11 +454,25 @@ class Compiler:
         def define(env: Env) -> Function:
             def call(*args: Any) -> Any:
                 guards.charge(1)
+                if typed:  # DMN 1.5 10.3.2.13.2: conformed, else the invocation is null
+                    given = list(args)
+                    for index, conform in typed:
+                        given[index] = conform(given[index])
+                        if given[index] is NOT_CONFORMING:
+                            env.warn(f"argument {names[index]!r} does not conform to its type")
+                            return None
+                    args = tuple(given)
                 return run(env.child(dict(zip(names, args, strict=True))))
 
             return Function("function", names, call)
 
         return define
+
+    def n_external_function(self, parameters: Tree | None, body: Tree) -> Closure:
+        raise ExpressionError(
+            "FEEL: external functions (Java or PMML) are not supported: define the function "
+            "in FEEL, or as a business knowledge model"
+        )
 
     def defined(self, node: Tree) -> Closure | None:
         """`is defined(x)` / `is defined(a.b)`: whether the name or entry exists, even if

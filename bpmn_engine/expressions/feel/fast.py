@@ -17,7 +17,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from bpmn_engine.expressions.feel.evaluator import unquote
+from bpmn_engine.expressions.feel.values import unquote
 
 SLOW: Any = object()
 """Returned by a fast closure that cannot answer: run the general evaluator instead."""

@@ -74,7 +74,12 @@ def member(env: Warns, value: Any, key: str) -> Any:
     if value is None:
         return None
     if isinstance(value, Range):
-        ends = {"start": value.start, "end": value.end}
+        ends = {
+            "start": value.start,
+            "end": value.end,
+            "start included": value.start_included,
+            "end included": value.end_included,
+        }
         if key in ends:
             return ends[key]
     try:

@@ -72,6 +72,26 @@ class Function:
     variadic: bool = False
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
+
+
+def unquote(literal: str) -> str:
+    """A FEEL string literal's value: quotes off, escapes read (`\\n`, `\\u0041`, `\\U01F40E`)."""
+
+    def escape(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] in "uU" and len(code) > 1:  # \u0041, and \U01F40E beyond the BMP
+            point = int(code[1:], 16)
+            return chr(point) if point <= 0x10FFFF else match.group(0)
+        return _ESCAPES.get(code, "\\" + code)  # "\s": kept for regex patterns, as the spec
+
+    text = re.sub(r"\\(U[0-9a-fA-F]{6}|u[0-9a-fA-F]{4}|.)", escape, literal[1:-1], flags=re.DOTALL)
+    try:  # "\ud83d\ude00" (a Java-style surrogate pair) is one character
+        return text.encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:  # a lone surrogate stays as written
+        return text
+
+
 # --- kinds, equality and order ---------------------------------------------------------------
 def kind(value: Any) -> str:
     """The FEEL type name of a value (what `instance of` checks)."""
@@ -241,6 +261,10 @@ def text(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + _joined(f"{k}: {_literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Range):
+        if value.start is None and value.end is not None:  # `< 10`, as it is written
+            return f"{'<=' if value.end_included else '<'} {_literal(value.end)}"
+        if value.end is None and value.start is not None:
+            return f"{'>=' if value.start_included else '>'} {_literal(value.start)}"
         low = "[" if value.start_included else "("
         high = "]" if value.end_included else ")"
         return f"{low}{_literal(value.start)}..{_literal(value.end)}{high}"
@@ -359,7 +383,7 @@ def parse_temporal(source: str) -> Any:
     """`@"..."`: a date, time, date and time or duration, told apart by its shape."""
     if source.startswith(("P", "-P")):
         return parse_duration(source)
-    if "T" in source:
+    if "T" in source.split("@", 1)[0]:  # not the T of a zone such as @Etc/GMT
         return parse_date_time(source)
     if _DATE.fullmatch(source):
         return parse_date(source)

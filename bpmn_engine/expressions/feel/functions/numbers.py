@@ -13,7 +13,7 @@ from bpmn_engine.expressions.feel.values import D128, FeelError, YearsMonths
 
 def _scaled(n: Any, scale: Any, rounding: str) -> Decimal:
     number = need(n, Decimal, "n")
-    places = whole(scale, "scale")
+    places = whole(scale, "scale", truncated=True)
     if not -6111 <= places <= 6176:
         raise FeelError("scale is out of range")
     return number.quantize(Decimal(1).scaleb(-places), rounding=rounding, context=D128)

@@ -5,10 +5,23 @@ A point is any ordered value; a range is `[a..b]` and the like, with both ends g
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from typing import Any
 
-from bpmn_engine.expressions.feel.functions.registry import builtin
-from bpmn_engine.expressions.feel.values import FeelError, Range, compare
+from bpmn_engine.expressions.feel.functions.registry import builtin, need
+from bpmn_engine.expressions.feel.values import (
+    FeelError,
+    Range,
+    compare,
+    kind,
+    parse_date,
+    parse_date_time,
+    parse_duration,
+    parse_temporal,
+    parse_time,
+    unquote,
+)
 
 
 def _c(a: Any, b: Any) -> int:
@@ -189,3 +202,60 @@ def _coincides(shape: tuple[bool, bool], a: Any, b: Any) -> bool:
 @builtin("coincides", "point1", "point2")
 def coincides(a: Any, b: Any) -> bool:
     return _coincides(a, b)
+
+
+# A range literal's end point, as `range(from)` reads it (DMN 1.5, the range function): a number, a
+# string, an `@"..."` literal, or date/time/duration built-ins over one string literal
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_POINT = (
+    rf"-?\d+(?:\.\d+)?|-?\.\d+|{_STRING}|@{_STRING}"
+    rf"|(?:date and time|date|time|duration)\(\s*{_STRING}\s*\)"
+)
+_INTERVAL = re.compile(rf"([\[(\]])\s*({_POINT})\s*\.\.\s*({_POINT})\s*([\])\[])", re.DOTALL)
+_COMPARISON = re.compile(rf"(<=|>=|<|>|=)\s*({_POINT})", re.DOTALL)
+_READERS = {
+    "date and time": parse_date_time,
+    "date": parse_date,
+    "time": parse_time,
+    "duration": parse_duration,
+}
+
+
+def _point(source: str) -> Any:
+    if source.startswith("@"):
+        return parse_temporal(unquote(source[1:]))
+    if source.startswith('"'):
+        return unquote(source)
+    function, quoted = source.split("(", 1) if "(" in source else ("", "")
+    if function:
+        return _READERS[function](unquote(quoted.rstrip()[:-1].strip()))
+    return Decimal(source)
+
+
+@builtin("range", "from")
+def range_(source: Any) -> Range:
+    """A range from its FEEL text: `"[1..10)"`, `"(@\\"2020-01-01\\"..@\\"2021-01-01\\"]"`,
+    `">= 5"` (from 5 on), `"= 5"` (only 5); null for anything else, or ends of two kinds."""
+    text = need(source, str, "from").strip()
+    try:
+        if found := _INTERVAL.fullmatch(text):
+            opening, low, high, closing = found.groups()
+            start, end = _point(low), _point(high)
+            if compare(start, end) is None:
+                raise FeelError("a range's ends must be of one ordered kind")
+            return Range(start, end, opening == "[", closing == "]")
+        if found := _COMPARISON.fullmatch(text):
+            operator, point = found.group(1), _point(found.group(2))
+            if compare(point, point) is None:
+                raise FeelError(f"a {kind(point)} has no order")
+            shapes = {
+                "<": (None, point, False, False),
+                "<=": (None, point, False, True),
+                ">": (point, None, False, False),
+                ">=": (point, None, True, False),
+                "=": (point, point, True, True),
+            }
+            return Range(*shapes[operator])
+    except (ValueError, ArithmeticError) as error:
+        raise FeelError(f"range({text!r}): {error}") from None
+    raise FeelError(f"range({text!r}): not a range literal such as [1..10] or >= 5")

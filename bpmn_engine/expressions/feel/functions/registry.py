@@ -39,10 +39,14 @@ def _name(expected: type | tuple[type, ...]) -> str:
     return names.get(expected, expected.__name__)
 
 
-def whole(value: Any, what: str) -> int:
+def whole(value: Any, what: str, *, truncated: bool = False) -> int:
+    """A whole number argument; `truncated`: a fraction is cut off toward zero, as the
+    DMN TCK reads `substring("foobar", 3, 3.8)` and `decimal(1/3, 2.5)`, else an error."""
     number = need(value, Decimal, what)
     if number != number.to_integral_value():
-        raise FeelError(f"{what} must be a whole number")
+        if not truncated:
+            raise FeelError(f"{what} must be a whole number")
+        number = number.to_integral_value(rounding="ROUND_DOWN")
     if abs(number) > 10**9:
         raise FeelError(f"{what} is out of range")
     return int(number)

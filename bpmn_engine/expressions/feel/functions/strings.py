@@ -20,7 +20,9 @@ MAX_PATTERN_WEIGHT = 100_000
 `regex` unrolls `a{300}` into 300 items when it compiles, before any timeout can start, so
 `(((a{300}){300}){100})` took gigabytes (100,000 items take some 30 MB)."""
 _COUNT = regex.compile(r"\{(\d*)(?:,(\d*))?\}")
-_FLAGS = {"i": regex.IGNORECASE, "s": regex.DOTALL, "m": regex.MULTILINE, "x": regex.VERBOSE}
+_FLAGS = {"i": regex.IGNORECASE, "s": regex.DOTALL, "m": regex.MULTILINE, "x": 0, "q": 0}
+_SPACES = " \t\n\r"
+_BLOCK = regex.compile(r"\\([pP])\{Is([A-Za-z0-9-]+)\}")
 
 
 def _weight(pattern: str) -> int:
@@ -67,14 +69,77 @@ def _pattern(pattern: Any, flags: Any) -> regex.Pattern[str]:
             f"{MAX_PATTERN_WEIGHT:,} items"
         )
     bits = 0
-    for flag in need(flags, str, "the flags") if flags is not None else "":
+    given = need(flags, str, "the flags") if flags is not None else ""
+    for flag in given:
         if flag not in _FLAGS:
             raise FeelError(f"unknown regex flag {flag!r}")
         bits |= _FLAGS[flag]
+    if "q" in given:  # XPath: the pattern is a plain string
+        return regex.compile(regex.escape(pattern), bits | regex.V0)
+    translated, subtracts = _from_xsd(pattern, spaced="x" in given, dotall="s" in given)
     try:
-        return regex.compile(pattern, bits | regex.V0)
+        return regex.compile(translated, bits | (regex.V1 if subtracts else regex.V0))
     except (regex.error, ValueError, OverflowError) as error:
         raise FeelError(f"invalid pattern {pattern!r}: {error}") from None
+
+
+def _from_xsd(pattern: str, *, spaced: bool, dotall: bool) -> tuple[str, bool]:
+    """An XML Schema / XPath regular expression as `regex` reads it: `.` matches neither
+    `\\n` nor `\\r` (but with the `s` flag), a class subtraction `[A-Z-[OI]]` is V1's
+    `--`, `\\p{IsBasicLatin}` names a block, a back-reference inside a class is an error,
+    and the `x` flag drops whitespace outside classes (and nothing else: `#` is no comment).
+    Returns the pattern and whether it needs V1 (it subtracts)."""
+    out: list[str] = []
+    depth = 0  # inside how many (nested, by subtraction) character classes
+    subtracts = False
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            if spaced and not depth:  # the spaces go first: `\\ s` is `\\s`
+                after = index + 1
+                while after < len(pattern) and pattern[after] in _SPACES:
+                    after += 1
+                pattern = pattern[: index + 1] + pattern[after:]
+            escape = pattern[index : index + 2]
+            if escape[1:2] in ("p", "P") and pattern[index + 2 : index + 3] == "{":
+                end = pattern.find("}", index)
+                end = len(pattern) - 1 if end < 0 else end
+                name = pattern[index : end + 1]
+                if spaced:
+                    name = "".join(c for c in name if c not in _SPACES)
+                out.append(_BLOCK.sub(r"\\\1{Block=\2}", name))
+                index = end + 1
+                continue
+            if depth and escape[1:2].isdigit():
+                raise FeelError(f"invalid pattern {pattern!r}: a back-reference in a class")
+            out.append(escape)
+            index += 2
+            continue
+        if depth:
+            if char == "-" and pattern[index + 1 : index + 2] == "[":
+                out.append("--[")
+                subtracts, depth, index = True, depth + 1, index + 2
+                continue
+            if char == "[":
+                depth += 1
+            elif char == "]":
+                depth -= 1
+            out.append(char)
+        elif char == "[":
+            depth = 1
+            out.append(char)
+            if pattern[index + 1 : index + 2] == "^":
+                out.append("^")
+                index += 1
+        elif spaced and char in _SPACES:
+            pass
+        elif char == "." and not dotall:
+            out.append("[^\\n\\r]")
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out), subtracts
 
 
 def _timed(call: Any) -> Any:
@@ -87,13 +152,13 @@ def _timed(call: Any) -> Any:
 @builtin("substring", "string", "start position", "length")
 def substring(string: Any, start: Any, length: Any = None) -> str:
     text = need(string, str, "string")
-    begin = whole(start, "start position")
+    begin = whole(start, "start position", truncated=True)
     points = list(text) if not text.isascii() else text
     index = begin - 1 if begin > 0 else len(points) + begin
     index = max(index, 0)
     if length is None:
         return "".join(points[index:])
-    return "".join(points[index : index + whole(length, "length")])
+    return "".join(points[index : index + whole(length, "length", truncated=True)])
 
 
 @builtin("string length", "string")
@@ -114,6 +179,8 @@ def lower_case(string: Any) -> str:
 @builtin("substring before", "string", "match")
 def substring_before(string: Any, match: Any) -> str:
     text, part = need(string, str, "string"), need(match, str, "match")
+    if not part:  # XPath: the empty string is found at the start
+        return ""
     head, found, _ = text.partition(part)
     return head if found else ""
 
@@ -121,15 +188,49 @@ def substring_before(string: Any, match: Any) -> str:
 @builtin("substring after", "string", "match")
 def substring_after(string: Any, match: Any) -> str:
     text, part = need(string, str, "string"), need(match, str, "match")
+    if not part:  # XPath: the empty string is found at the start
+        return text
     _, found, tail = text.partition(part)
     return tail if found else ""
+
+
+def _template(replacement: str, groups: int) -> str:
+    """XPath's replacement string as a Python template: `$0` the whole match, `$N` a group
+    (a second digit only while it names a group; beyond the groups, nothing), `\\$` and
+    `\\\\` a dollar and a backslash; any other backslash or a lone `$` is an error."""
+    out: list[str] = []
+    index = 0
+    while index < len(replacement):
+        char = replacement[index]
+        if char == "\\":
+            following = replacement[index + 1 : index + 2]
+            if following not in ("\\", "$"):
+                raise FeelError("invalid replacement: '\\' must escape '\\' or '$'")
+            out.append("\\\\" if following == "\\" else "$")
+            index += 2
+            continue
+        if char == "$":
+            end = index + 1
+            while end < len(replacement) and replacement[end].isdigit():
+                if end > index + 1 and int(replacement[index + 1 : end + 1]) > groups:
+                    break
+                end += 1
+            if end == index + 1:
+                raise FeelError("invalid replacement: '$' must be followed by a group number")
+            number = int(replacement[index + 1 : end])
+            out.append(f"\\g<{number}>" if number <= groups else "")
+            index = end
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
 
 
 @builtin("replace", "input", "pattern", "replacement", "flags")
 def replace(input: Any, pattern: Any, replacement: Any, flags: Any = None) -> str:
     text = need(input, str, "input")
     compiled = _pattern(pattern, flags)
-    template = regex.sub(r"\$(\d)", r"\\\1", need(replacement, str, "replacement"))
+    template = _template(need(replacement, str, "replacement"), compiled.groups)
     built = [len(text)]  # an upper bound of the result's length, as the matches come
 
     def expand(match: regex.Match[str]) -> str:

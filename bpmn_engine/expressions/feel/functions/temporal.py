@@ -46,11 +46,29 @@ def week_of_year(date: Any) -> Decimal:
     return Decimal(need(date, dt.date, "date").isocalendar()[1])
 
 
+def _offset(value: dt.time | dt.datetime) -> dt.timedelta | None:
+    """The offset `is` compares: a date and time's own (its zone's on that day); a time
+    with a zone id has no day, so its zone's standard offset (Melbourne's +10:00)."""
+    if value.tzinfo is None:
+        return None
+    offset = value.utcoffset()
+    if offset is not None or isinstance(value, dt.datetime):
+        return offset
+    moment = dt.datetime.combine(dt.date(2000, 1, 1), value.replace(tzinfo=None))
+    moment = moment.replace(tzinfo=value.tzinfo)
+    return (moment.utcoffset() or dt.timedelta(0)) - (moment.dst() or dt.timedelta(0))
+
+
 @builtin("is", "value1", "value2")
 def same(value1: Any, value2: Any) -> bool:
-    """Identical: same kind and same value, and for temporals the same offset or zone."""
+    """The same element of FEEL's semantic domain: same kind and value, and for times and
+    dates and times the same clock reading at the same offset (a zone id counts by its
+    offset: `@"...T23:00:00@Australia/Melbourne"` is `@"...T23:00:00+11:00"` in April,
+    and `@"...Z"` is `@"...+00:00"`), so the same instant at another offset is not."""
     if kind(value1) != kind(value2):
         return False
-    if isinstance(value1, (dt.time, dt.datetime)) and value1.tzinfo != value2.tzinfo:
-        return False
+    if isinstance(value1, (dt.time, dt.datetime)):
+        return _offset(value1) == _offset(value2) and value1.replace(tzinfo=None) == value2.replace(
+            tzinfo=None
+        )
     return equal(value1, value2) is True
