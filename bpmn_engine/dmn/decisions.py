@@ -12,13 +12,15 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from bpmn_engine.dmn.evaluate import Evaluation, Graph, Ref
 from bpmn_engine.dmn.model import (
+    Bkm,
     Context,
+    Decision,
     DecisionService,
     DecisionTable,
     DmnDefinitions,
@@ -130,12 +132,14 @@ class Decisions:
             graph.imports.setdefault(ns, {}).update({i.name: i.namespace for i in d.imports})
             graph.aliases.update(d.aliases)
         self.graph = graph
+        self._broken: list[Unparsed] = []  # elements whose references or types do not hold
+        self._broken_items: set[tuple[str, str]] = set()
         self._check()
 
     def unparsed(self) -> list[Unparsed]:
         """Every decision and BKM of the files that did not compile: each fails when
         evaluated (and what requires it), the rest evaluate as written."""
-        return [u for d in self.definitions for u in d.unparsed()]
+        return [u for d in self.definitions for u in d.unparsed()] + self._broken
 
     def does_not_compile(self, name_or_id: str) -> LoadError | None:
         """Why the decision (or decision service) asked for cannot be evaluated: its logic,
@@ -187,6 +191,10 @@ class Decisions:
 
     # --- checks at load ---------------------------------------------------------------------
     def _check(self) -> None:
+        """References and types hold. What one decision or BKM gets wrong (an unknown type, a
+        requirement that is not defined) fails that element alone, as an expression that does
+        not compile does (`Unparsed`), and what requires it; a missing import, a decision
+        service's or an input data's own reference, or a cycle refuses the model."""
         graph = self.graph
         namespaces = {d.namespace for d in self.definitions}
         for d in self.definitions:
@@ -197,29 +205,54 @@ class Decisions:
                         f"imports namespace {imported.namespace!r}, which none of the DMN "
                         "files given has (give the imported file too)",
                     )
-        for decision in graph.decisions.values():
+        self._broken_items = {
+            key for key, item in graph.items.items() if self._problem(item.where, item.type_ref)
+        }
+        broken_inputs = {
+            ref for ref, data in graph.inputs.items() if self._problem(data.where, data.type_ref)
+        }
+        for ref, decision in list(graph.decisions.items()):
             home = decision.namespace
-            self._refs(
-                decision.where, home, decision.requires.decisions, graph.decisions, "decision"
-            )
-            self._refs(decision.where, home, decision.requires.inputs, graph.inputs, "input data")
-            self._knowledge(decision.where, home, decision.requires.knowledge)
-            self._types(decision.where, decision.type_ref)
-            self._expression_types(decision.logic)
-        for bkm in graph.bkms.values():
-            self._knowledge(bkm.where, bkm.namespace, bkm.requires.knowledge)
-            self._expression_types(bkm.logic)
+            try:
+                self._refs(
+                    decision.where, home, decision.requires.decisions, graph.decisions, "decision"
+                )
+                self._refs(
+                    decision.where, home, decision.requires.inputs, graph.inputs, "input data"
+                )
+                for required in set(decision.requires.inputs) & broken_inputs:
+                    data = graph.inputs[required]
+                    problem = self._problem(data.where, data.type_ref)
+                    raise _error(decision.where, f"requires input data {data.name!r}: {problem}")
+                self._knowledge(decision.where, home, decision.requires.knowledge)
+                self._types(decision.where, decision.type_ref)
+                self._expression_types(decision.logic)
+            except LoadError as error:
+                graph.decisions[ref] = replace(decision, logic=self._fails(decision, error))
+        for ref, bkm in list(graph.bkms.items()):
+            try:
+                self._knowledge(bkm.where, bkm.namespace, bkm.requires.knowledge)
+                self._expression_types(bkm.logic)
+            except LoadError as error:
+                graph.bkms[ref] = replace(bkm, logic=self._fails(bkm, error))
         for service in graph.services.values():
             for refs in (service.outputs, service.encapsulated, service.input_decisions):
                 self._refs(service.where, service.namespace, refs, graph.decisions, "decision")
             self._refs(
                 service.where, service.namespace, service.input_data, graph.inputs, "input data"
             )
-        for data in graph.inputs.values():
-            self._types(data.where, data.type_ref)
-        for item in graph.items.values():
-            self._types(item.where, item.type_ref)
+            for required in set(service.input_data) & broken_inputs:
+                data = graph.inputs[required]
+                raise _error(data.where, str(self._problem(data.where, data.type_ref)))
         self._no_cycles()
+
+    def _fails(self, element: Decision | Bkm, error: LoadError) -> Unparsed:
+        """The element's logic replaced by the reason it cannot be evaluated."""
+        where = element.where
+        at = Where(error.file or where.file, error.line or where.line, error.element_id or where.id)
+        failed = Unparsed(at, error.message)
+        self._broken.append(failed)
+        return failed
 
     def _refs(
         self, where: Where, home: str, refs: Iterable[Ref], table: Mapping[Ref, Any], what: str
@@ -237,11 +270,22 @@ class Decisions:
                     "service",
                 )
 
+    def _problem(self, where: Where, type_ref: TypeRef | None) -> str | None:
+        """What is wrong with a type reference, or None when it names a usable type."""
+        if type_ref is None:
+            return None
+        if not known(type_ref, self.graph.item):
+            return f"unknown type {type_ref.name!r} (not a FEEL type or item definition)"
+        if (type_ref.namespace, type_ref.name) in self._broken_items:
+            item = self.graph.items[type_ref.namespace, type_ref.name or ""]
+            base = item.type_ref.name if item.type_ref is not None else None
+            return f"type {type_ref.name!r} is defined by an unknown type {base!r}"
+        return None
+
     def _types(self, where: Where, type_ref: TypeRef | None) -> None:
-        if type_ref is not None and not known(type_ref, self.graph.item):
-            raise _error(
-                where, f"unknown type {type_ref.name!r} (not a FEEL type or item definition)"
-            )
+        problem = self._problem(where, type_ref)
+        if problem is not None:
+            raise _error(where, problem)
 
     def _expression_types(self, expression: Expr | None) -> None:
         """Every typeRef inside a boxed expression names a known type."""
@@ -295,7 +339,7 @@ class Decisions:
                     if state.get(nxt) == 1:
                         decision = self.graph.decisions[nxt]
                         raise _error(decision.where, "the decision requires itself (a cycle)")
-                    if state.get(nxt) != 2:
+                    if state.get(nxt) != 2 and nxt in self.graph.decisions:  # else: failed
                         stack.append((nxt, 0))
                 else:
                     state[ref] = 2

@@ -118,7 +118,9 @@ class Evaluation:
         decision = self.graph.decisions[ref]
         self.running.add(ref)
         try:
-            scope = self.scope_of(decision)
+            # a decision that cannot be evaluated says why before it looks at what it
+            # requires (which may be what is missing)
+            scope = {} if isinstance(decision.logic, Unparsed) else self.scope_of(decision)
             value, entries = self.logic(decision, scope)
             value = self.checked(value, decision.type_ref, f"decision {decision.name!r}")
         except DecisionFailed as error:

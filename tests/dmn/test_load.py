@@ -86,8 +86,16 @@ def test_rule_with_the_wrong_number_of_entries(tmp_path: Path) -> None:
 def test_a_reference_to_nothing(tmp_path: Path) -> None:
     logic = '<informationRequirement><requiredDecision href="#nowhere"/></informationRequirement>'
     logic += "<literalExpression><text>1</text></literalExpression>"
-    with pytest.raises(LoadError, match=r"decision: requires decision #nowhere, which is not"):
-        dmn.load(decision_file(tmp_path, logic))
+    extra = '<decision id="other" name="Other"><literalExpression><text>2</text>'
+    extra += "</literalExpression></decision>"
+    decisions = dmn.load(decision_file(tmp_path, logic, extra=extra))  # the others load
+    [failed] = decisions.unparsed()
+    assert (
+        "decision: requires decision #nowhere, which is not" in f"{failed.where}: {failed.problem}"
+    )
+    result = decisions.evaluate("Decision")
+    assert result.value is None and "requires decision #nowhere" in (result.error or "")
+    assert decisions.evaluate("Other").value == 2
 
 
 def test_a_decision_that_requires_itself(tmp_path: Path) -> None:
@@ -126,8 +134,23 @@ def test_an_import_never_reads_outside_the_importers_folder(tmp_path: Path) -> N
 def test_an_unknown_type(tmp_path: Path) -> None:
     logic = '<variable name="Decision" typeRef="tNothing"/>'
     logic += "<literalExpression><text>1</text></literalExpression>"
-    with pytest.raises(LoadError, match="unknown type 'tNothing'"):
-        dmn.load(decision_file(tmp_path, logic))
+    decisions = dmn.load(decision_file(tmp_path, logic))
+    assert "unknown type 'tNothing'" in decisions.unparsed()[0].problem
+    assert "unknown type 'tNothing'" in (decisions.evaluate("Decision").error or "")
+
+
+def test_an_item_definition_of_an_unknown_type_fails_what_uses_it(tmp_path: Path) -> None:
+    """Old exports say `feel:null`: the decisions typed by it fail, the rest evaluate."""
+    items = '<itemDefinition id="t" name="tResult"><typeRef>feel:null</typeRef></itemDefinition>'
+    logic = '<variable name="Decision" typeRef="tResult"/>'
+    logic += "<literalExpression><text>1</text></literalExpression>"
+    other = '<decision id="other" name="Other"><variable name="Other" typeRef="number"/>'
+    other += "<literalExpression><text>2</text></literalExpression></decision>"
+    decisions = dmn.load(decision_file(tmp_path, logic, extra=items + other))
+    assert "type 'tResult' is defined by an unknown type 'feel:null'" in (
+        decisions.evaluate("Decision").error or ""
+    )
+    assert decisions.evaluate("Other").value == 2
 
 
 def test_an_unknown_decision_lists_the_known_ones(tmp_path: Path) -> None:
