@@ -21,11 +21,15 @@ _FAMILIES = (contexts, conversion, lists, numbers, ranges, strings, temporal)
 def call_function(function: Function, args: list[Any], named: dict[str, Any]) -> Any:
     """Invoke a FEEL function with positional or named arguments."""
     if named:
-        unknown = set(named) - set(function.parameters)
+        # a parameter may go by two names (`position|match`): the spec's for each use
+        names = [p.split("|") for p in function.parameters]
+        known = {n for alternatives in names for n in alternatives}
+        unknown = set(named) - known
         if unknown:
             raise FeelError(f"{function.name}() has no parameter {sorted(unknown)[0]!r}")
-        args = [named.get(p) for p in function.parameters]
-        while args and args[-1] is None and function.parameters[len(args) - 1] not in named:
+        given = [next((n for n in alternatives if n in named), None) for alternatives in names]
+        args = [named[n] if n is not None else None for n in given]
+        while args and args[-1] is None and given[len(args) - 1] is None:
             args.pop()
     if function.name == "function":  # user-defined: missing arguments are null
         if len(args) > len(function.parameters):

@@ -28,7 +28,7 @@ def get_entries(m: Any) -> list[dict[str, Any]]:
     return [{"key": k, "value": v} for k, v in context.items()]
 
 
-@builtin("context put", "context", "key", "value")
+@builtin("context put", "context", "key|keys", "value")
 def context_put(context: Any, key: Any, value: Any) -> dict[str, Any]:
     base = need(context, dict, "context")
     if isinstance(key, list):
@@ -37,10 +37,10 @@ def context_put(context: Any, key: Any, value: Any) -> dict[str, Any]:
         first = need(key[0], str, "every key")
         if len(key) == 1:
             return context_put(base, first, value)
-        inner = base.get(first)
-        return context_put(
-            base, first, context_put(inner if isinstance(inner, dict) else {}, key[1:], value)
-        )
+        inner = base.get(first, {})
+        if not isinstance(inner, dict):  # the path leads through a value that is no context
+            raise FeelError(f"context put: {first!r} is not a context")
+        return context_put(base, first, context_put(inner, key[1:], value))
     guards.charge(1 + len(base) // guards.ITEMS_PER_STEP)
     return {**base, need(key, str, "key"): value}
 
@@ -57,6 +57,8 @@ def context_merge(contexts: Any) -> dict[str, Any]:
 @builtin("context", "entries")
 def context(entries: Any) -> dict[str, Any]:
     made: dict[str, Any] = {}
+    if isinstance(entries, dict):  # one entry for a list of one (implicit conversion)
+        entries = [entries]
     for entry in need(entries, list, "entries"):
         pair = need(entry, dict, "every entry")
         if "key" not in pair or "value" not in pair:

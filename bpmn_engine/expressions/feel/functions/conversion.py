@@ -84,9 +84,14 @@ def time(source: Any, minute: Any = None, second: Any = None, offset: Any = None
     return parse_time(need(source, str, "from"))
 
 
+_OMITTED: Any = object()
+
+
 @builtin("date and time", "from", "time")
-def date_and_time(source: Any, clock: Any = None) -> dt.datetime:
-    if clock is not None:
+def date_and_time(source: Any, clock: Any = _OMITTED) -> dt.datetime:
+    if clock is None:  # given, and null: the result is null too
+        raise FeelError("time is null")
+    if clock is not _OMITTED:
         day = need(source, dt.date, "date")
         moment = need(clock, dt.time, "time")
         day = day.date() if isinstance(day, dt.datetime) else day

@@ -261,16 +261,21 @@ def sort(list: Any, precedes: Any = None) -> list[Any]:
     return sorted(values, key=functools.cmp_to_key(order))
 
 
-@builtin("list replace", "list", "position", "newItem")
+@builtin("list replace", "list", "position|match", "newItem")
 def list_replace(list: Any, position: Any, new_item: Any) -> list[Any]:
     """DMN 1.5: replace the item at a position, or every item a match function picks
-    (`function(item, newItem) ...`)."""
-    values = _charged([*need(list, type([]), "list")])
+    (`function(item, newItem) ...`, which must answer true or false). A single item
+    given for the list is a list of one, as the spec's implicit conversion makes it."""
+    given = [list] if list is not None and not isinstance(list, type([])) else list
+    values = _charged([*need(given, type([]), "list")])
     if isinstance(position, Function):
         replaced: list[Any] = []
         for item in values:
             guards.charge(1)
-            replaced.append(new_item if position.call(item, new_item) is True else item)
+            verdict = position.call(item, new_item)
+            if not isinstance(verdict, bool):
+                raise FeelError("the match function must return true or false")
+            replaced.append(new_item if verdict else item)
         return replaced
     index = whole(position, "position")
     at = index - 1 if index > 0 else len(values) + index

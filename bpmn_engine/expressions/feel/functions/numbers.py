@@ -11,17 +11,22 @@ from bpmn_engine.expressions.feel.functions.registry import builtin, need, whole
 from bpmn_engine.expressions.feel.values import D128, FeelError, YearsMonths
 
 
-def _scaled(n: Any, scale: Any, rounding: str) -> Decimal:
+def _scaled(n: Any, scale: Any, rounding: str, *, truncated: bool = False) -> Decimal:
     number = need(n, Decimal, "n")
-    places = whole(scale, "scale", truncated=True)
+    places = whole(scale, "scale", truncated=truncated)
     if not -6111 <= places <= 6176:
         raise FeelError("scale is out of range")
+    exponent = number.as_tuple().exponent
+    if isinstance(exponent, int) and exponent >= -places:  # already that precise
+        return number
     return number.quantize(Decimal(1).scaleb(-places), rounding=rounding, context=D128)
 
 
 @builtin("decimal", "n", "scale")
 def to_decimal(n: Any, scale: Any) -> Decimal:
-    return _scaled(n, scale, decimal.ROUND_HALF_EVEN)
+    """A scale with a fraction is cut to a whole number, as the DMN TCK reads it (the
+    rounding functions, as it reads them, refuse one)."""
+    return _scaled(n, scale, decimal.ROUND_HALF_EVEN, truncated=True)
 
 
 @builtin("floor", "n", "scale")

@@ -211,8 +211,8 @@ _POINT = (
     rf"-?\d+(?:\.\d+)?|-?\.\d+|{_STRING}|@{_STRING}"
     rf"|(?:date and time|date|time|duration)\(\s*{_STRING}\s*\)"
 )
-_INTERVAL = re.compile(rf"([\[(\]])\s*({_POINT})\s*\.\.\s*({_POINT})\s*([\])\[])", re.DOTALL)
-_COMPARISON = re.compile(rf"(<=|>=|<|>|=)\s*({_POINT})", re.DOTALL)
+# either end may be left out (`[2..)`: from 2 on), and `]` opens or `[` closes an open end
+_INTERVAL = re.compile(rf"([\[(\]])\s*({_POINT})?\s*\.\.\s*({_POINT})?\s*([\])\[])", re.DOTALL)
 _READERS = {
     "date and time": parse_date_time,
     "date": parse_date,
@@ -234,28 +234,27 @@ def _point(source: str) -> Any:
 
 @builtin("range", "from")
 def range_(source: Any) -> Range:
-    """A range from its FEEL text: `"[1..10)"`, `"(@\\"2020-01-01\\"..@\\"2021-01-01\\"]"`,
-    `">= 5"` (from 5 on), `"= 5"` (only 5); null for anything else, or ends of two kinds."""
+    """A range from its literal text (DMN 1.5): `"[1..10)"`, `"]1..10]"`, `"[2..)"` (from
+    2 on), `"(..2)"` (below 2), with ends that are numbers, strings, `@"..."` literals or
+    `date`/`time`/`date and time`/`duration` of a string literal; null for anything else,
+    for ends of two kinds, and for a unary comparison (`">= 5"`: the TCK reads it so)."""
     text = need(source, str, "from").strip()
+    found = _INTERVAL.fullmatch(text)
+    if found is None:
+        raise FeelError(f"range({text!r}): not a range literal such as [1..10] or [2..)")
+    opening, low, high, closing = found.groups()
+    if low is None and high is None:
+        raise FeelError(f"range({text!r}): a range needs at least one end")
     try:
-        if found := _INTERVAL.fullmatch(text):
-            opening, low, high, closing = found.groups()
-            start, end = _point(low), _point(high)
-            if compare(start, end) is None:
-                raise FeelError("a range's ends must be of one ordered kind")
-            return Range(start, end, opening == "[", closing == "]")
-        if found := _COMPARISON.fullmatch(text):
-            operator, point = found.group(1), _point(found.group(2))
-            if compare(point, point) is None:
-                raise FeelError(f"a {kind(point)} has no order")
-            shapes = {
-                "<": (None, point, False, False),
-                "<=": (None, point, False, True),
-                ">": (point, None, False, False),
-                ">=": (point, None, True, False),
-                "=": (point, point, True, True),
-            }
-            return Range(*shapes[operator])
+        start = _point(low) if low is not None else None
+        end = _point(high) if high is not None else None
     except (ValueError, ArithmeticError) as error:
         raise FeelError(f"range({text!r}): {error}") from None
-    raise FeelError(f"range({text!r}): not a range literal such as [1..10] or >= 5")
+    if start is not None and end is not None and compare(start, end) is None:
+        raise FeelError("a range's ends must be of one ordered kind")
+    for point in (start, end):
+        if point is not None and compare(point, point) is None:
+            raise FeelError(f"a {kind(point)} has no order")
+    return Range(
+        start, end, opening == "[" and start is not None, closing == "]" and end is not None
+    )
