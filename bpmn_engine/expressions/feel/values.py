@@ -168,8 +168,22 @@ def equal(a: Any, b: Any) -> bool | None:
     return bool(a == b)
 
 
+def time_offset(value: dt.time | dt.datetime) -> dt.timedelta | None:
+    """A time's or date and time's offset; a time with a zone id has no day to read its
+    daylight saving from, so its zone's standard offset (Melbourne's +10:00, Paris's
+    +01:00), as the DMN TCK compares such times. None: a local value."""
+    if value.tzinfo is None:
+        return None
+    offset = value.utcoffset()
+    if offset is not None or isinstance(value, dt.datetime):
+        return offset
+    moment = dt.datetime.combine(dt.date(2000, 1, 1), value.replace(tzinfo=None))
+    moment = moment.replace(tzinfo=value.tzinfo)
+    return (moment.utcoffset() or dt.timedelta(0)) - (moment.dst() or dt.timedelta(0))
+
+
 def _time_key(value: dt.time) -> Any:
-    offset = value.utcoffset() if value.tzinfo is not None else None
+    offset = time_offset(value)
     seconds = value.hour * 3600 + value.minute * 60 + value.second + value.microsecond / 1e6
     return seconds - (offset.total_seconds() if offset is not None else 0), offset is None
 
@@ -219,7 +233,8 @@ def _zone_text(value: dt.time | dt.datetime) -> str:
     total = int(offset.total_seconds())
     sign = "-" if total < 0 else "+"
     hours, minutes = divmod(abs(total) // 60, 60)
-    return f"{sign}{hours:02d}:{minutes:02d}"
+    seconds = abs(total) % 60
+    return f"{sign}{hours:02d}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
 
 
 def _clock(value: dt.time | dt.datetime) -> str:
@@ -293,7 +308,8 @@ def _literal(value: Any) -> str:
 # --- parsing temporal text -------------------------------------------------------------------
 _DATE = re.compile(r"(-?\d{4,9})-(\d\d)-(\d\d)")
 _TIME = re.compile(
-    r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:([Zz])|([+-]\d\d:\d\d)|@([A-Za-z_][A-Za-z0-9_+\-/]*))?"
+    r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?"
+    r"(?:([Zz])|([+-]\d\d:\d\d(?::\d\d)?)|@([A-Za-z_][A-Za-z0-9_+\-/]*))?"
 )
 _DURATION = re.compile(
     r"(-)?P(?!$)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?"
@@ -327,9 +343,10 @@ def _zone(offset: str | None, zone: str | None, utc: str | None) -> dt.tzinfo | 
     if offset:
         sign = -1 if offset[0] == "-" else 1
         hours, minutes = int(offset[1:3]), int(offset[4:6])
-        if hours > 18 or minutes > 59:
+        seconds = int(offset[7:9] or 0)  # `+02:45:55`: an offset may name its seconds
+        if hours > 18 or minutes > 59 or seconds > 59:
             raise FeelError(f"time offset {offset!r} is out of range")
-        return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
+        return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes, seconds=seconds))
     if zone:
         try:
             return ZoneInfo(zone)

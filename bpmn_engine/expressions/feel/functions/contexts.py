@@ -48,6 +48,8 @@ def context_put(context: Any, key: Any, value: Any) -> dict[str, Any]:
 @builtin("context merge", "contexts")
 def context_merge(contexts: Any) -> dict[str, Any]:
     merged: dict[str, Any] = {}
+    if isinstance(contexts, dict):  # one context for a list of one (implicit conversion)
+        contexts = [contexts]
     for context in need(contexts, list, "contexts"):
         merged.update(need(context, dict, "every item of contexts"))
         guards.charge(1 + len(merged) // guards.ITEMS_PER_STEP)

@@ -245,6 +245,8 @@ def range_(source: Any) -> Range:
     opening, low, high, closing = found.groups()
     if low is None and high is None:
         raise FeelError(f"range({text!r}): a range needs at least one end")
+    if (low is None and opening == "[") or (high is None and closing == "]"):
+        raise FeelError(f"range({text!r}): an end left out cannot be included")
     try:
         start = _point(low) if low is not None else None
         end = _point(high) if high is not None else None

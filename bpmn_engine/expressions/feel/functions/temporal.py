@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from bpmn_engine.expressions.feel.functions.registry import builtin, need
-from bpmn_engine.expressions.feel.values import equal, kind
+from bpmn_engine.expressions.feel.values import equal, kind, time_offset
 
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _MONTHS = (
@@ -46,19 +46,6 @@ def week_of_year(date: Any) -> Decimal:
     return Decimal(need(date, dt.date, "date").isocalendar()[1])
 
 
-def _offset(value: dt.time | dt.datetime) -> dt.timedelta | None:
-    """The offset `is` compares: a date and time's own (its zone's on that day); a time
-    with a zone id has no day, so its zone's standard offset (Melbourne's +10:00)."""
-    if value.tzinfo is None:
-        return None
-    offset = value.utcoffset()
-    if offset is not None or isinstance(value, dt.datetime):
-        return offset
-    moment = dt.datetime.combine(dt.date(2000, 1, 1), value.replace(tzinfo=None))
-    moment = moment.replace(tzinfo=value.tzinfo)
-    return (moment.utcoffset() or dt.timedelta(0)) - (moment.dst() or dt.timedelta(0))
-
-
 @builtin("is", "value1", "value2")
 def same(value1: Any, value2: Any) -> bool:
     """The same element of FEEL's semantic domain: same kind and value, and for times and
@@ -68,7 +55,6 @@ def same(value1: Any, value2: Any) -> bool:
     if kind(value1) != kind(value2):
         return False
     if isinstance(value1, (dt.time, dt.datetime)):
-        return _offset(value1) == _offset(value2) and value1.replace(tzinfo=None) == value2.replace(
-            tzinfo=None
-        )
+        same_clock = value1.replace(tzinfo=None) == value2.replace(tzinfo=None)
+        return same_clock and time_offset(value1) == time_offset(value2)
     return equal(value1, value2) is True
