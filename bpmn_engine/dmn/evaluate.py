@@ -141,7 +141,8 @@ class Evaluation:
         if isinstance(logic, DecisionTable):
             value, rows = evaluate_table(logic, scope, self.warnings, self.conform)
             entries = [{(k or decision.name): v for k, v in row.items()} for row in rows]
-            return value, entries
+            # the table's own typeRef, as any boxed expression's (`expression`)
+            return self.checked(value, logic.type_ref, str(logic.where)), entries
         value = self.expression(logic, scope)
         return value, [{decision.name: value}]
 
@@ -269,10 +270,11 @@ class Evaluation:
         elif isinstance(expression, ListExpr):
             value = [self.expression(item, scope) for item in expression.items]
         elif isinstance(expression, Relation):
+            types = expression.column_types or (None,) * len(expression.columns)
             value = [
                 {
-                    c: self.expression(cell, scope)
-                    for c, cell in zip(expression.columns, row, strict=True)
+                    c: self.checked(self.expression(cell, scope), t, f"column {c!r}")
+                    for c, t, cell in zip(expression.columns, types, row, strict=True)
                 }
                 for row in expression.rows
             ]
@@ -364,7 +366,11 @@ class Evaluation:
                 "the result is null"
             )
             return None
-        named = {name: self.expression(value, scope) for name, value in expression.bindings}
+        types = expression.parameter_types or (None,) * len(expression.bindings)
+        named = {
+            name: self.checked(self.expression(value, scope), t, f"parameter {name!r}")
+            for (name, value), t in zip(expression.bindings, types, strict=True)
+        }
         unknown = [n for n in named if n not in target.parameters]
         if unknown:
             self.warnings.append(

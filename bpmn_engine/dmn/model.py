@@ -80,6 +80,7 @@ class Relation:
     columns: tuple[str, ...]
     rows: tuple[tuple[Expr, ...], ...]
     type_ref: TypeRef | None = None
+    column_types: tuple[TypeRef | None, ...] = ()  # each cell conforms to its column's
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,7 @@ class Invocation:
     target: Expr  # what is invoked: usually a literal naming a BKM or decision service
     bindings: tuple[tuple[str, Expr | None], ...]
     type_ref: TypeRef | None = None
+    parameter_types: tuple[TypeRef | None, ...] = ()  # each binding's, as its parameter says
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +161,7 @@ class Rule:
     inputs: tuple[UnaryTests, ...]
     outputs: tuple[FeelExpression | None, ...]
     annotations: tuple[str, ...] = ()
+    output_types: tuple[TypeRef | None, ...] = ()  # an output entry's own typeRef
 
 
 @dataclass(frozen=True, slots=True)

@@ -488,30 +488,34 @@ class Reader:
         return ListExpr(self.where(element), tuple(items), self.type_ref(element))
 
     def relation(self, element: etree._Element) -> Relation:
-        columns = tuple(c.get("name") or "" for c in self.children(element, "column"))
+        declared = self.children(element, "column")
+        columns = tuple(c.get("name") or "" for c in declared)
         rows = []
         for row in self.children(element, "row"):
             cells = tuple(self.expression(c) for c in row if _local(c) in _BOXED)
             if len(cells) != len(columns):
                 raise self.error(f"the row has {len(cells)} cells for {len(columns)} columns", row)
             rows.append(cells)
-        return Relation(self.where(element), columns, tuple(rows), self.type_ref(element))
+        types = tuple(self.type_ref(c) for c in declared)
+        return Relation(self.where(element), columns, tuple(rows), self.type_ref(element), types)
 
     def invocation(self, element: etree._Element) -> Invocation:
         targets = [c for c in element if _local(c) in _BOXED]
         if not targets:
             raise self.error("the invocation names nothing to invoke", element)
-        bindings = []
+        bindings, types = [], []
         for binding in self.children(element, "binding"):
             parameter = self.child(binding, "parameter")
             if parameter is None or not parameter.get("name"):
                 raise self.error("a binding without a parameter name", binding)
             bindings.append((parameter.get("name") or "", self.inner(binding)))
+            types.append(self.type_ref(parameter))
         return Invocation(
             self.where(element),
             self.expression(targets[0]),
             tuple(bindings),
             self.type_ref(element),
+            tuple(types),
         )
 
     def function(self, element: etree._Element) -> FunctionDef:
@@ -656,4 +660,5 @@ class Reader:
             inputs=tuple(self.tests(self.text(e), e) for e in entries),
             outputs=tuple(self.feel(self.text(r), r) if self.text(r) else None for r in results),
             annotations=tuple(self.text(a) for a in self.children(element, "annotationEntry")),
+            output_types=tuple(self.type_ref(r) for r in results),
         )

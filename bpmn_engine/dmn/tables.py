@@ -82,8 +82,11 @@ def _outputs(
     conform: Conform,
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    for clause, entry in zip(table.outputs, rule.outputs, strict=True):
+    types = rule.output_types or (None,) * len(rule.outputs)
+    for clause, entry, own in zip(table.outputs, rule.outputs, types, strict=True):
         value = entry.value(scope, warnings) if entry is not None else None
+        if own is not None:  # the entry's own typeRef, then its clause's
+            value = conform(value, own, clause.name or "output")
         results[clause.name] = _checked(clause, value, scope, warnings, conform, rule, table)
     return results
 

@@ -8,6 +8,8 @@ from decimal import Decimal
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+import pytest
+
 from bpmn_engine import dmn
 from tests.dmn.tables import decision_file, unparsed
 
@@ -251,3 +253,52 @@ def test_a_decision_without_an_id_is_known_by_its_name(tmp_path: Path) -> None:
         "</definitions>"
     )
     assert dmn.load(path).evaluate("Answer").value == Decimal(42)
+
+
+FOO_BAR = (
+    '<itemDefinition id="tFooBar" name="tFooBar"><typeRef>string</typeRef>'
+    '<allowedValues><text>"foo", "bar"</text></allowedValues></itemDefinition>'
+    '<inputData id="given" name="given"><variable name="given"/></inputData>'
+)
+NEEDS_GIVEN = '<informationRequirement><requiredInput href="#given"/></informationRequirement>'
+TYPED_LOGIC = {
+    "a decision table's typeRef": (
+        '<decisionTable typeRef="tFooBar"><output/><rule>'
+        "<outputEntry><text>given</text></outputEntry></rule></decisionTable>"
+    ),
+    "an output entry's typeRef": (
+        '<decisionTable><output name="a"/><output name="b"/><rule>'
+        '<outputEntry typeRef="tFooBar"><text>given</text></outputEntry>'
+        "<outputEntry><text>given</text></outputEntry></rule></decisionTable>"
+    ),
+    "a relation column's typeRef": (
+        '<relation><column name="a" typeRef="tFooBar"/><row><literalExpression>'
+        "<text>given</text></literalExpression></row></relation>"
+    ),
+    "an invocation parameter's typeRef": (
+        "<invocation><literalExpression><text>function(a) a</text></literalExpression>"
+        '<binding><parameter name="a" typeRef="tFooBar"/><literalExpression><text>given'
+        "</text></literalExpression></binding></invocation>"
+    ),
+}
+TYPED_RESULTS = {  # what each gives for "foo", then for "baz" (which tFooBar does not allow)
+    "a decision table's typeRef": ("foo", None),
+    "an output entry's typeRef": ({"a": "foo", "b": "foo"}, {"a": None, "b": "baz"}),
+    "a relation column's typeRef": ([{"a": "foo"}], [{"a": None}]),
+    "an invocation parameter's typeRef": ("foo", None),
+}
+
+
+@pytest.mark.parametrize("where", sorted(TYPED_LOGIC))
+def test_a_value_that_does_not_conform_to_a_declared_type_is_null(
+    tmp_path: Path, where: str
+) -> None:
+    """DMN 1.5: every typeRef a boxed expression declares is checked, not only the
+    decision's (they passed `"baz"` through)."""
+    path = decision_file(tmp_path, NEEDS_GIVEN + TYPED_LOGIC[where], extra=FOO_BAR)
+    decisions = dmn.load(path)
+    allowed, refused = TYPED_RESULTS[where]
+    assert decisions.evaluate("Decision", {"given": "foo"}).value == allowed
+    result = decisions.evaluate("Decision", {"given": "baz"})
+    assert result.value == refused
+    assert any("tFooBar" in w for w in result.warnings)

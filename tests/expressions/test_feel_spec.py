@@ -289,6 +289,9 @@ SPEC_EXAMPLES = [
     ("5 in (< 3, > 4)", True),
     ("5 in [1, 5, 7]", True),
     ('"b" in ("a", "b")', True),
+    ("1 in [[2..4], [1..3]]", True),  # a list's ranges are tests
+    ("5 in [[2..4], [1..3]]", False),
+    ("[1, 2] in [[1, 2]]", True),
     ("5 instance of number", True),
     ('"x" instance of string', True),
     ('@"2026-12-01" instance of date', True),

@@ -624,8 +624,11 @@ def _matches(env: Env, value: Any, expected: Any) -> bool | None:
     """Whether an input satisfies a test's value: in its range or list, equal, or true."""
     if isinstance(expected, Range):
         return expected.holds(value)
-    if isinstance(expected, list):
-        return any(equal(value, item) is True for item in expected)
+    if isinstance(expected, list):  # each item a test: a range holds it, else equal to it
+        return any(
+            (item.holds(value) if isinstance(item, Range) else equal(value, item)) is True
+            for item in expected
+        )
     if isinstance(expected, bool) and not isinstance(value, bool):
         return expected
     return equal(value, expected)
