@@ -36,9 +36,10 @@ from bpmn_engine.dmn.model import (
     Where,
 )
 from bpmn_engine.dmn.reader import Source, compile_sources, read_files
-from bpmn_engine.dmn.types import known
+from bpmn_engine.dmn.types import instance_of, known
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.feel.types import ITEM_TYPES
 from bpmn_engine.expressions.feel.values import (
     FeelError,
     Function,
@@ -188,6 +189,18 @@ class Decisions:
     def version(self) -> str:
         """The SHA-256 of the files' contents, as a BPMN file's version is."""
         return hashlib.sha256(self.bundle()).hexdigest()
+
+    def _instance_of(self, home: str, name: str, value: Any) -> bool | None:
+        """`value instance of name` for an item definition: the one of the evaluated
+        decision's own model, else the only one of that name; None when there is none."""
+        found = self.graph.items.get((home, name))
+        if found is None:
+            named = [item for (_, n), item in self.graph.items.items() if n == name]
+            if len(named) != 1:
+                return None
+            found = named[0]
+        namespace = next(ns for (ns, n), item in self.graph.items.items() if item is found)
+        return instance_of(value, TypeRef(name, namespace), self.graph.item)
 
     # --- checks at load ---------------------------------------------------------------------
     def _check(self) -> None:
@@ -392,6 +405,7 @@ class Decisions:
         }
         evaluation = Evaluation(self.graph, values)
         token = guards.CURRENT.set(guards.Budget())
+        types = ITEM_TYPES.set(lambda name, value: self._instance_of(found.ref[0], name, value))
         error: str | None = None
         try:
             if found.kind == "decision":
@@ -414,6 +428,7 @@ class Decisions:
             value, entries, error = None, (), f"{found.name!r}: {failure}"
         finally:
             guards.CURRENT.reset(token)
+            ITEM_TYPES.reset(types)
         if error is None:
             error = evaluation.failures.get(found.ref)
         warnings = list(evaluation.warnings)

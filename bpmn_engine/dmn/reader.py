@@ -47,6 +47,7 @@ from bpmn_engine.dmn.names import MAX_ALIASES, Rewriter, aliases
 from bpmn_engine.errors import ExpressionError, LoadError
 from bpmn_engine.expressions.feel import FeelExpression, UnaryTests, compile_feel
 from bpmn_engine.expressions.feel import compile_unary_tests as compile_tests
+from bpmn_engine.expressions.feel.types import item_types
 from bpmn_engine.parse.xml import parse_xml, read_source
 
 VERSIONS = {
@@ -137,7 +138,8 @@ def compile_sources(sources: list[Source]) -> list[DmnDefinitions]:
             file=sources[0][0],
         )
     compiled: dict[tuple[str, str], Any] = {}  # one compile per distinct text, for all files
-    return [Reader(name, root, table, compiled).definitions() for name, root in roots]
+    with item_types():  # FEEL here may name the model's item definitions as types
+        return [Reader(name, root, table, compiled).definitions() for name, root in roots]
 
 
 def _importable(element: etree._Element, importer: str, have: set[str | None]) -> Path | None:

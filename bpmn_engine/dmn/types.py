@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -138,3 +139,42 @@ def _shown(value: Any) -> str:
     if len(shown) > 60:
         shown = shown[:57] + "..."
     return f"{shown} ({kind(value)})" if not isinstance(value, (str, Decimal)) else shown
+
+
+def instance_of(value: Any, type_ref: TypeRef, lookup: Lookup) -> bool:
+    """FEEL's `value instance of T` for an item definition T: conformance by structure, as
+    DMN 1.5 says (allowed values are no part of a type: `256 instance of t255` holds): a
+    collection's items, each component of a context (more entries are allowed), the base
+    type; null is an instance of nothing, but inside a list or context it conforms."""
+    item = lookup(type_ref)
+    if item is None:
+        name = feel_name(type_ref.name or "Any")
+        return value is not None if name == "Any" else kind(value) == name
+    return _structure(value, item, lookup, 0)
+
+
+def _structure(value: Any, item: ItemDefinition, lookup: Lookup, depth: int) -> bool:
+    if depth > 32:  # item definitions that refer to each other in a circle
+        return False
+    if item.collection:
+        single = replace(item, collection=False)
+        return isinstance(value, list) and all(
+            v is None or _structure(v, single, lookup, depth + 1) for v in value
+        )
+    if item.components:
+        return isinstance(value, dict) and all(
+            c.name in value
+            and (value[c.name] is None or _structure(value[c.name], c, lookup, depth + 1))
+            for c in item.components
+        )
+    if item.type_ref is None or item.type_ref.name is None:
+        return value is not None
+    inner = lookup(item.type_ref)
+    if inner is not None:
+        return _structure(value, inner, lookup, depth + 1)
+    name = feel_name(item.type_ref.name)
+    if name == "Any":
+        return value is not None
+    if name == "duration":
+        return kind(value) in ("days and time duration", "years and months duration")
+    return kind(value) == name

@@ -11,6 +11,8 @@ from xml.sax.saxutils import escape
 import pytest
 
 from bpmn_engine import dmn
+from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions.feel import compile_feel
 from tests.dmn.tables import decision_file, unparsed
 
 
@@ -302,3 +304,42 @@ def test_a_value_that_does_not_conform_to_a_declared_type_is_null(
     result = decisions.evaluate("Decision", {"given": "baz"})
     assert result.value == refused
     assert any("tFooBar" in w for w in result.warnings)
+
+
+ITEM_TYPES = (
+    '<itemDefinition name="t255"><typeRef>number</typeRef>'
+    "<allowedValues><text>[0..255]</text></allowedValues></itemDefinition>"
+    '<itemDefinition name="tNumbers" isCollection="true"><typeRef>number</typeRef>'
+    "</itemDefinition>"
+    '<itemDefinition name="tPair"><itemComponent name="a"><typeRef>string</typeRef>'
+    '</itemComponent><itemComponent name="b"><typeRef>string</typeRef></itemComponent>'
+    "</itemDefinition>"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("256 instance of t255", True),  # allowed values are no part of the type
+        ('"x" instance of t255', False),
+        ("[1, 2, null] instance of tNumbers", True),
+        ('[1, "2"] instance of tNumbers', False),
+        ("1 instance of tNumbers", False),
+        ('{a: "x", b: "y", c: 1} instance of tPair', True),  # more entries are allowed
+        ('{a: "x"} instance of tPair', False),
+        ('[{a: "x", b: "y"}] instance of list<tPair>', True),
+        ('(function(p: tPair) p.a)({a: "x", b: "y"})', "x"),
+        ("(function(p: tPair) p.a)(1)", None),  # does not conform: null
+        ("1 instance of tNothing", None),  # no such type: null, with a warning
+    ],
+)
+def test_an_item_definition_is_a_type_in_feel(tmp_path: Path, text: str, expected: object) -> None:
+    """DMN 1.5: FEEL inside a model may name the model's item definitions as types."""
+    logic = f"<literalExpression><text>{escape(text)}</text></literalExpression>"
+    path = decision_file(tmp_path, logic, extra=ITEM_TYPES)
+    assert dmn.load(path).evaluate("Decision").value == expected
+
+
+def test_an_item_definition_name_is_no_type_outside_a_model() -> None:
+    with pytest.raises(ExpressionError, match="unknown type 'tPair'"):
+        compile_feel("x instance of tPair")

@@ -237,7 +237,7 @@ class Compiler:
 
     def n_instance_of(self, value: Tree, wanted: Tree) -> Closure:
         get, check = self.build(value), type_check(wanted)
-        return lambda env: check(get(env))
+        return lambda env: _safely(check, env, get(env))  # an item type may be unknown
 
     def n_if_expr(self, test: Tree, then: Tree, otherwise: Tree) -> Closure:
         condition, yes, no = self.build(test), self.build(then), self.build(otherwise)

@@ -12,15 +12,22 @@ Null conforms to every type), so `[1, null] instance of list<number>` holds.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from lark import Token, Tree
 
 from bpmn_engine.errors import ExpressionError
-from bpmn_engine.expressions.feel.values import Function, Range, kind
+from bpmn_engine.expressions.feel.values import FeelError, Function, Range, kind
 
 Check = Callable[[Any], bool]
+ItemTypes = Callable[[str, Any], "bool | None"]
+ITEM_TYPES: ContextVar[ItemTypes | None] = ContextVar("feel_item_types", default=None)
+"""While a DMN model evaluates: whether a value is an instance of one of its item
+definitions, by name (None: no such type). Set by `dmn/decisions.py`."""
+_DEFERRING: ContextVar[bool] = ContextVar("feel_deferring_types", default=False)
 NAMES = {
     "number", "string", "boolean", "date", "time", "date and time", "days and time duration",
     "years and months duration", "list", "context", "range", "function", "Any", "Null",
@@ -106,7 +113,29 @@ def typed_parameter(node: Tree | Token | None) -> Callable[[Any], Any] | None:
     return conform
 
 
+@contextmanager
+def item_types() -> Iterator[None]:
+    """Compile FEEL inside a DMN model: a type name that is none of FEEL's may be one of
+    the model's item definitions (`x instance of tCustomer`, `function(a: tCustomer)`),
+    checked when evaluated (`ITEM_TYPES`); elsewhere it does not compile."""
+    token = _DEFERRING.set(True)
+    try:
+        yield
+    finally:
+        _DEFERRING.reset(token)
+
+
+def _item_type(name: str, value: Any) -> bool:
+    resolve = ITEM_TYPES.get()
+    found = resolve(name, value) if resolve is not None else None
+    if found is None:
+        raise FeelError(f"unknown type {name!r} (not a FEEL type or item definition)")
+    return found
+
+
 def _named(name: str) -> Check:
+    if name not in NAMES and _DEFERRING.get():
+        return lambda v: _item_type(name, v)
     if name not in NAMES:
         raise ExpressionError(f"FEEL: unknown type {name!r} after 'instance of'")
     if name == "Any":
