@@ -20,6 +20,7 @@ from bpmn_engine.expressions.feel import operators, properties
 from bpmn_engine.expressions.feel.functions import BUILTINS, call_function
 from bpmn_engine.expressions.feel.types import NOT_CONFORMING, type_check, typed_parameter
 from bpmn_engine.expressions.feel.values import (
+    D128,
     FeelError,
     Function,
     Range,
@@ -147,7 +148,7 @@ class Compiler:
         return self.build(inner)
 
     def n_number(self, token: Token) -> Closure:
-        value = Decimal(str(token))
+        value = D128.create_decimal(str(token))  # a longer literal rounds to 34 digits
         return lambda env: value
 
     def n_string(self, token: Token) -> Closure:
