@@ -267,6 +267,27 @@ def _double_close(computed: Any, expected: Any) -> bool:
     return False
 
 
+def _with_imports(main: Path, models: list[Path]) -> list[Path]:
+    """The model under test and the models of its folder it imports, however deep: other
+    models beside it (older versions, other tests' models) are left out."""
+    namespaces: dict[str, Path] = {}
+    imports: dict[Path, list[str]] = {}
+    for model in models:
+        try:
+            root = etree.parse(str(model)).getroot()
+        except etree.XMLSyntaxError:
+            continue
+        namespaces.setdefault(root.get("namespace") or "", model)
+        imports[model] = [i.get("namespace") or "" for i in root if _local(i.tag) == "import"]
+    chosen, todo = [main], list(imports.get(main, []))
+    while todo:
+        found = namespaces.get(todo.pop())
+        if found is not None and found not in chosen:
+            chosen.append(found)
+            todo += imports.get(found, [])
+    return chosen
+
+
 def run_file(test_file: Path, shown: bool) -> list[Outcome]:
     try:
         root = etree.parse(str(test_file)).getroot()
@@ -278,10 +299,7 @@ def run_file(test_file: Path, shown: bool) -> list[Outcome]:
     main = folder / model_name if model_name else None
     outcomes: list[Outcome] = []
     try:
-        # the model under test first, then what it may import from its folder
-        ordered = ([main] if main is not None and main.exists() else []) + [
-            m for m in models if m != main
-        ]
+        ordered = _with_imports(main, models) if main is not None and main.exists() else models
         decisions = load(*ordered)
         model = read_model(ordered)
         load_error = ""

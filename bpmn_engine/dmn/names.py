@@ -18,7 +18,14 @@ KEYWORDS = frozenset(
         "satisfies", "between", "instance", "of", "function", "true", "false", "null",
     }
 )  # fmt: skip
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# the spec's name start and part characters (DMN 1.5 grammar rules 28-29), as `feel.lark`'s
+# NAME reads them: `Größe`, `名前` and `🐎` are names as written
+_START = (
+    r"A-Za-z_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D"
+    r"\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\U00010000-\U000EFFFF"
+)
+_PART = _START + r"0-9\u00B7\u0300-\u036F\u203F-\u2040"
+_WORD = re.compile(rf"[{_START}][{_PART}]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
@@ -41,7 +48,7 @@ def aliases(names: Iterable[str]) -> dict[str, str]:
 MAX_ALIASES = 1_000
 """Most names a set of DMN files may declare that FEEL cannot read as written (real models
 have a few dozen); more is refused at load, so that rewriting stays cheap."""
-_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[^\sA-Za-z0-9_]")
+_TOKEN = re.compile(rf"[{_START}][{_PART}]*|[^\s{_PART}]")
 
 
 class Rewriter:
@@ -87,4 +94,4 @@ class Rewriter:
 
 
 def _word(char: str) -> bool:
-    return char.isalnum() or char == "_"
+    return _WORD.match(char) is not None or char.isdigit()

@@ -343,3 +343,20 @@ def test_an_item_definition_is_a_type_in_feel(tmp_path: Path, text: str, expecte
 def test_an_item_definition_name_is_no_type_outside_a_model() -> None:
     with pytest.raises(ExpressionError, match="unknown type 'tPair'"):
         compile_feel("x instance of tPair")
+
+
+def test_names_in_other_scripts_are_read_as_written() -> None:
+    """`Größe` and `名前` are FEEL names as written (the spec's name characters), so they get
+    no stand-in; a hyphen still needs one."""
+    from bpmn_engine.dmn.names import readable
+
+    assert readable("Größe der Bestellung") and readable("名前") and readable("🐎")
+    assert not readable("Pre-bureau risk")
+
+
+def test_the_grammar_and_the_dmn_names_read_the_same_letters() -> None:
+    from bpmn_engine.dmn import names
+
+    grammar = (Path(names.__file__).parent.parent / "expressions/feel/feel.lark").read_text()
+    [rule] = [line for line in grammar.splitlines() if line.startswith("NAME:")]
+    assert rule.count(f"[{names._START}][{names._PART}]*") == 2

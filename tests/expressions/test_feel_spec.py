@@ -388,6 +388,10 @@ SPEC_EXAMPLES = [
     ("range(5)", None),
     ('"foo" + "bar"', "foobar"),
     ('"a\\"b"', 'a"b'),
+    # names are the spec's letters, not only ASCII (DMN 1.5 grammar rules 28-29)
+    ('{🐎: "bar"}', {"🐎": "bar"}),
+    ("{Größe: 3, Größe der Bestellung: Größe * 2}.Größe der Bestellung", 6),
+    ("{名前: 1}.名前 + 1", 2),
     ("1 /* comment */ + 1 // and another", 2),
 ]  # fmt: skip
 
