@@ -574,12 +574,55 @@ class _Compiler:
                         "flow to choose; `bpmn step` can `choose`)",
                     )
                 )
+            if node.kind == "eventBasedGateway":
+                self.check_event_choice(node, nodes, flows)
             if isinstance(node, BoundaryEvent) and node.attached_to not in nodes:
                 raise self.error(
                     f"boundary event is attached to {node.attached_to!r}, "
                     "which is not an activity of the same scope",
                     by_id(node.id),
                 )
+
+    def check_event_choice(
+        self, gateway: FlowNode, nodes: dict[str, FlowNode], flows: dict[str, SequenceFlow]
+    ) -> None:
+        """What follows an event-based gateway is refused before the first step unless a run
+        can wait for it there (`EventBasedGatewayBehaviour`): a receive task, or a catch
+        event of one message, signal or timer definition, or one the API triggers; the spec
+        allows no link and no other element, and conditions or several triggers at once are
+        not supported yet (they were an incident when the token got there)."""
+        for flow_id in gateway.outgoing:
+            target = nodes.get(flows[flow_id].target) if flow_id in flows else None
+            if target is None or target.kind == "receiveTask":
+                continue
+            if not isinstance(target, IntermediateEvent) or target.kind != "intermediateCatchEvent":
+                reason = (
+                    f"leads to {target.kind} {target.id!r}: an event-based gateway must lead to "
+                    "intermediate catch events or receive tasks (BPMN 2.0.2 10.6.6)"
+                )
+            elif not target.definitions or target.awaits_trigger:
+                continue
+            elif len(target.definitions) > 1:
+                reason = (
+                    f"leads to {target.id!r}, a catch event of several triggers: not "
+                    "supported yet after an event-based gateway (give each trigger its own "
+                    "catch event)"
+                )
+            elif target.definitions[0].kind in ("message", "signal", "timer"):
+                continue
+            elif target.definitions[0].kind == "link":
+                reason = (
+                    f"leads to the link catch event {target.id!r}: an event-based gateway "
+                    "chooses among events that arrive, and a link arrives only from its throw "
+                    "(BPMN 2.0.2 10.6.6; Zeebe refuses it too): join the paths with a gateway"
+                )
+            else:
+                reason = (
+                    f"leads to {target.id!r}, a {target.definitions[0].kind} catch event: not "
+                    "supported yet after an event-based gateway (test the condition in an "
+                    "exclusive gateway, or wait for it on a path of its own)"
+                )
+            self.refusals.append(Refusal(gateway.id, gateway.line, reason))
 
     def jbpm_priorities(
         self,
