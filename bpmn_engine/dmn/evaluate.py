@@ -36,6 +36,7 @@ from bpmn_engine.dmn.tables import DecisionFailed, evaluate_table
 from bpmn_engine.dmn.types import NonConforming, conform
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.feel.functions import BUILTINS
 from bpmn_engine.expressions.feel.values import FeelError, Function, kind
 
 MAX_CALL_DEPTH = 64
@@ -371,14 +372,20 @@ class Evaluation:
             name: self.checked(self.expression(value, scope), t, f"parameter {name!r}")
             for (name, value), t in zip(expression.bindings, types, strict=True)
         }
-        unknown = [n for n in named if n not in target.parameters]
+        # by name; a built-in's parameter may go by a second name (`position|match`)
+        names = [p.split("|") for p in target.parameters]
+        unknown = [n for n in named if not any(n in alternatives for alternatives in names)]
         if unknown:
             self.warnings.append(
                 f"{expression.where}: {target.name} has no parameter {unknown[0]!r}; "
                 "the result is null"
             )
             return None
-        args = [named.get(p) for p in target.parameters]
+        given = [next((n for n in alts if n in named), None) for alts in names]
+        args = [named[n] if n is not None else None for n in given]
+        if BUILTINS.get(target.name) is target:  # a built-in's optional parameters left out
+            while args and given[len(args) - 1] is None:
+                args.pop()
         try:
             return target.call(*args)
         except FeelError as error:

@@ -360,3 +360,25 @@ def test_the_grammar_and_the_dmn_names_read_the_same_letters() -> None:
     grammar = (Path(names.__file__).parent.parent / "expressions/feel/feel.lark").read_text()
     [rule] = [line for line in grammar.splitlines() if line.startswith("NAME:")]
     assert rule.count(f"[{names._START}][{names._PART}]*") == 2
+
+
+def test_an_invocation_binds_a_built_ins_parameters_by_either_name(tmp_path: Path) -> None:
+    """A boxed invocation of a built-in: `match` is `list replace`'s second name for its
+    position parameter, and an optional parameter left out stays out."""
+    replace = (
+        "<invocation><literalExpression><text>list replace</text></literalExpression>"
+        '<binding><parameter name="list"/><literalExpression><text>[1, 2, 3]</text>'
+        "</literalExpression></binding>"
+        '<binding><parameter name="match"/><literalExpression><text>function(item, newItem) '
+        "item = 2</text></literalExpression></binding>"
+        '<binding><parameter name="newItem"/><literalExpression><text>9</text>'
+        "</literalExpression></binding></invocation>"
+    )
+    assert dmn.load(decision_file(tmp_path, replace)).evaluate("Decision").value == [1, 9, 3]
+    cut = (
+        "<invocation><literalExpression><text>substring</text></literalExpression>"
+        '<binding><parameter name="string"/><literalExpression><text>"foobar"</text>'
+        '</literalExpression></binding><binding><parameter name="start position"/>'
+        "<literalExpression><text>4</text></literalExpression></binding></invocation>"
+    )
+    assert dmn.load(decision_file(tmp_path, cut, name="c.dmn")).evaluate("Decision").value == "bar"
