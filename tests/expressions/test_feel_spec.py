@@ -290,6 +290,9 @@ SPEC_EXAMPLES = [
     ("5 in (< 3, > 4)", True),
     ("5 in [1, 5, 7]", True),
     ('"b" in ("a", "b")', True),
+    ('time("10:30:00+05:00").time offset', "PT5H"),  # the spec's property name
+    ("[{item: 1}, {item: 2}, {item: 3}][item > 1]", [{"item": 2}, {"item": 3}]),
+    ("number(11.11)", 11.11),
     ("1 in [[2..4], [1..3]]", True),  # a list's ranges are tests
     ("5 in [[2..4], [1..3]]", False),
     ("[1, 2] in [[1, 2]]", True),

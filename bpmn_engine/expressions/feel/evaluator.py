@@ -356,8 +356,9 @@ class Compiler:
             kept: list[Any] = []
             for position, item in enumerate(items):
                 guards.charge(1)
-                scope = dict(item) if isinstance(item, dict) else {}
-                scope["item"] = item
+                # a context's entries are in scope, and shadow `item` (as the DMN TCK
+                # reads `[{item: 1}, {item: 2}][item > 1]`)
+                scope = {"item": item, **item} if isinstance(item, dict) else {"item": item}
                 verdict = test(env.child(scope))
                 if position == 0 and isinstance(verdict, Decimal):
                     return _index(env, items, verdict)

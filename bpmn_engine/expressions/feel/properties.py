@@ -43,7 +43,7 @@ def _temporal(value: Any, key: str) -> Any:
             return number(clock[key])
         if key == "timezone":
             return _zone(value)
-        if key in ("time_offset", "offset"):
+        if key in ("time offset", "time_offset", "offset"):  # the spec's name, and others
             return _offset(value)
     if isinstance(value, dt.timedelta):
         total = abs(value)

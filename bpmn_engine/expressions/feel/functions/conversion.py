@@ -29,6 +29,8 @@ def string(value: Any) -> str | None:
 
 @builtin("number", "from", "grouping separator", "decimal separator")
 def number(source: Any, grouping: Any = None, decimal: Any = None) -> Decimal:
+    if isinstance(source, Decimal) and grouping is None and decimal is None:
+        return source  # a number already, as the DMN TCK reads `number(11.11)`
     value = need(source, str, "from")
     if grouping is not None:
         if grouping not in (" ", ",", "."):
