@@ -241,13 +241,15 @@ class Decisions:
                 self._types(decision.where, decision.type_ref)
                 self._expression_types(decision.logic)
             except LoadError as error:
-                graph.decisions[ref] = replace(decision, logic=self._fails(decision, error))
+                if not isinstance(decision.logic, Unparsed):  # else listed for that already
+                    graph.decisions[ref] = replace(decision, logic=self._fails(decision, error))
         for ref, bkm in list(graph.bkms.items()):
             try:
                 self._knowledge(bkm.where, bkm.namespace, bkm.requires.knowledge)
                 self._expression_types(bkm.logic)
             except LoadError as error:
-                graph.bkms[ref] = replace(bkm, logic=self._fails(bkm, error))
+                if not isinstance(bkm.logic, Unparsed):
+                    graph.bkms[ref] = replace(bkm, logic=self._fails(bkm, error))
         for service in graph.services.values():
             for refs in (service.outputs, service.encapsulated, service.input_decisions):
                 self._refs(service.where, service.namespace, refs, graph.decisions, "decision")

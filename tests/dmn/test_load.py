@@ -213,3 +213,12 @@ def test_two_files_with_one_id_in_one_namespace_are_refused(tmp_path: Path) -> N
     second = decision_file(tmp_path, SIMPLE, name="b.dmn")
     with pytest.raises(LoadError, match=r"b\.dmn:\d+: decision: the id is defined in .*a\.dmn too"):
         dmn.load(first, second)
+
+
+def test_a_decision_that_does_not_compile_and_requires_nothing_is_listed_once(
+    tmp_path: Path,
+) -> None:
+    logic = '<informationRequirement><requiredDecision href="#nowhere"/></informationRequirement>'
+    logic += "<literalExpression><text>1 +</text></literalExpression>"
+    [failed] = dmn.load(decision_file(tmp_path, logic)).unparsed()
+    assert "FEEL" in failed.problem  # what it says first: its own text
