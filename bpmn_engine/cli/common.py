@@ -34,14 +34,13 @@ from bpmn_engine import (
     load,
     parse_duration,
 )
-from bpmn_engine.cli.render import Trace, json_line, outcome_summary
+from bpmn_engine.cli.render import DEFAULT_DB, Trace, db_flag, json_line, outcome_summary
 from bpmn_engine.dsn import is_postgresql, redact
 from bpmn_engine.errors import LoadError
 from bpmn_engine.exit_codes import ExitCode
 from bpmn_engine.terminal import new_console, safe
 from bpmn_engine.userfiles import read_user_file
 
-DEFAULT_DB = "bpmn-engine.db"
 OUTCOME_EVENTS = {"instance.completed", "instance.failed", "instance.terminated"}
 MAX_NESTING = 100  # levels of JSON arrays and objects in one value given on a command line
 
@@ -470,7 +469,7 @@ def interrupted() -> str:
     if not RUNNING:
         return "interrupted: every committed step is kept; go on with `bpmn resume INSTANCE`"
     instance, db = RUNNING[-1]
-    where = "" if db == DEFAULT_DB else f" --db {shlex.quote(redact(db))}"
+    where = db_flag(db)
     return f"interrupted: every committed step is kept; go on with: bpmn resume {instance}{where}"
 
 

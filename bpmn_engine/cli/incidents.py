@@ -8,10 +8,9 @@ import click
 from rich.table import Table
 
 from bpmn_engine import IncidentRecord
-from bpmn_engine.cli.common import DEFAULT_DB, console, db_option, json_option, new_engine
+from bpmn_engine.cli.common import console, db_option, json_option, new_engine
 from bpmn_engine.cli.inspect import minute
-from bpmn_engine.cli.render import json_line
-from bpmn_engine.dsn import redact
+from bpmn_engine.cli.render import db_flag, json_line
 from bpmn_engine.terminal import safe
 
 
@@ -67,7 +66,7 @@ def incidents(instance_id: str | None, resolved: bool, db: str, as_json: bool) -
             )
         )
     console.print(table)
-    where = "" if db == DEFAULT_DB else f" --db {shlex.quote(redact(db))}"
+    where = db_flag(db)
     console.print(
         f"to run one again: bpmn retry INCIDENT [--var NAME=VALUE]...{safe(where)} "
         f"(e.g. bpmn retry {safe(shlex.quote(found[0].id))}{safe(where)})",

@@ -4,15 +4,14 @@ database is opened read-only, so they never disturb a run in progress)."""
 from __future__ import annotations
 
 import json
-import shlex
 from datetime import UTC, datetime
 
 import click
 from rich.table import Table
 
 from bpmn_engine import Overdue, UsageError
-from bpmn_engine.cli.common import DEFAULT_DB, console, db_option, json_option, new_engine
-from bpmn_engine.cli.render import json_line, short, show, show_json
+from bpmn_engine.cli.common import console, db_option, json_option, new_engine
+from bpmn_engine.cli.render import db_flag, json_line, short, show, show_json
 from bpmn_engine.dsn import redact
 from bpmn_engine.terminal import json_safe, safe
 
@@ -124,7 +123,7 @@ def instances(
             cells.append(row["parent_instance"] or "")
         table.add_row(*(safe(c) for c in cells))
     console.print(table)
-    db_opt = "" if db == DEFAULT_DB else f" --db {shlex.quote(redact(db))}"
+    db_opt = db_flag(db)
     for tokens in late.values():
         for token in tokens:
             console.print(

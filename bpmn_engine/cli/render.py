@@ -151,10 +151,20 @@ def variables_table(variables: dict[str, Any], cut: bool = True) -> Table:
     return table
 
 
+DEFAULT_DB = "bpmn-engine.db"
+"""The database a command uses when given no --db."""
+
+
+def db_flag(db: str) -> str:
+    """` --db DB` for a command the CLI prints, quoted and its password hidden; nothing for
+    the default database."""
+    return "" if db == DEFAULT_DB else f" --db {shlex.quote(redact(db))}"
+
+
 def family_summary(console: Console, engine: Engine, root: str, db: str, options: str = "") -> None:
     """The instances `root` called (call activities) that have not ended, and what each
     waits for; the commands name the root, which finds a task anywhere in its tree."""
-    db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
+    db_opt = safe(db_flag(db) + options)
     ended = 0
     members = engine.tree(root).called()
     outcomes = [called.outcome() for called in members]
@@ -218,7 +228,7 @@ def outcome_summary(
     console.print(head, highlight=False)
     if outcome.variables:
         console.print(variables_table(outcome.variables, console.is_terminal))
-    db_opt = safe(("" if db == "bpmn-engine.db" else f" --db {shlex.quote(redact(db))}") + options)
+    db_opt = safe(db_flag(db) + options)
     if stuck:
         console.print(
             "[red]stuck:[/] no token can move and nothing it waits for exists (a join waiting "

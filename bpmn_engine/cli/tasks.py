@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
-
 import click
 from rich.table import Table
 
 from bpmn_engine import OpenTask
-from bpmn_engine.cli.common import DEFAULT_DB, console, db_option, json_option, new_engine
+from bpmn_engine.cli.common import console, db_option, json_option, new_engine
 from bpmn_engine.cli.inspect import minute
-from bpmn_engine.cli.render import json_line
-from bpmn_engine.dsn import redact
+from bpmn_engine.cli.render import db_flag, json_line
 from bpmn_engine.terminal import safe
 
 
@@ -65,7 +62,7 @@ def tasks(
         table.add_row(*(safe(c) for c in cells))
     console.print(table)
     first = found[0]
-    where = "" if db == DEFAULT_DB else f" --db {shlex.quote(redact(db))}"
+    where = db_flag(db)
     console.print(
         f"to complete one: bpmn complete INSTANCE TASK [--var NAME=VALUE]...{safe(where)} "
         f"(e.g. bpmn complete {safe(first.instance)} {first.task}{safe(where)})",
