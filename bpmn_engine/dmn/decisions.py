@@ -193,13 +193,12 @@ class Decisions:
     def _instance_of(self, home: str, name: str, value: Any) -> bool | None:
         """`value instance of name` for an item definition: the one of the evaluated
         decision's own model, else the only one of that name; None when there is none."""
-        found = self.graph.items.get((home, name))
-        if found is None:
-            named = [item for (_, n), item in self.graph.items.items() if n == name]
+        namespace = home
+        if (home, name) not in self.graph.items:
+            named = [ns for ns, n in self.graph.items if n == name]
             if len(named) != 1:
                 return None
-            found = named[0]
-        namespace = next(ns for (ns, n), item in self.graph.items.items() if item is found)
+            [namespace] = named
         return instance_of(value, TypeRef(name, namespace), self.graph.item)
 
     # --- checks at load ---------------------------------------------------------------------
@@ -219,11 +218,9 @@ class Decisions:
                         "files given has (give the imported file too)",
                     )
         self._broken_items = {
-            key for key, item in graph.items.items() if self._problem(item.where, item.type_ref)
+            key for key, item in graph.items.items() if self._problem(item.type_ref)
         }
-        broken_inputs = {
-            ref for ref, data in graph.inputs.items() if self._problem(data.where, data.type_ref)
-        }
+        broken_inputs = {ref for ref, data in graph.inputs.items() if self._problem(data.type_ref)}
         for ref, decision in list(graph.decisions.items()):
             home = decision.namespace
             try:
@@ -235,7 +232,7 @@ class Decisions:
                 )
                 for required in set(decision.requires.inputs) & broken_inputs:
                     data = graph.inputs[required]
-                    problem = self._problem(data.where, data.type_ref)
+                    problem = self._problem(data.type_ref)
                     raise _error(decision.where, f"requires input data {data.name!r}: {problem}")
                 self._knowledge(decision.where, home, decision.requires.knowledge)
                 self._types(decision.where, decision.type_ref)
@@ -258,7 +255,7 @@ class Decisions:
             )
             for required in set(service.input_data) & broken_inputs:
                 data = graph.inputs[required]
-                raise _error(data.where, str(self._problem(data.where, data.type_ref)))
+                raise _error(data.where, str(self._problem(data.type_ref)))
         self._no_cycles()
 
     def _fails(self, element: Decision | Bkm, error: LoadError) -> Unparsed:
@@ -285,7 +282,7 @@ class Decisions:
                     "service",
                 )
 
-    def _problem(self, where: Where, type_ref: TypeRef | None) -> str | None:
+    def _problem(self, type_ref: TypeRef | None) -> str | None:
         """What is wrong with a type reference, or None when it names a usable type."""
         if type_ref is None:
             return None
@@ -298,7 +295,7 @@ class Decisions:
         return None
 
     def _types(self, where: Where, type_ref: TypeRef | None) -> None:
-        problem = self._problem(where, type_ref)
+        problem = self._problem(type_ref)
         if problem is not None:
             raise _error(where, problem)
 
