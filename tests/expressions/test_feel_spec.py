@@ -382,6 +382,36 @@ SPEC_EXAMPLES = [
     ('range(">= 5")', None),  # a unary comparison is no range literal, as the TCK reads it
     ('range("[..]")', None),
     ('range("[..2]")', None),  # an end left out cannot be included
+    # `]` opens and `[` closes an open end in range literals too (grammar rule 8.b)
+    ("]1..10].start included", False),
+    ("[1..10[.end included", False),
+    ("]1..10[ = (1..10)", True),
+    ("[1..10[ = [1..10)", True),
+    ("10 in [1..10[", False),
+    ("[1, 2][1]", 1),  # a `[` after a value still opens a filter
+    ("[[1..3[, 2][2]", 2),
+    # a unary comparison where a value is expected is the range of what passes it (DMN 1.5)
+    ("(< 10).end", 10),
+    ("(< 10).start", None),
+    ("(<= 10).end included", True),
+    ("(> 10).start included", False),
+    ("(>= 10).start included", True),
+    ("(= 10) = [10..10]", True),
+    ("(!= 10).start included or (!= 10).end included", False),
+    ('range("[2..)") = >= 2', True),
+    ('range("(..2)") = < 2', True),
+    ("before(< 5, 6)", True),  # an end left out is below, or above, every point
+    ("after(< 5, 6)", False),
+    ("includes(> 5, 1000000)", True),
+    ("includes(>= 5, 5)", True),
+    ("includes(> 5, [6..7])", True),
+    ("overlaps(< 5, > 3)", True),
+    ("overlaps(< 3, > 5)", False),
+    ("finishes(> 5, > 1)", True),
+    ("5 in (< 10)", True),
+    ("10 in (!= 10)", False),  # after `in` it stays a test
+    ("11 in (!= 10)", True),
+    ("(< x).end", None),  # no value, no range: a warning, null
     ('context merge({a: 1})', {"a": 1}),
     ('range("[@\\"2026-01-01\\"..date(\\"2026-12-31\\")]").end', "2026-12-31"),
     ('range("[\\"a\\"..\\"c\\"]") = ["a".."c"]', True),

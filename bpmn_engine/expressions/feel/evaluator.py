@@ -315,17 +315,49 @@ class Compiler:
 
         return make
 
+    # the `]` that opens `]1..10]` and the `[` that closes `[1..10[` are tokens of their own
+    # (OPEN_START, OPEN_END in the grammar) beside the two ends: only the ends are built
     def n_interval_cc(self, low: Tree, high: Tree) -> Closure:
         return self._interval(low, high, True, True)
 
-    def n_interval_co(self, low: Tree, high: Tree) -> Closure:
+    def n_interval_co(self, low: Tree, high: Tree, *_: Token) -> Closure:
         return self._interval(low, high, True, False)
 
-    def n_interval_oc(self, low: Tree, high: Tree) -> Closure:
+    def n_interval_oc(self, *ends: Tree | Token) -> Closure:
+        low, high = [end for end in ends if isinstance(end, Tree)]
         return self._interval(low, high, False, True)
 
-    def n_interval_oo(self, low: Tree, high: Tree) -> Closure:
+    def n_interval_oo(self, *ends: Tree | Token) -> Closure:
+        low, high = [end for end in ends if isinstance(end, Tree)]
         return self._interval(low, high, False, False)
+
+    def n_unary_range(self, op: Token, operand: Tree) -> Closure:
+        """`< 10`, `>= 5`, `= 3` where a value is expected (DMN 1.5): the range of what
+        passes the comparison; `!= 3` is the TCK's range from 3 to 3 with neither end."""
+        get, symbol = self.build(operand), str(op)
+
+        def make(env: Env) -> Range | None:
+            point = get(env)
+            if point is None or compare(point, point) is None:
+                env.warn(f"a unary comparison needs an ordered value, not a {kind(point)}")
+                return None
+            if symbol in ("=", "!="):
+                return Range(point, point, symbol == "=", symbol == "=")
+            if symbol in ("<", "<="):
+                return Range(None, point, False, symbol == "<=")
+            return Range(point, None, symbol == ">=", False)
+
+        return make
+
+    def n_compare_range(self, left: Tree, op: Token, unary: Token, operand: Tree) -> Closure:
+        """`x = >= 2`: x compared with the range the unary comparison stands for. Only
+        equality, with an ordering comparison: `x == 1` and `x > > 1` stay syntax errors."""
+        if str(op) not in ("=", "!=") or str(unary) in ("=", "!="):
+            raise ExpressionError(
+                f"FEEL syntax error at line {unary.line}, column {unary.column}: "
+                f"unexpected {str(unary)!r}"
+            )
+        return _comparison(self.build(left), str(op), self.n_unary_range(unary, operand))
 
     def n_path(self, target: Tree, name: Token) -> Closure:
         get, key = self.build(target), str(name)
@@ -530,7 +562,7 @@ class Compiler:
     def test(self, node: Tree) -> Test:
         """A positive unary test as a predicate on an input value (bound to `?` meanwhile)."""
         rule = node.data
-        if rule == "compare_test":
+        if rule in ("compare_test", "unary_range"):  # `x in (!= 3)` tests, as a cell does
             op, operand = node.children
             get = self.build(operand)
             compare_to = _comparison(lambda env: env.get(INPUT), str(op), get)

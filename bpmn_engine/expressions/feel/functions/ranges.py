@@ -24,17 +24,36 @@ from bpmn_engine.expressions.feel.values import (
 )
 
 
+class _Unbounded:
+    """The end a range leaves out (`< 10` has no start): below, or above, every point."""
+
+    def __init__(self, rank: int) -> None:
+        self.rank = rank
+
+
+_BELOW, _ABOVE = _Unbounded(-1), _Unbounded(1)
+
+
 def _c(a: Any, b: Any) -> int:
+    if isinstance(a, _Unbounded) or isinstance(b, _Unbounded):
+        return (a.rank if isinstance(a, _Unbounded) else 0) - (
+            b.rank if isinstance(b, _Unbounded) else 0
+        )
     found = compare(a, b)
     if found is None:
-        raise FeelError("range functions need values of one ordered kind, and closed ranges")
+        raise FeelError("range functions need values of one ordered kind")
     return found
 
 
-def _range(value: Any) -> Range:
-    if value.start is None or value.end is None:
-        raise FeelError("range functions need ranges with both ends")
-    return value
+def _range(value: Range) -> Range:
+    """The range with its left-out ends unbounded: `before(< 5, 6)` holds, `after(< 5, 6)`
+    does not, as the spec's formulas give with an end below or above every point."""
+    return Range(
+        _BELOW if value.start is None else value.start,
+        _ABOVE if value.end is None else value.end,
+        value.start_included,
+        value.end_included,
+    )
 
 
 def _point_or_range(function: Any) -> Any:
@@ -142,7 +161,10 @@ def finished_by(a: Any, b: Any) -> bool:
 @_point_or_range
 def _includes(shape: tuple[bool, bool], a: Any, b: Any) -> bool:
     if shape == (True, False):
-        return a.holds(b) is True
+        low, high = _c(a.start, b), _c(b, a.end)
+        return (low < 0 or (low == 0 and a.start_included)) and (
+            high < 0 or (high == 0 and a.end_included)
+        )
     if shape != (True, True):
         raise FeelError("includes needs a range, then a point or range")
     starts, ends = _c(a.start, b.start), _c(a.end, b.end)
