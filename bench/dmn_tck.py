@@ -299,6 +299,7 @@ def run_file(test_file: Path, shown: bool) -> list[Outcome]:
     main = folder / model_name if model_name else None
     outcomes: list[Outcome] = []
     try:
+        # older test files name the model by its name, not its file: then every model
         ordered = _with_imports(main, models) if main is not None and main.exists() else models
         decisions = load(*ordered)
         model = read_model(ordered)

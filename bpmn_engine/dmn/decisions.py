@@ -31,6 +31,7 @@ from bpmn_engine.dmn.model import (
     Iteration,
     ListExpr,
     Relation,
+    Requirements,
     TypeRef,
     Unparsed,
     Where,
@@ -131,11 +132,59 @@ class Decisions:
             graph.inputs.update({(ns, k): v for k, v in d.inputs.items()})
             graph.items.update({(ns, k): v for k, v in d.items.items()})
             graph.imports.setdefault(ns, {}).update({i.name: i.namespace for i in d.imports})
+            graph.unnamed[ns] = tuple(i.namespace for i in d.imports if not i.name)
             graph.aliases.update(d.aliases)
         self.graph = graph
+        if any(graph.unnamed.values()):
+            self._resolve_unnamed()
         self._broken: list[Unparsed] = []  # elements whose references or types do not hold
         self._broken_items: set[tuple[str, str]] = set()
         self._check()
+
+    def _resolve_unnamed(self) -> None:
+        """Point each requirement into the models one import with no name merges (DMN 1.5)
+        at the element of its id the merged namespace has first: the importer's own, then
+        its imports' depth first, whichever model the reference is written in and whether
+        its href names a namespace or not (the TCK's 1158 tests read it so)."""
+        graph = self.graph
+        merged: dict[str, list[str]] = {}  # namespace -> the order of the first merge it is in
+        for d in self.definitions:
+            order = graph.visible(d.namespace)
+            for namespace in order:
+                merged.setdefault(namespace, order)
+        decisions, inputs, knowledge = (
+            (graph.decisions,),
+            (graph.inputs,),
+            (graph.bkms, graph.services),
+        )
+
+        def each(
+            home: str, refs: tuple[Ref, ...], tables: tuple[Mapping[Ref, Any], ...]
+        ) -> tuple[Ref, ...]:
+            return tuple(graph.resolved(ref, merged.get(home, [home]), *tables) for ref in refs)
+
+        def requirements(home: str, requires: Requirements) -> Requirements:
+            return Requirements(
+                each(home, requires.decisions, decisions),
+                each(home, requires.inputs, inputs),
+                each(home, requires.knowledge, knowledge),
+            )
+
+        for ref, decision in graph.decisions.items():
+            graph.decisions[ref] = replace(
+                decision, requires=requirements(ref[0], decision.requires)
+            )
+        for ref, bkm in graph.bkms.items():
+            graph.bkms[ref] = replace(bkm, requires=requirements(ref[0], bkm.requires))
+        for ref, service in graph.services.items():
+            home = ref[0]
+            graph.services[ref] = replace(
+                service,
+                outputs=each(home, service.outputs, decisions),
+                encapsulated=each(home, service.encapsulated, decisions),
+                input_decisions=each(home, service.input_decisions, decisions),
+                input_data=each(home, service.input_data, inputs),
+            )
 
     def unparsed(self) -> list[Unparsed]:
         """Every decision and BKM of the files that did not compile: each fails when
@@ -372,6 +421,13 @@ class Decisions:
                     candidates.append(Found(ref, element.name, kind, element.where))
         if len(candidates) == 1:
             return candidates[0]
+        # the first file's own, before those of the models it imports (DMN 1.5 lets an
+        # import with no name bring in elements whose names its importer has too)
+        own = [
+            c for c in candidates if self.definitions and c.ref[0] == self.definitions[0].namespace
+        ]
+        if len(own) == 1:
+            return own[0]
         if candidates:
             ids = ", ".join(c.ref[1] for c in candidates)
             raise UsageError(

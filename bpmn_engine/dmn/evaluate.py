@@ -9,6 +9,7 @@ BKM cannot run for ever.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,11 +57,41 @@ class Graph:
     items: dict[tuple[str, str], ItemDefinition]
     imports: dict[str, dict[str, str]]  # namespace -> import name -> imported namespace
     aliases: dict[str, str]
+    # namespace -> the namespaces it imports with no name (DMN 1.5), in document order
+    unnamed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def visible(self, namespace: str) -> list[str]:
+        """Where a name or an `href="#id"` of `namespace` is looked for: its own elements,
+        then those of the models it imports with no name, depth first in document order
+        (so the first import that has it wins, however deep)."""
+        order: list[str] = []
+        todo = [namespace]
+        while todo:
+            current = todo.pop()
+            if current not in order:
+                order.append(current)
+                todo += reversed(self.unnamed.get(current, ()))
+        return order
+
+    def resolved(self, ref: Ref, order: list[str], *tables: Mapping[Ref, Any]) -> Ref:
+        """The element of `ref`'s id found first along `order` (the namespaces one import
+        with no name merges, the importer's first) in one of `tables`; `ref` unchanged when
+        its namespace is not among them or no table has it (the check says so)."""
+        if ref[0] not in order:
+            return ref
+        for namespace in order:
+            if any((namespace, ref[1]) in table for table in tables):
+                return (namespace, ref[1])
+        return ref
 
     def item(self, type_ref: TypeRef) -> ItemDefinition | None:
         if type_ref.name is None:
             return None
-        return self.items.get((type_ref.namespace, type_ref.name))
+        for namespace in self.visible(type_ref.namespace):
+            found = self.items.get((namespace, type_ref.name))
+            if found is not None:
+                return found
+        return None
 
     def import_name(self, home: str, namespace: str) -> str | None:
         """Under which name the definitions `home` know the imported `namespace`."""
@@ -94,7 +125,7 @@ class Evaluation:
             self.bind(scope, name, value)
             return
         prefix = self.graph.import_name(home, ns)
-        if prefix is None:  # required across files without an import: by its name
+        if not prefix:  # imported with no name (DMN 1.5), or not imported at all: by its name
             self.bind(scope, name, value)
             return
         holder = scope.get(prefix)
@@ -254,9 +285,12 @@ class Evaluation:
         values = {self.graph.decisions[r].name: inner.decision(r) for r in service.outputs}
         for why in inner.failures.values():
             self.warnings.append(why)
-        if len(values) == 1:
-            return next(iter(values.values()))
-        return values
+        result = next(iter(values.values())) if len(values) == 1 else values
+        # typed as a function item (DMN 1.5), the service returns what its output type allows
+        item = self.graph.item(service.type_ref) if service.type_ref is not None else None
+        if item is not None and item.output is not None:
+            result = self.checked(result, item.output, f"decision service {service.name!r}")
+        return result
 
     # --- boxed expressions ------------------------------------------------------------------
     def expression(self, expression: Expr | None, scope: dict[str, Any]) -> Any:

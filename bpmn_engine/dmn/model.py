@@ -43,6 +43,7 @@ class ItemDefinition:
     allowed: UnaryTests | None = None
     collection: bool = False
     components: tuple[ItemDefinition, ...] = ()
+    output: TypeRef | None = None  # a function item's `outputTypeRef`: what a call returns
 
 
 # --- boxed expressions ---------------------------------------------------------------------

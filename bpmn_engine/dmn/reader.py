@@ -270,6 +270,10 @@ class Reader:
         if value is None:
             child = self.child(element, "typeRef")
             value = (child.text or "").strip() if child is not None else None
+        return self.type_named(value, element)
+
+    def type_named(self, value: str | None, element: etree._Element) -> TypeRef | None:
+        """The type a `typeRef` (or `outputTypeRef`) of `element` names, after its imports."""
         if not value:
             return None
         prefix, colon, local = value.partition(":")
@@ -345,8 +349,11 @@ class Reader:
         name = element.get("name") or ""
         if not name:
             raise self.error("an item definition (or component) without a name", element)
-        if self.child(element, "functionItem") is not None:
+        function = self.child(element, "functionItem")
+        output = None
+        if function is not None:
             type_ref = TypeRef("function", self.namespace)
+            output = self.type_named(function.get("outputTypeRef"), function)
         else:
             type_ref = self.type_ref(element)
         return ItemDefinition(
@@ -356,6 +363,7 @@ class Reader:
             allowed=self.tests(self.text(allowed), allowed) if allowed is not None else None,
             collection=element.get("isCollection") == "true",
             components=tuple(self.item(c) for c in self.children(element, "itemComponent")),
+            output=output,
         )
 
     def requirements(self, element: etree._Element) -> Requirements:

@@ -97,8 +97,8 @@ def _builtin(value: Any, name: str) -> Any:
     actual = kind(value)
     if name == "duration" and actual in ("days and time duration", "years and months duration"):
         return value
-    if name == "date and time" and actual == "date":  # a date is a date and time at midnight
-        return dt.datetime.combine(value, dt.time())
+    if name == "date and time" and actual == "date":  # DMN 1.5: at midnight UTC
+        return dt.datetime.combine(value, dt.time(tzinfo=dt.UTC))
     if actual != name:
         raise NonConforming(f"{_shown(value)} is not a {name}")
     return value
@@ -117,7 +117,9 @@ def _item(value: Any, item: ItemDefinition, lookup: Lookup) -> Any:
             raise NonConforming(f"{_shown(value)} is not a {item.name} (a context)")
         shaped = dict(value)
         for component in item.components:
-            if component.name in shaped and shaped[component.name] is not None:
+            if component.name not in shaped:  # as `instance of`: every component is there
+                raise NonConforming(f"{_shown(value)} has no {component.name!r} ({item.name})")
+            if shaped[component.name] is not None:
                 try:
                     shaped[component.name] = _item(shaped[component.name], component, lookup)
                 except NonConforming as error:

@@ -382,3 +382,66 @@ def test_an_invocation_binds_a_built_ins_parameters_by_either_name(tmp_path: Pat
         "<literalExpression><text>4</text></literalExpression></binding></invocation>"
     )
     assert dmn.load(decision_file(tmp_path, cut, name="c.dmn")).evaluate("Decision").value == "bar"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{a: "x", b: "y"}', {"a": "x", "b": "y"}),
+        ('{a: "x", b: "y", c: 1}', {"a": "x", "b": "y", "c": 1}),  # more entries are allowed
+        ('{a: "x", b: null}', {"a": "x", "b": None}),
+        ('{a: "x"}', None),  # b is missing: it does not conform, as `instance of` says
+        ("{a: 1, b: 2}", None),
+    ],
+)
+def test_a_context_conforms_to_a_structure_with_every_component(
+    tmp_path: Path, text: str, expected: object
+) -> None:
+    logic = (
+        '<variable name="Decision" typeRef="tPair"/>'
+        f"<literalExpression><text>{escape(text)}</text></literalExpression>"
+    )
+    path = decision_file(tmp_path, logic, extra=ITEM_TYPES)
+    assert dmn.load(path).evaluate("Decision").value == expected
+
+
+def test_a_decision_service_typed_as_a_function_item_returns_its_output_type(
+    tmp_path: Path,
+) -> None:
+    """DMN 1.5: a service's variable names a function item type; what the service returns
+    conforms to its `outputTypeRef`, called by name or invoked from FEEL."""
+    services = "".join(
+        f'<decisionService id="{name}" name="{name}"><variable name="{name}" typeRef="{t}"/>'
+        '<outputDecision href="#inner"/><inputData href="#given"/></decisionService>'
+        for name, t in (("asText", "tGivesText"), ("asNumber", "tGivesNumber"))
+    )
+    extra = (
+        FOO_BAR + '<itemDefinition name="tGivesText"><functionItem outputTypeRef="string"/>'
+        "</itemDefinition>"
+        '<itemDefinition name="tGivesNumber"><functionItem outputTypeRef="number"/>'
+        "</itemDefinition>"
+        '<decision id="inner" name="inner"><variable name="inner"/>'
+        + NEEDS_GIVEN
+        + "<literalExpression><text>given</text></literalExpression></decision>"
+        + services
+    )
+    logic = (
+        '<knowledgeRequirement><requiredKnowledge href="#asNumber"/></knowledgeRequirement>'
+        '<literalExpression><text>asNumber("foo")</text></literalExpression>'
+    )
+    decisions = dmn.load(decision_file(tmp_path, logic, extra=extra))
+    assert decisions.evaluate("asText", {"given": "foo"}).value == "foo"
+    refused = decisions.evaluate("asNumber", {"given": "foo"})
+    assert refused.value is None
+    assert any("asNumber" in w and "not a number" in w for w in refused.warnings)
+    assert decisions.evaluate("Decision").value is None
+
+
+def test_a_date_where_a_date_and_time_is_declared_is_midnight_utc(tmp_path: Path) -> None:
+    logic = (
+        '<variable name="Decision" typeRef="date and time"/>'
+        "<literalExpression><text>date(2000, 1, 2)</text></literalExpression>"
+    )
+    value = dmn.load(decision_file(tmp_path, logic)).evaluate("Decision").value
+    assert value == dt.datetime(2000, 1, 2, tzinfo=dt.UTC)
+    assert value.utcoffset() == dt.timedelta(0)
