@@ -37,7 +37,7 @@ from bpmn_engine.dmn.model import (
     Where,
 )
 from bpmn_engine.dmn.reader import Source, compile_sources, read_files
-from bpmn_engine.dmn.types import instance_of, known
+from bpmn_engine.dmn.types import NonConforming, conform, instance_of, known
 from bpmn_engine.errors import ExpressionError, LoadError, UsageError
 from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.feel.types import ITEM_TYPES
@@ -239,16 +239,26 @@ class Decisions:
         """The SHA-256 of the files' contents, as a BPMN file's version is."""
         return hashlib.sha256(self.bundle()).hexdigest()
 
-    def _instance_of(self, home: str, name: str, value: Any) -> bool | None:
+    def _instance_of(self, home: str, name: str, value: Any, assigned: bool) -> bool | None:
         """`value instance of name` for an item definition: the one of the evaluated
-        decision's own model, else the only one of that name; None when there is none."""
+        decision's own model, else the only one of that name; None when there is none.
+        `assigned`: whether the value may be bound to a parameter of that type, which its
+        allowed values decide too."""
         namespace = home
         if (home, name) not in self.graph.items:
             named = [ns for ns, n in self.graph.items if n == name]
             if len(named) != 1:
                 return None
             [namespace] = named
-        return instance_of(value, TypeRef(name, namespace), self.graph.item)
+        type_ref = TypeRef(name, namespace)
+        if not instance_of(value, type_ref, self.graph.item):
+            return False
+        if assigned:
+            try:
+                conform(value, type_ref, self.graph.item)
+            except NonConforming:
+                return False
+        return True
 
     # --- checks at load ---------------------------------------------------------------------
     def _check(self) -> None:
@@ -460,7 +470,9 @@ class Decisions:
         }
         evaluation = Evaluation(self.graph, values)
         token = guards.CURRENT.set(guards.Budget())
-        types = ITEM_TYPES.set(lambda name, value: self._instance_of(found.ref[0], name, value))
+        types = ITEM_TYPES.set(
+            lambda name, value, assigned: self._instance_of(found.ref[0], name, value, assigned)
+        )
         error: str | None = None
         try:
             if found.kind == "decision":

@@ -54,10 +54,12 @@ def evaluate_table(
             and value is not None
             and not clause.allowed.test(value, scope, warnings)
         ):
-            raise DecisionFailed(
+            # DMN 1.5 (and the TCK's 1157 tests): the input is null, the table goes on
+            warnings.append(
                 f"input {clause.label!r} is {_shown(value)}, not one of its input values "
-                f"({clause.allowed.source})"
+                f"({clause.allowed.source}): it is null"
             )
+            value = None
         values.append(value)
     matched: list[Rule] = []
     for rule in table.rules:
@@ -107,10 +109,11 @@ def _checked(
         and not clause.allowed.test(value, scope, warnings)
     ):
         where = _rule_name(table, rule) if rule is not None else "the default output"
-        raise DecisionFailed(
+        warnings.append(  # DMN 1.5: that output is null, the others stand
             f"{where} gives {clause.name or 'the output'} {_shown(value)}, not one of its "
-            f"output values ({clause.allowed.source})"
+            f"output values ({clause.allowed.source}): it is null"
         )
+        return None
     return value
 
 

@@ -330,6 +330,9 @@ ITEM_TYPES = (
         ('[{a: "x", b: "y"}] instance of list<tPair>', True),
         ('(function(p: tPair) p.a)({a: "x", b: "y"})', "x"),
         ("(function(p: tPair) p.a)(1)", None),  # does not conform: null
+        ("(function(n: t255) n)(200)", 200),
+        ("(function(n: t255) n)(256)", None),  # bound as a BKM's parameter: allowed values count
+        ("(function(ns: list<t255>) ns)([256])", [256]),  # inside a type, structure alone
         ("1 instance of tNothing", None),  # no such type: null, with a warning
     ],
 )

@@ -133,19 +133,22 @@ def test_default_output_entries_when_no_rule_matches(tmp_path: Path) -> None:
     assert evaluate(tmp_path, table, {"Level": "none"}).value == Decimal("0.05")
 
 
-def test_input_values_are_checked(tmp_path: Path) -> None:
-    rules = [(['"S"'], ["25"]), (['"M"'], ["45"])]
+def test_an_input_outside_its_input_values_is_null(tmp_path: Path) -> None:
+    """DMN 1.5 (the TCK's 1157 tests): the table goes on with that input null."""
+    rules = [(['"S"'], ["25"]), (['"M"'], ["45"]), (["null"], ["0"])]
     table = table_xml("UNIQUE", ["Status"], ["Score"], rules, input_values={0: '"S", "M"'})
     assert evaluate(tmp_path, table, {"Status": "M"}).value == Decimal(45)
     result = evaluate(tmp_path, table, {"Status": "X"})
-    assert result.value is None and "not one of its input values" in result.error
+    assert result.value == Decimal(0) and result.error is None
+    assert any("not one of its input values" in w for w in result.warnings)
 
 
-def test_output_values_are_checked(tmp_path: Path) -> None:
-    rules = [(["-"], ['"maybe"'])]
-    table = table_xml("UNIQUE", ["x"], [("Answer", '"yes", "no"')], rules)
+def test_an_output_outside_its_output_values_is_null(tmp_path: Path) -> None:
+    rules = [(["-"], ['"maybe"', '"ok"'])]
+    table = table_xml("UNIQUE", ["x"], [("Answer", '"yes", "no"'), "Note"], rules)
     result = evaluate(tmp_path, table, {"x": 1})
-    assert result.value is None and "rule 1 (rule1) gives Answer" in result.error
+    assert result.value == {"Answer": None, "Note": "ok"}
+    assert any("rule 1 (rule1) gives Answer" in w for w in result.warnings)
 
 
 def test_input_entries_may_use_the_input_value_and_camunda_cell_input(tmp_path: Path) -> None:

@@ -23,10 +23,11 @@ from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions.feel.values import FeelError, Function, Range, kind
 
 Check = Callable[[Any], bool]
-ItemTypes = Callable[[str, Any], "bool | None"]
+ItemTypes = Callable[[str, Any, bool], "bool | None"]
 ITEM_TYPES: ContextVar[ItemTypes | None] = ContextVar("feel_item_types", default=None)
 """While a DMN model evaluates: whether a value is an instance of one of its item
-definitions, by name (None: no such type). Set by `dmn/decisions.py`."""
+definitions, by name (None: no such type); with True, whether it may be assigned to it,
+its allowed values included. Set by `dmn/decisions.py`."""
 _DEFERRING: ContextVar[bool] = ContextVar("feel_deferring_types", default=False)
 NAMES = {
     "number", "string", "boolean", "date", "time", "date and time", "days and time duration",
@@ -100,6 +101,11 @@ def typed_parameter(node: Tree | Token | None) -> Callable[[Any], Any] | None:
     if node is None:
         return None
     check = type_check(node)
+    name = _type_name(node) if isinstance(node, Token) or node.data == "named_type" else ""
+    if name and name not in NAMES and _DEFERRING.get():
+        # a parameter typed by an item definition is assigned as a BKM's is: its allowed
+        # values count (`instance of` leaves them out)
+        check = lambda v: _item_type(name, v, assigned=True)  # noqa: E731
 
     def conform(value: Any) -> Any:
         if value is None or check(value):
@@ -125,9 +131,9 @@ def item_types() -> Iterator[None]:
         _DEFERRING.reset(token)
 
 
-def _item_type(name: str, value: Any) -> bool:
+def _item_type(name: str, value: Any, assigned: bool = False) -> bool:
     resolve = ITEM_TYPES.get()
-    found = resolve(name, value) if resolve is not None else None
+    found = resolve(name, value, assigned) if resolve is not None else None
     if found is None:
         raise FeelError(f"unknown type {name!r} (not a FEEL type or item definition)")
     return found
