@@ -154,7 +154,7 @@ class Evaluation:
             # requires (which may be what is missing)
             scope = {} if isinstance(decision.logic, Unparsed) else self.scope_of(decision)
             value, entries = self.logic(decision, scope)
-            value = self.checked(value, decision.type_ref, f"decision {decision.name!r}")
+            value = self.checked(value, self.declared(decision), f"decision {decision.name!r}")
         except DecisionFailed as error:
             value, entries = None, []
             self.failures[ref] = f"decision {decision.name!r} ({decision.where}): {error}"
@@ -163,6 +163,22 @@ class Evaluation:
         self.results[ref] = value
         self.entries[ref] = entries
         return value
+
+    def declared(self, decision: Decision) -> TypeRef | None:
+        """The type the decision's value is checked against. DMN 1.1 modellers wrote the
+        first output's FEEL type on a decision whose table has several outputs (the TCK's
+        0010-multi-output-U): no context is of such a type, and each output clause is
+        checked on its own, so that typeRef is left aside."""
+        logic, type_ref = decision.logic, decision.type_ref
+        if (
+            isinstance(logic, DecisionTable)
+            and len(logic.outputs) > 1
+            and type_ref is not None
+            and self.graph.item(type_ref) is None
+            and type_ref.name not in ("context", "Any")
+        ):
+            return None
+        return type_ref
 
     def logic(self, decision: Decision, scope: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
         logic = decision.logic

@@ -163,3 +163,14 @@ def test_input_expressions_are_evaluated_once_per_table(tmp_path: Path) -> None:
     table = table_xml("UNIQUE", ["count(items) * 2"], ["Where"], rules)
     assert evaluate(tmp_path, table, {"items": [1, 2, 3]}).value == "in"
     assert evaluate(tmp_path, table, {"items": list(range(6))}).value == "out"
+
+
+def test_a_simple_type_on_a_table_of_several_outputs_is_left_aside(tmp_path: Path) -> None:
+    """DMN 1.1 modellers wrote the first output's type on the decision (the TCK's
+    0010-multi-output-U): the outputs are checked by their own clauses instead."""
+    rules = [(["-"], ['"Approved"', '"Standard"'])]
+    table = table_xml("UNIQUE", ["x"], [("Status", '"Approved", "Declined"'), "Rate"], rules)
+    typed = '<variable name="Decision" typeRef="string"/>' + table
+    result = dmn.load(decision_file(tmp_path, typed)).evaluate("Decision", {"x": 1})
+    assert result.value == {"Status": "Approved", "Rate": "Standard"}
+    assert result.warnings == ()
