@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -102,10 +102,10 @@ def subtract(a: Any, b: Any) -> Any:
         return a - b
     if type(a) is dt.date and type(b) is dt.date:
         return a - b
-    if isinstance(a, dt.datetime) and type(b) is dt.date:
-        return a - dt.datetime.combine(b, dt.time(), tzinfo=a.tzinfo)
+    if isinstance(a, dt.datetime) and type(b) is dt.date:  # a date is midnight UTC (DMN 1.5)
+        return subtract(a, dt.datetime.combine(b, dt.time(), tzinfo=dt.UTC))
     if type(a) is dt.date and isinstance(b, dt.datetime):
-        return dt.datetime.combine(a, dt.time(), tzinfo=b.tzinfo) - b
+        return subtract(dt.datetime.combine(a, dt.time(), tzinfo=dt.UTC), b)
     if isinstance(a, dt.time) and isinstance(b, dt.time):
         day = dt.date(2000, 1, 1)
         return dt.datetime.combine(day, a) - dt.datetime.combine(day, b)
@@ -123,8 +123,13 @@ def multiply(a: Any, b: Any) -> Any:
         if isinstance(a, dt.timedelta):
             return _seconds(D128.multiply(Decimal(str(a.total_seconds())), b))
         if isinstance(a, YearsMonths):
-            return years_months(int(D128.multiply(Decimal(a.months), b).to_integral_value()))
+            return years_months(_whole_months(D128.multiply(Decimal(a.months), b)))
     raise FeelError(f"cannot multiply a {kind(a)} by a {kind(b)}")
+
+
+def _whole_months(months: Decimal) -> int:
+    """Months left over are dropped, toward zero: -2.5 * P1Y11M is -P4Y9M (the TCK)."""
+    return int(months.to_integral_value(rounding=ROUND_DOWN))
 
 
 def _seconds(value: Decimal) -> dt.timedelta:
@@ -145,7 +150,7 @@ def divide(a: Any, b: Any) -> Any:
         if isinstance(a, dt.timedelta):
             return _seconds(D128.divide(Decimal(str(a.total_seconds())), b))
         if isinstance(a, YearsMonths):
-            return years_months(int(D128.divide(Decimal(a.months), b).to_integral_value()))
+            return years_months(_whole_months(D128.divide(Decimal(a.months), b)))
     if isinstance(a, dt.timedelta) and isinstance(b, dt.timedelta) and b:
         return D128.divide(Decimal(str(a.total_seconds())), Decimal(str(b.total_seconds())))
     if isinstance(a, YearsMonths) and isinstance(b, YearsMonths) and b.months:
