@@ -80,7 +80,9 @@ def test_the_claim_is_committed_with_a_lease(crashed, engines) -> None:
     db, instance_id, _ = crashed
     engine = engines(db)
     status, holder, until = claim(engine, instance_id)
-    assert (status, holder) == ("executing", f"{HOST}:{os.getpid()}")
+    assert status == "executing"
+    assert holder.startswith(f"{HOST}:{os.getpid()}.")  # this host, this process, which store
+    assert holder != engine.store.worker
     assert until is not None and until > datetime.now(UTC).isoformat()
 
 
@@ -141,14 +143,33 @@ def test_the_reaper_releases_expired_leases_only(crashed, engines) -> None:
     assert not engine.store.live_claim(instance_id, TRACK)
 
 
-def test_a_heartbeat_extends_only_this_processs_own_lease(crashed, engines) -> None:
+def test_a_heartbeat_extends_only_this_stores_own_lease(crashed, engines) -> None:
     db, instance_id, _ = crashed
     engine = engines(db)
+    crashed_holder = claim(engine, instance_id)[1]
+    assert not engine.store.heartbeat(instance_id, TRACK, 3600)  # another store's claim
+    hand_over(engine, instance_id, engine.store.worker, timedelta(minutes=1))
     before = claim(engine, instance_id)[2]
     assert engine.store.heartbeat(instance_id, TRACK, 3600)
     assert claim(engine, instance_id)[2] > before
-    hand_over(engine, instance_id, "elsewhere.example:1", timedelta(minutes=1))
-    assert not engine.store.heartbeat(instance_id, TRACK, 3600)
+    for other in ("elsewhere.example:1", crashed_holder):
+        hand_over(engine, instance_id, other, timedelta(minutes=1))
+        assert not engine.store.heartbeat(instance_id, TRACK, 3600)
+
+
+def test_another_open_engine_of_this_process_holds_its_claims(crashed, engines) -> None:
+    """Two engines in one process (`bpmn serve` and its worker) never run each other's job:
+    a claim is its store's, and an orphan only once that store is closed."""
+    db, instance_id, calls = crashed
+    holder = engines(db)
+    engine = worker_engine(engines, db, calls)
+    hand_over(engine, instance_id, holder.store.worker, timedelta(hours=1))
+    assert engine.store.live_claim(instance_id, TRACK)
+    assert (Worker(engine, once=True).run().steps, calls) == (0, [])
+    holder.close()
+    assert not engine.store.live_claim(instance_id, TRACK)
+    Worker(engine, once=True).run()
+    assert engine.instance(instance_id).state == "completed" and len(calls) == 1
 
 
 def test_losing_a_race_drops_the_instance_and_never_crashes(tmp_path: Path, engines) -> None:

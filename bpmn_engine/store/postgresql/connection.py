@@ -13,8 +13,6 @@ the row and then sees its result).
 
 from __future__ import annotations
 
-import os
-import socket
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -26,6 +24,7 @@ from psycopg.rows import dict_row
 from bpmn_engine.dsn import redact, scrub
 from bpmn_engine.errors import LoadError
 from bpmn_engine.store.dialect import Dialect
+from bpmn_engine.store.holders import close_holder, open_holder
 from bpmn_engine.store.postgresql.dialect import POSTGRESQL
 from bpmn_engine.store.postgresql.schema import found_version, upgrade
 from bpmn_engine.store.schema import SCHEMA_VERSION
@@ -67,6 +66,7 @@ class PostgresConnection:
     """The connection, its transactions, and who this process is (for claims on jobs)."""
 
     lease_seconds: float = 300.0  # how long a claim is presumed alive without a heartbeat
+    owns_holder = True  # False for a second connection that renews this one's claims
     dialect: Dialect = POSTGRESQL
 
     def __init__(self, dsn: str, *, read_only: bool = False) -> None:
@@ -97,9 +97,11 @@ class PostgresConnection:
         if read_only:  # a command that only looks cannot write, even by mistake
             pg.execute("SET default_transaction_read_only = on")
         self.conn = self.db = PgSql(pg)
-        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self.worker = open_holder(self)  # who claims jobs: this store (`store/holders.py`)
 
     def close(self) -> None:
+        if self.owns_holder:  # its claims are orphans now, for the stores this process opens
+            close_holder(self.worker)
         self.conn.close()
 
     @contextmanager
@@ -110,7 +112,9 @@ class PostgresConnection:
     def another(self) -> PostgresConnection:
         """A second connection to the same database (a heartbeat thread needs its own)."""
         other = type(self)(self.dsn)
-        other.worker = self.worker  # a claim is this process's, whatever thread renews it
+        close_holder(other.worker)
+        other.worker = self.worker  # a claim is this store's, whatever thread renews it
+        other.owns_holder = False
         return other
 
 

@@ -8,9 +8,7 @@ power cut may lose the last steps, never corrupt the file). Write transactions a
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from bpmn_engine.errors import LoadError
 from bpmn_engine.store.dialect import SQLITE, Dialect, Sql
+from bpmn_engine.store.holders import close_holder, open_holder
 from bpmn_engine.store.schema import SCHEMA_VERSION, migrate
 
 if TYPE_CHECKING:
@@ -223,6 +222,7 @@ class SqliteConnection:
     """The connection, its transactions, and who this process is (for claims on jobs)."""
 
     lease_seconds: float = 300.0  # how long a claim is presumed alive without a heartbeat
+    owns_holder = True  # False for a second connection that renews this one's claims
     dialect: Dialect = SQLITE  # the SQL that differs between stores (`store/dialect.py`)
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
@@ -264,7 +264,7 @@ class SqliteConnection:
         except LoadError:
             self.conn.close()
             raise
-        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self.worker = open_holder(self)  # who claims jobs: this store (`store/holders.py`)
 
     @cached_property
     def db(self) -> sqlite_utils.Database:
@@ -306,6 +306,8 @@ class SqliteConnection:
         return int(row[0])
 
     def close(self) -> None:
+        if self.owns_holder:  # its claims are orphans now, for the stores this process opens
+            close_holder(self.worker)
         self.conn.close()
 
     def transaction(self) -> _Transaction:
@@ -331,5 +333,7 @@ class SqliteConnection:
     def another(self) -> SqliteConnection:
         """A second connection to the same file (a heartbeat thread needs its own)."""
         other = type(self)(self.path)
-        other.worker = self.worker  # a claim is this process's, whatever thread renews it
+        close_holder(other.worker)
+        other.worker = self.worker  # a claim is this store's, whatever thread renews it
+        other.owns_holder = False
         return other

@@ -1,20 +1,19 @@
 """Leases on jobs (seed 004): a claim with a deadline, a heartbeat, a reaper.
 
 A job's claim is written with its track by the step that claims it (`claim`); the heartbeat
-extends it; the reaper releases claims whose holder is presumed gone. A holder on this host
-whose process no longer exists is gone at once; on another host, when its lease runs out.
+extends it; the reaper releases claims whose holder is presumed gone (`store/holders.py`):
+a holder on this host whose process no longer exists, or a store of this process that was
+closed, is gone at once; on another host, when its lease runs out.
 Lease times here are this machine's clock (`LeaseClock`): one file, one host, one clock. The
 PostgreSQL store writes and compares them on the server's clock instead.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import sys
 from datetime import UTC, datetime, timedelta
 
 from bpmn_engine.records.lifecycle import TrackState
+from bpmn_engine.store.holders import holder_alive
 from bpmn_engine.store.sqlite.connection import SqliteConnection, stamp
 
 
@@ -25,11 +24,10 @@ def claim(worker: str, lease_seconds: float) -> tuple[str, str, str]:
 
 
 def holds(worker: str, claimed_by: str | None, lease_until: str | None, now: str) -> bool:
-    """Whether a claim is held by someone alive other than `worker` (this process)."""
+    """Whether a claim is held by someone alive other than `worker` (this store)."""
     if not claimed_by or claimed_by == worker or not lease_until or lease_until <= now:
         return False
-    host, _, pid = claimed_by.rpartition(":")
-    return host != socket.gethostname() or _pid_alive(pid)
+    return holder_alive(claimed_by)
 
 
 class LeaseClock(SqliteConnection):
@@ -49,8 +47,9 @@ class LeaseRows(LeaseClock):
 
         Not when its lease ran out, nor when its holder is a process of this host that no
         longer exists (so `bpmn resume` right after a crash need not wait out the lease), nor
-        when the holder is this very process (it runs one step at a time: the claim is an
-        orphan of an earlier step).
+        when the holder is this very store (it runs one step at a time: the claim is an
+        orphan of an earlier step) or a store of this process that was closed. Another open
+        store of this process (a second engine) holds its claims as another process would.
         """
         row = self.conn.execute(
             "SELECT status, claimed_by, lease_until FROM tracks WHERE instance = ? AND id = ?",
@@ -123,16 +122,3 @@ class LeaseRows(LeaseClock):
                 )
                 released += cursor.rowcount
         return released
-
-
-def _pid_alive(pid: str) -> bool:
-    """Whether a process of this host exists; when in doubt, alive (then the lease decides)."""
-    if sys.platform == "win32" or not pid.isdigit() or int(pid) <= 0:
-        return True  # on Windows os.kill(pid, 0) would not probe but kill
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # PermissionError: it exists, owned by someone else
-        return True
-    return True
