@@ -42,7 +42,7 @@ class Engine(runtime_engine.Engine):
 
     @property
     def worker_id(self) -> str:
-        """This engine's name in job leases (host:pid): who holds a claimed job."""
+        """This engine's name in job leases (host:pid.n): who holds a claimed job."""
         return self.store.worker
 
     def data_store(self, name: str) -> DataStoreValue | None:

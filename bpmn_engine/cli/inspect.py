@@ -11,7 +11,7 @@ from rich.table import Table
 
 from bpmn_engine import Overdue, UsageError
 from bpmn_engine.cli.common import console, db_option, json_option, new_engine
-from bpmn_engine.cli.render import db_flag, json_line, short, show, show_json
+from bpmn_engine.cli.render import db_flag, json_line, short, show
 from bpmn_engine.dsn import redact
 from bpmn_engine.terminal import json_safe, safe
 
@@ -36,7 +36,7 @@ def show_command(instance_id: str, last: int, db: str, as_json: bool) -> None:
     instance = engine.instance(instance_id)
     tree = engine.tree(instance)
     if as_json:
-        payload = show_json(instance, last)
+        payload = instance.to_json(last)
         payload["parent_instance"] = instance.parent
         payload["called_instances"] = tree.ids[1:]
         click.echo(json_line(payload))

@@ -363,28 +363,6 @@ def _ended_with_memory(console: Console, outcome: Outcome) -> None:
     )
 
 
-def show_json(instance: Instance, last: int = 0) -> dict[str, Any]:
-    """An instance as JSON; each history event with `at`, when it was committed."""
-    outcome = instance.outcome()
-    events = instance.history()
-    events = events[-last:] if last else events
-    times = instance.history_times()
-    return {
-        "instance": instance.id,
-        "process": instance.process_id,
-        "business_key": instance.business_key,
-        "state": outcome.state,
-        "definition": instance.definition_version,
-        "end_event": outcome.end_event,
-        "incident": outcome.incident,
-        "variables": outcome.variables,
-        "tokens": instance.tokens(),
-        "transactions": instance.transactions(),
-        "waiting_for": outcome.waiting_for,
-        "history": [{**e.to_json(), "at": times.get(e.seq)} for e in events],
-    }
-
-
 def show(console: Console, instance: Instance, last: int = 0) -> None:
     """An instance for people; `last`: only its last N history events (0: all)."""
     outcome = instance.outcome()

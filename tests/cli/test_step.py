@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bpmn_engine import Engine
-from bpmn_engine.cli.render import show_json
 from bpmn_engine.cli.step import Stepper
 from bpmn_engine.runtime.clock import VirtualClock
 from tests.cli.conftest import FIXTURES, Bpmn
@@ -30,7 +29,7 @@ def stepper(tmp_path: Path, amount: int = 3) -> Stepper:
 
 def state(s: Stepper) -> dict:
     """Everything observable about the instance, reopened from its rows alone."""
-    return show_json(s.engine.instance(s.instance.id))
+    return s.engine.instance(s.instance.id).to_json()
 
 
 def test_back_restores_exactly_the_state_before_the_undone_steps(tmp_path: Path) -> None:
@@ -352,11 +351,11 @@ def test_back_after_a_signal_that_woke_another_instance_is_refused(tmp_path: Pat
     s.execute("continue")
     assert s.execute("signal go").ok
     assert engine.instance(other.id).outcome().state == "completed"
-    before = (state(s), show_json(engine.instance(other.id)))
+    before = (state(s), engine.instance(other.id).to_json())
     refused = s.execute("back")
     assert not refused.ok
     assert f"instance {other.id} already received" in refused.message
-    assert (state(s), show_json(engine.instance(other.id))) == before
+    assert (state(s), engine.instance(other.id).to_json()) == before
     assert engine.instance(other.id).outcome().state == "completed"
 
 

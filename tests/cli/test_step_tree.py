@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from bpmn_engine import Engine, UsageError
-from bpmn_engine.cli.render import show_json
 from bpmn_engine.cli.step import Stepper
 from tests.cli.conftest import Bpmn
 
@@ -43,7 +42,7 @@ def stepper(tmp_path: Path) -> Stepper:
 
 def tree_state(s: Stepper) -> list[dict]:
     """Everything observable about every instance of the tree, from its rows alone."""
-    return [show_json(s.engine.instance(i)) for i in s.engine.family(s.instance.id)]
+    return [s.engine.instance(i).to_json() for i in s.engine.family(s.instance.id)]
 
 
 def test_next_steps_into_the_child_one_element_at_a_time(tmp_path: Path) -> None:

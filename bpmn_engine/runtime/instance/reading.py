@@ -205,6 +205,29 @@ class Reading(InstanceParts):
                 return child.incident_origin
         return self.id
 
+    def to_json(self, last: int = 0) -> dict[str, Any]:
+        """The instance as `bpmn show --json` and the HTTP API give it: head, state,
+        variables, tokens, transactions, what it waits for, and its history (the `last`
+        events only, if not 0), each event with `at`, when it was committed."""
+        outcome = self.outcome()
+        events = self.history()
+        events = events[-last:] if last else events
+        times = self.history_times()
+        return {
+            "instance": self.id,
+            "process": self.process_id,
+            "business_key": self.business_key,
+            "state": outcome.state,
+            "definition": self.definition_version,
+            "end_event": outcome.end_event,
+            "incident": outcome.incident,
+            "variables": outcome.variables,
+            "tokens": self.tokens(),
+            "transactions": self.transactions(),
+            "waiting_for": outcome.waiting_for,
+            "history": [{**e.to_json(), "at": times.get(e.seq)} for e in events],
+        }
+
     def outcome(self) -> Outcome:
         head = self.data.head
         movable = bool(self._orphans) or self.data.next_ready() is not None
