@@ -15,6 +15,7 @@ from bpmn_engine.errors import (
     ConcurrentModification,
     ExpressionError,
     LoadError,
+    NotFound,
     PermanentError,
     UsageError,
 )
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from bpmn_engine.engine import Engine
     from bpmn_engine.model import Definitions
     from bpmn_engine.parse import load_file as load
+    from bpmn_engine.parse import load_source as loads
     from bpmn_engine.records.lifecycle import InstanceState
     from bpmn_engine.records.rows import DataStoreValue, Event, Subscription, UserTask
     from bpmn_engine.runtime.calls.tree import CallTree
@@ -48,6 +50,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Engine": ("bpmn_engine.engine", "Engine"),
     "Definitions": ("bpmn_engine.model", "Definitions"),
     "load": ("bpmn_engine.parse", "load_file"),
+    "loads": ("bpmn_engine.parse", "load_source"),
     "InstanceState": ("bpmn_engine.records.lifecycle", "InstanceState"),
     "DataStoreValue": ("bpmn_engine.records.rows", "DataStoreValue"),
     "Event": ("bpmn_engine.records.rows", "Event"),
@@ -113,6 +116,7 @@ __all__ = [
     "InstanceState",
     "LoadError",
     "MigrationPlan",
+    "NotFound",
     "OpenTask",
     "Outcome",
     "Overdue",
@@ -130,6 +134,7 @@ __all__ = [
     "load",
     "load_decisions",
     "load_handlers",
+    "loads",
     "parse_duration",
     "stop_on_signals",
 ]

@@ -49,6 +49,11 @@ class UsageError(BpmnEngineError):
     """The caller asked for something that does not exist (instance, process, task...)."""
 
 
+class NotFound(UsageError):
+    """What the caller named is not there: an instance, a waiting task, a decision (the HTTP
+    API answers 404 for it, where other usage errors are 400)."""
+
+
 class ConcurrentModification(BpmnEngineError):
     """A compare-and-set on a track's version failed: someone else moved it first."""
 

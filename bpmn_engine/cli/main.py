@@ -109,6 +109,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Run every instance in the database that has something to do, and start instances "
         "from due timer start events, until Ctrl-C or SIGTERM (the step in progress finishes).",
     ),
+    "serve": (
+        "bpmn_engine.cli.serve",
+        "serve",
+        "Serve the JSON API over the database (docs/api.md), with --worker a worker too.",
+    ),
     "decide": (
         "bpmn_engine.cli.decide",
         "decide",

@@ -38,7 +38,7 @@ from bpmn_engine.dmn.model import (
 )
 from bpmn_engine.dmn.reader import Source, compile_sources, read_files
 from bpmn_engine.dmn.types import NonConforming, conform, instance_of, known
-from bpmn_engine.errors import ExpressionError, LoadError, UsageError
+from bpmn_engine.errors import ExpressionError, LoadError, NotFound, UsageError
 from bpmn_engine.expressions import guards
 from bpmn_engine.expressions.feel.types import ITEM_TYPES
 from bpmn_engine.expressions.feel.values import (
@@ -444,7 +444,7 @@ class Decisions:
                 f"{len(candidates)} decisions are named {name_or_id!r} (ids: {ids}): give the id"
             )
         known_names = ", ".join(sorted(repr(n) for n in self.names())) or "none"
-        raise UsageError(
+        raise NotFound(
             f"no decision {name_or_id!r} in {', '.join(self.paths)} (decisions: {known_names})"
         )
 

@@ -67,6 +67,12 @@ def load_file(path: str | Path) -> Definitions:
     return compile_definitions(read_source(path), str(path))
 
 
+def load_source(source: bytes | str, name: str = "<input>") -> Definitions:
+    """Read and compile BPMN XML given as text (an upload, a string in a test); `name` is
+    what errors and `Definitions.path` call it."""
+    return compile_definitions(source.encode("utf-8") if isinstance(source, str) else source, name)
+
+
 def compile_definitions(source: bytes, file: str = "<input>") -> Definitions:
     return compile_tree(parse_xml(source, file), source, file)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sized
 from typing import Generic, Protocol, TypeVar
 
-from bpmn_engine.errors import UsageError
+from bpmn_engine.errors import NotFound
 from bpmn_engine.records.rows import UserTask
 
 
@@ -71,7 +71,7 @@ class CallTree(Generic[M]):
 
     def task_holder(self, task: str | int) -> M:
         """The first member waiting for user task `task` (its number, element id or name);
-        a `UsageError` naming what the tree waits for when none is."""
+        a `NotFound` naming what the tree waits for when none is."""
         for member in self.members():
             if member.waiting_task(task) is not None:
                 return member
@@ -79,7 +79,7 @@ class CallTree(Generic[M]):
             {t.element + (f" ({t.name})" if t.name else "") for _, t in self.waiting_tasks()}
         )
         where = "" if len(self.ids) == 1 else " or any instance it called"
-        raise UsageError(
+        raise NotFound(
             f"instance {self.top.id}{where} has no waiting user task {task!r}"
             + (f"; waiting: {', '.join(waiting)}" if waiting else "; it waits for no user task")
         )

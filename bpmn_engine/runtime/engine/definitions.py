@@ -6,9 +6,9 @@ passes before it runs."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from bpmn_engine.errors import LoadError
+from bpmn_engine.errors import LoadError, NotFound
 from bpmn_engine.model import (
     CallActivity,
     Definitions,
@@ -31,7 +31,7 @@ from bpmn_engine.runtime.step import listeners
 from bpmn_engine.runtime.step.context import StepContext
 
 if TYPE_CHECKING:
-    from bpmn_engine.dmn import Decisions
+    from bpmn_engine.dmn import DecisionResult, Decisions
 
 
 class DefinitionsPart(EngineParts):
@@ -105,6 +105,15 @@ class DefinitionsPart(EngineParts):
         """Deploy DMN files: business rule tasks of later runs find their decisions without
         the files (the newest deployment first). False if they were deployed already."""
         return self.decisions.add(decisions, deployed=True)
+
+    def decide(self, name_or_id: str, inputs: dict[str, Any] | None = None) -> DecisionResult:
+        """Evaluate a decision this engine knows (the DMN files it was given, then those
+        deployed to its database, newest first), as a business rule task would find it.
+        NotFound when no set of DMN files has it."""
+        found = self.decisions.find(name_or_id)
+        if found is None:
+            raise NotFound(f"no decision {name_or_id!r} is given or deployed")
+        return found.evaluate(name_or_id, inputs)
 
     def check_decisions(self, definitions: Definitions, process: Process) -> None:
         """Refuse to start a process whose business rule tasks name a decision nowhere to be

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bpmn_engine.errors import LoadError, UsageError
+from bpmn_engine.errors import LoadError, NotFound, UsageError
 from bpmn_engine.model import (
     Definitions,
     Process,
@@ -182,6 +182,36 @@ class StartsPart(EngineParts):
                 return candidate
 
     # --- deployments and triggered starts (bpmn deploy, bpmn worker) -------------------------
+    def deployments(self, *, active_only: bool = True) -> list[dict[str, Any]]:
+        """The processes deployed to this database (`bpmn deploy`): id, process, definition
+        version, when; the active one of each process only, unless `active_only` is False."""
+        return self.store.deployments(active_only=active_only)
+
+    def start_deployed(
+        self,
+        process_id: str,
+        variables: Mapping[str, Any] | None = None,
+        on_event: Listener | None = None,
+        *,
+        start_event: str | None = None,
+        business_key: str | None = None,
+    ) -> Instance:
+        """`start` on the active deployment of `process_id`, without its file: what a
+        service that only names the process (the HTTP API) starts. NotFound if none."""
+        active = [d for d in self.deployments() if d["process"] == process_id]
+        if not active:
+            known = ", ".join(sorted({d["process"] for d in self.deployments()})) or "none"
+            raise NotFound(f"no process {process_id!r} is deployed (deployed: {known})")
+        definitions = self.definitions(active[-1]["definition"])
+        return self.start(
+            definitions,
+            process_id,
+            variables,
+            on_event,
+            start_event=start_event,
+            business_key=business_key,
+        )
+
     def deploy_processes(self, definitions: Definitions | str | Path) -> list[starts.Deployment]:
         """Deploy each executable process: its timer and message start events start instances.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from bpmn_engine.errors import UsageError
+from bpmn_engine.errors import NotFound, UsageError
 from bpmn_engine.records.lifecycle import InstanceState, SubscriptionState
 from bpmn_engine.records.rows import Receipt, UserTask
 from bpmn_engine.runtime.behaviours import ad_hoc, behaviour_for
@@ -104,7 +104,7 @@ class Waits(InstanceParts):
             return found
         waiting = sorted(self.user_tasks(), key=lambda t: t.id)
         names = ", ".join(f"{t.element}" + (f" ({t.name})" if t.name else "") for t in waiting)
-        raise UsageError(
+        raise NotFound(
             f"instance {self.id} has no waiting user task {task!r}"
             + (f"; waiting: {names}" if names else "; it waits for no user task")
         )

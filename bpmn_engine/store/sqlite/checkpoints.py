@@ -12,7 +12,7 @@ import sqlite3
 from operator import attrgetter
 from typing import Any
 
-from bpmn_engine.errors import ConcurrentModification, UsageError
+from bpmn_engine.errors import ConcurrentModification, NotFound, UsageError
 from bpmn_engine.records.data import InstanceData, InstanceHead, Step, is_missing
 from bpmn_engine.records.lifecycle import (
     InstanceState,
@@ -162,7 +162,7 @@ class CheckpointRows(SqliteConnection):
             "SELECT definition FROM instances WHERE id = ?", (instance_id,)
         ).fetchone()
         if row is None:
-            raise UsageError(f"no instance {instance_id!r} in {self.path}")
+            raise NotFound(f"no instance {instance_id!r} in {self.path}")
         return row[0]
 
     def instance_exists(self, instance_id: str) -> bool:
@@ -185,7 +185,7 @@ class CheckpointRows(SqliteConnection):
         if len(ids) == 1:
             return ids[0]
         if not ids:
-            raise UsageError(f"no instance {prefix!r} in {self.path}")
+            raise NotFound(f"no instance {prefix!r} in {self.path}")
         raise UsageError(f"instance id {prefix!r} is ambiguous in {self.path}")
 
     def list_instances(self) -> list[dict[str, Any]]:
@@ -241,7 +241,7 @@ class CheckpointRows(SqliteConnection):
             (instance_id,),
         ).fetchone()
         if row is None:
-            raise UsageError(f"no instance {instance_id!r} in {self.path}")
+            raise NotFound(f"no instance {instance_id!r} in {self.path}")
         head = InstanceHead(row[0], row[1], row[2], version=row[3], root=row[4] or row[0])
         head.business_key = row[5]
         for name, value in zip(HEAD_FIELDS, row[6:], strict=True):

@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from bpmn_engine.errors import UsageError
+from bpmn_engine.errors import NotFound, UsageError
 from bpmn_engine.records.data import Step, is_missing
 from bpmn_engine.store.dialect import Sql
 from bpmn_engine.store.sqlite.connection import (
@@ -148,7 +148,7 @@ class UndoRows(SqliteConnection):
         """(row, version before, record) of the latest steps, newest first, while unbroken."""
         row = conn.execute("SELECT version FROM instances WHERE id = ?", (instance_id,)).fetchone()
         if row is None:
-            raise UsageError(f"no instance {instance_id!r} in {self.path}")
+            raise NotFound(f"no instance {instance_id!r} in {self.path}")
         expected, chain = row[0], []
         for row_id, before, after, record in conn.execute(
             "SELECT id, version_before, version_after, record FROM undo WHERE instance = ? "
