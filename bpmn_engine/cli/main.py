@@ -112,7 +112,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": (
         "bpmn_engine.cli.serve",
         "serve",
-        "Serve the JSON API over the database (docs/api.md), with --worker a worker too.",
+        "Serve the JSON API and the cockpit over the database, with --worker a worker too.",
     ),
     "decide": (
         "bpmn_engine.cli.decide",

@@ -1,4 +1,5 @@
-"""`bpmn serve`: the JSON API (and, with `--worker`, a worker) over one database."""
+"""`bpmn serve`: the JSON API and the cockpit (and, with `--worker`, a worker) over one
+database."""
 
 from __future__ import annotations
 
@@ -61,9 +62,12 @@ def start_worker(db: str, handlers: dict[str, Any]) -> tuple[Worker, threading.T
     "--worker", is_flag=True, help="Also fire timers and run service tasks, in this process."
 )
 def serve(db: str, host: str, port: int, handlers: str | None, worker: bool) -> None:
-    """Serve the JSON API over the database (docs/api.md; /openapi.json), on 127.0.0.1
-    unless --host says otherwise: bound beyond this machine, every change needs the token
-    printed at start (Authorization: Bearer TOKEN).
+    """Serve the JSON API and the cockpit over the database, with --worker a worker too.
+
+    The API is under /api (docs/api.md, /openapi.json), the cockpit's pages at /
+    (docs/cockpit.md). It listens on 127.0.0.1 unless --host says otherwise: bound beyond
+    this machine, every change needs the token printed at start (Authorization: Bearer
+    TOKEN, or the cockpit's /login).
 
     Example: bpmn serve --db orders.db --handlers handlers.py --worker
     """
@@ -79,7 +83,7 @@ def serve(db: str, host: str, port: int, handlers: str | None, worker: bool) -> 
     shown = f"[{host}]" if ":" in host else host
     console.print(
         f"serving {safe(redact(db))} on [bold]http://{safe(shown)}:{port}/[/] "
-        "(the API under /api, its description at /openapi.json)",
+        "(the cockpit at /, the API under /api, described at /openapi.json)",
         highlight=False,
         soft_wrap=True,
     )

@@ -17,6 +17,7 @@ from starlette.routing import Route
 
 from bpmn_engine import UsageError, __version__
 from bpmn_engine.serve.api import OPERATIONS, Settings, endpoint, error_response
+from bpmn_engine.serve.cockpit import TOKEN_COOKIE, cockpit_routes
 from bpmn_engine.serve.openapi import document
 
 _SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -32,8 +33,9 @@ _HEADERS = {
 
 
 class Guard(BaseHTTPMiddleware):
-    """Changes need the token when one is set (a server bound beyond loopback), and come
-    from this server's own pages or from a program, never from another site's page."""
+    """Changes need the token when one is set (a server bound beyond loopback): a program
+    sends it as `Authorization: Bearer`, the cockpit's pages as the cookie `/login` sets.
+    They come from this server's own pages or from a program, never from another site's."""
 
     def __init__(self, app: Any, token: str | None) -> None:
         super().__init__(app)
@@ -44,15 +46,21 @@ class Guard(BaseHTTPMiddleware):
             origin = request.headers.get("origin")
             if origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
                 return error_response(403, f"a request from {origin!r} may not change anything")
-            if self.token is not None:
+            if self.token is not None and request.url.path != "/login":
                 given = request.headers.get("authorization", "")
-                expected = f"Bearer {self.token}"
-                if not hmac.compare_digest(given.encode(), expected.encode()):
+                cookie = request.cookies.get(TOKEN_COOKIE, "")
+                if not (
+                    same(given, f"Bearer {self.token}") or same(cookie, self.token)
+                ):  # fmt: skip
                     return error_response(401, NEEDS_TOKEN)
         response = await call_next(request)
         for name, value in _HEADERS.items():
             response.headers.setdefault(name, value)
         return response
+
+
+def same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode(), expected.encode())
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
@@ -74,6 +82,7 @@ def create_app(
         return JSONResponse(spec)
 
     routes = [Route("/openapi.json", openapi, methods=["GET"])]
+    routes += cockpit_routes(settings, token)
     routes += [
         Route(op.path, endpoint(op, settings), methods=[op.method], name=op.handler.__name__)
         for op in OPERATIONS
