@@ -27,7 +27,7 @@ NEEDS_TOKEN = (
 _HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # with no-referrer, a form would post Origin: null
     "Cache-Control": "no-store",
 }
 

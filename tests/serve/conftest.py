@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -99,3 +106,57 @@ def deploy(client: TestClient, *sources: str) -> None:
             headers={"content-type": "application/xml"},
         )
         assert answer.status_code == 201, answer.text
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def call(
+    url: str, data: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, Any]:
+    request = urllib.request.Request(url, data=data, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+@pytest.fixture
+def server(tmp_path: Path, db: str, request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """(base URL, what the server printed), for `bpmn serve` with the test's arguments."""
+    port = free_port()
+    args = getattr(request, "param", [])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "serve", "--db", db, "--port", str(port), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                call(f"{base}/openapi.json")
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(process.communicate()[0]) from None
+                time.sleep(0.1)
+        yield base, process
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def deploy_over_http(base: str, source: str) -> None:
+    status, answer = call(
+        f"{base}/api/deployments?name=diagram.bpmn",
+        source.encode(),
+        {"content-type": "application/xml"},
+    )
+    assert status == 201, answer

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bpmn_engine.cli.serve import loopback
-from tests.serve.conftest import diagram, flow
+from tests.serve.conftest import call, diagram, flow
 
 # a one-second timer, then the end: only a worker moves it on once it is due
 TIMED = diagram(
@@ -26,51 +19,6 @@ TIMED = diagram(
     + '<intermediateCatchEvent id="t"><timerEventDefinition><timeDuration>PT1S</timeDuration>'
     "</timerEventDefinition></intermediateCatchEvent>" + flow("t", "e") + '<endEvent id="e"/>',
 )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def call(
-    url: str, data: bytes | None = None, headers: dict[str, str] | None = None
-) -> tuple[int, Any]:
-    request = urllib.request.Request(url, data=data, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-
-
-@pytest.fixture
-def server(tmp_path: Path, db: str, request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
-    """(base URL, what the server printed), for `bpmn serve` with the test's arguments."""
-    port = free_port()
-    args = getattr(request, "param", [])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli", "serve", "--db", db, "--port", str(port), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                call(f"{base}/openapi.json")
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(process.communicate()[0]) from None
-                time.sleep(0.1)
-        yield base, process
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 @pytest.mark.parametrize("server", [["--worker"]], indirect=True)
