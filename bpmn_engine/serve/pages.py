@@ -262,7 +262,8 @@ def instance_page(settings: Settings, instance_id: str, csrf: str) -> str:
         )
     body.append(f'<div class="diagram">{svg}</div>')
     if outcome.waiting_for:
-        waits = ", ".join(e(w.get("element", "")) for w in outcome.waiting_for)
+        elements = dict.fromkeys(str(w.get("element", "")) for w in outcome.waiting_for)
+        waits = ", ".join(e(element) for element in elements)  # a join waits once per branch
         body.append(f"<p>waiting at: {waits}</p>")
     body += [
         _task_form(task, csrf).replace("back=%2Ftasks", f"back={quote(here)}") for task in tasks
