@@ -200,6 +200,37 @@ def retry(settings: Settings, given: str, body: dict[str, Any]) -> Any:
         return _after(e, e.instance(instance.id))
 
 
+def _names(body: dict[str, Any], name: str) -> list[str]:
+    value = body.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ApiError(400, f"{name!r} must be a list of element ids")
+    return value
+
+
+def modify(settings: Settings, instance_id: str, body: dict[str, Any]) -> Any:
+    tokens = body.get("cancel_tokens", [])
+    if not isinstance(tokens, list) or not all(
+        isinstance(t, int) and not isinstance(t, bool) for t in tokens
+    ):
+        raise ApiError(400, "'cancel_tokens' must be a list of token (track) numbers")
+    dry_run = body.get("dry_run", False)
+    if not isinstance(dry_run, bool):
+        raise ApiError(400, "'dry_run' must be true or false")
+    with engine(settings) as e:
+        instance = e.instance(instance_id)
+        tokens_after = instance.modify(
+            cancel=_names(body, "cancel"),
+            cancel_tokens=tokens,
+            start_before=_names(body, "start_before"),
+            start_after=_names(body, "start_after"),
+            variables=object_field(body, "variables"),
+            dry_run=dry_run,
+        )
+        if dry_run:
+            return {"dry_run": True, "tokens": tokens_after}
+        return _after(e, e.instance(instance.id))
+
+
 def cancel(settings: Settings, instance_id: str) -> Any:
     with engine(settings) as e:
         e.instance(instance_id).cancel()
@@ -313,6 +344,11 @@ async def _retry(request: Request, s: Settings) -> tuple[int, Any]:
     return 200, await run_in_threadpool(retry, s, request.path_params["id"], body)
 
 
+async def _modify(request: Request, s: Settings) -> tuple[int, Any]:
+    body = await json_body(request)
+    return 200, await run_in_threadpool(modify, s, request.path_params["id"], body)
+
+
 async def _cancel(request: Request, s: Settings) -> tuple[int, Any]:
     return 200, await run_in_threadpool(cancel, s, request.path_params["id"])
 
@@ -366,6 +402,10 @@ OPERATIONS = (
               _trigger, body=("element", "variables")),
     Operation("POST", "/api/instances/{id}/retry", "Retry a failed instance (or an incident "
               "id INSTANCE#N)", _retry, body=("variables",)),
+    Operation("POST", "/api/instances/{id}/modify", "Move an instance's tokens: cancel some, "
+              "start some before or after elements, set variables; then run on", _modify,
+              body=("cancel", "cancel_tokens", "start_before", "start_after", "variables",
+                    "dry_run")),
     Operation("POST", "/api/instances/{id}/cancel", "Cancel an instance", _cancel),
     Operation("POST", "/api/messages", "Publish a message", _message,
               body=("name", "correlation_key", "id", "variables", "ttl")),

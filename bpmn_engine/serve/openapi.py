@@ -23,6 +23,12 @@ _FIELDS: dict[str, dict[str, Any]] = {
     "variables": {"type": "object", "description": "variables, by name"},
     "inputs": {"type": "object", "description": "the decision's inputs, by name"},
     "ttl": {"type": "number", "description": "seconds to keep a message nobody takes yet"},
+    "dry_run": {"type": "boolean", "description": "only say what the tokens would be"},
+    "cancel_tokens": {"type": "array", "items": {"type": "integer"}},
+    **{
+        name: {"type": "array", "items": {"type": "string"}, "description": "element ids"}
+        for name in ("cancel", "start_before", "start_after")
+    },
 }
 
 

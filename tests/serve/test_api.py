@@ -183,3 +183,22 @@ def test_a_memory_database_is_refused(tmp_path) -> None:
     with pytest.raises(UsageError, match="outlives a request"):
         create_app(":memory:")
     assert charge  # the handler the fixtures serve
+
+
+def test_an_instance_is_modified_as_bpmn_modify_does(client: TestClient) -> None:
+    deploy(client, ORDER)
+    instance = start(client, "order", variables={"order": "A-1"})["instance"]
+    at = f"/api/instances/{instance}/modify"
+    planned = client.post(
+        at, json={"cancel": ["approve"], "start_before": ["paid"], "dry_run": True}
+    )
+    assert planned.status_code == 200 and planned.json()["dry_run"] is True
+    assert [t["element"] for t in planned.json()["tokens"]] == ["paid"]
+    assert client.get(f"/api/instances/{instance}").json()["waiting_for"][0]["element"] == "approve"
+
+    moved = client.post(at, json={"cancel": ["approve"], "start_before": ["paid"]})
+    assert moved.status_code == 200, moved.text
+    assert [w["element"] for w in moved.json()["waiting_for"]] == ["paid"]
+    assert client.post(at, json={"cancel": ["nowhere"]}).status_code == 400
+    assert client.post(at, json={"cancel": "approve"}).status_code == 400
+    assert client.post(at, json={"cancel_tokens": [True]}).status_code == 400
