@@ -3,7 +3,9 @@ what keeps a local server safe (a token for changes, cross-site requests refused
 
 from __future__ import annotations
 
+import contextlib
 import hmac
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,6 +21,7 @@ from bpmn_engine import UsageError, __version__
 from bpmn_engine.serve.api import OPERATIONS, Settings, endpoint, error_response
 from bpmn_engine.serve.cockpit import TOKEN_COOKIE, cockpit_routes
 from bpmn_engine.serve.openapi import document
+from bpmn_engine.serve.simulation import Simulations
 
 _SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 NEEDS_TOKEN = (
@@ -81,14 +84,24 @@ def create_app(
     async def openapi(request: Request) -> Response:
         return JSONResponse(spec)
 
+    simulations = Simulations()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:  # the scratch databases of the simulations go with the server
+            simulations.close()
+
     routes = [Route("/openapi.json", openapi, methods=["GET"])]
-    routes += cockpit_routes(settings, token)
+    routes += cockpit_routes(settings, token, simulations)
     routes += [
         Route(op.path, endpoint(op, settings), methods=[op.method], name=op.handler.__name__)
         for op in OPERATIONS
     ]
     return Starlette(
         routes=routes,
+        lifespan=lifespan,
         middleware=[Middleware(Guard, token=token)],
         exception_handlers={HTTPException: _http_error},
     )

@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from bpmn_engine import BpmnEngineError
-from bpmn_engine.serve import pages
+from bpmn_engine.serve import pages, simulation
 from bpmn_engine.serve.api import (
     ApiError,
     Settings,
@@ -26,6 +26,7 @@ from bpmn_engine.serve.api import (
     retry,
     status_of,
 )
+from bpmn_engine.serve.simulation import Simulations
 
 TOKEN_COOKIE = "bpmn_token"
 
@@ -42,15 +43,20 @@ def _back(request: Request, fallback: str) -> str:
     return back if back.startswith("/") and not back.startswith("//") else fallback
 
 
-async def _fields(request: Request) -> dict[str, str]:
+async def _pairs(request: Request) -> list[tuple[str, str]]:
+    """The form's fields in order, a name repeated for each ticked box of a group."""
     data = await body_bytes(request)
     try:
-        return dict(parse_qsl(data.decode("utf-8"), keep_blank_values=True))
+        return parse_qsl(data.decode("utf-8"), keep_blank_values=True)
     except UnicodeDecodeError:
         raise ApiError(400, "the form is not UTF-8") from None
 
 
-def cockpit_routes(settings: Settings, token: str | None) -> list[Route]:
+async def _fields(request: Request) -> dict[str, str]:
+    return dict(await _pairs(request))
+
+
+def cockpit_routes(settings: Settings, token: str | None, simulations: Simulations) -> list[Route]:
     secret = secrets.token_bytes(32)
     csrf = hmac.new(secret, b"cockpit forms", hashlib.sha256).hexdigest()
 
@@ -73,30 +79,58 @@ def cockpit_routes(settings: Settings, token: str | None) -> list[Route]:
                 found.append(dict(request.query_params))
             elif arg == "csrf":
                 found.append(csrf)
+            elif arg == "simulations":
+                found.append(simulations)
             else:
                 found.append(request.path_params[arg])
         return found
 
     def action(
-        do: Callable[[dict[str, str], dict[str, Any]], Any],
+        do: Callable[[dict[str, str], dict[str, Any], list[tuple[str, str]]], Any],
     ) -> Callable[[Request], Awaitable[Response]]:
+        """A form's post: checked, done, then back to the page (`do` may name another)."""
+
         async def post(request: Request) -> Response:
             try:
-                fields = await _fields(request)
+                pairs = await _pairs(request)
+                fields = dict(pairs)
                 if not hmac.compare_digest(fields.get("csrf", "").encode(), csrf.encode()):
                     raise ApiError(403, "this form did not come from this server's pages")
-                await run_in_threadpool(do, dict(request.path_params), fields)
+                path = dict(request.path_params)
+                went = await run_in_threadpool(do, path, fields, pairs)
             except ApiError as error:
                 return _html(pages.error_page(error.status, str(error)), error.status)
             except BpmnEngineError as error:
                 return _html(pages.error_page(status_of(error), str(error)), status_of(error))
-            return RedirectResponse(_back(request, "/"), status_code=303)
+            to = went if isinstance(went, str) and went.startswith("/") else _back(request, "/")
+            return RedirectResponse(to, status_code=303)
 
         return post
 
-    def completing(path: dict[str, str], fields: dict[str, Any]) -> Any:
+    def completing(path: dict[str, str], fields: dict[str, Any], _: Any) -> None:
         variables = pages.form_variables(fields)
-        return complete_task(settings, path["id"], path["task"], {"variables": variables})
+        complete_task(settings, path["id"], path["task"], {"variables": variables})
+
+    def simulating(path: dict[str, str], fields: dict[str, Any], _: Any) -> str:
+        made = simulation.start(settings, simulations, fields.get("process", ""))
+        return f"/simulations/{made}"
+
+    def stepping(path: dict[str, str], fields: dict[str, Any], _: Any) -> str:
+        number = fields.get("number", "")
+        if not number.isdigit():
+            raise ApiError(400, "which action: a number")
+        variables = pages.form_variables({"json": fields.get("json", "")})
+        simulation.step(simulations, path["id"], int(number), variables)
+        return f"/simulations/{path['id']}"
+
+    def choosing(path: dict[str, str], fields: dict[str, Any], pairs: Any) -> str:
+        flows = [value for name, value in pairs if name == "flow"]
+        simulation.choose(simulations, path["id"], fields.get("gateway", ""), flows)
+        return f"/simulations/{path['id']}"
+
+    def going_back(path: dict[str, str], fields: dict[str, Any], _: Any) -> str:
+        simulation.back(simulations, path["id"])
+        return f"/simulations/{path['id']}"
 
     async def script(request: Request) -> Response:
         return Response(pages.SCRIPT, media_type="application/javascript")
@@ -125,12 +159,27 @@ def cockpit_routes(settings: Settings, token: str | None) -> list[Route]:
         Route("/ui/instances/{id}/tasks/{task}/complete", action(completing), methods=["POST"]),
         Route(
             "/ui/instances/{id}/retry",
-            action(lambda path, _: retry(settings, path["id"], {})),
+            action(lambda path, *_: retry(settings, path["id"], {})),
             methods=["POST"],
         ),
         Route(
             "/ui/instances/{id}/cancel",
-            action(lambda path, _: cancel(settings, path["id"])),
+            action(lambda path, *_: cancel(settings, path["id"])),
             methods=["POST"],
         ),
+        Route("/simulate", page(simulation.processes_page, "csrf"), methods=["GET"]),
+        Route(
+            "/simulations/{id}",
+            page(
+                lambda _, sims, sid, token: simulation.simulation_page(sims, sid, token),
+                "simulations",
+                "id",
+                "csrf",
+            ),
+            methods=["GET"],
+        ),
+        Route("/ui/simulations", action(simulating), methods=["POST"]),
+        Route("/ui/simulations/{id}/step", action(stepping), methods=["POST"]),
+        Route("/ui/simulations/{id}/choose", action(choosing), methods=["POST"]),
+        Route("/ui/simulations/{id}/back", action(going_back), methods=["POST"]),
     ]

@@ -76,7 +76,8 @@ def layout(title: str, body: str, *, poll: bool = True) -> str:
         f"<title>{e(title)} · bpmn-engine</title><style>{STYLE}</style>"
         '<script src="/static/cockpit.js" defer></script></head><body>'
         '<nav><a href="/">Instances</a><a href="/tasks">Tasks</a>'
-        '<a href="/incidents">Incidents</a><a href="/openapi.json">API</a></nav>'
+        '<a href="/incidents">Incidents</a><a href="/simulate">Simulate</a>'
+        '<a href="/openapi.json">API</a></nav>'
         f'<main id="main"{" data-poll=1" if poll else ""}><h1>{e(title)}</h1>{body}</main>'
         "</body></html>\n"
     )
