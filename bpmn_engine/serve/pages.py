@@ -175,49 +175,40 @@ def _task_form(task: OpenTask, csrf: str, back: str = "/tasks") -> str:
     return form(action, csrf, inner, "Complete") + "</fieldset>"
 
 
+def _table(head: tuple[str, ...], rows: list[str], empty: str) -> str:
+    """A table of already escaped rows, or `empty` when there is none."""
+    if not rows:
+        return f"<p>{e(empty)}</p>"
+    heads = "".join(f"<th>{e(h)}</th>" for h in head)
+    return f"<table><tr>{heads}</tr>{''.join(rows)}</table>"
+
+
 def tasks_page(settings: Settings, csrf: str) -> str:
     with engine(settings) as opened:
         found = opened.tasks()
-    body = [
-        "<table><tr><th>task</th><th>instance</th><th>process</th><th>assignee</th>"
-        "<th>complete</th></tr>"
+    rows = [
+        f"<tr><td>{e(task.name or task.element)}</td><td>{_link(task.instance)}</td>"
+        f"<td>{e(task.process)}</td><td>{e(task.assignee or '')}</td>"
+        f"<td>{_task_form(task, csrf)}</td></tr>"
+        for task in found
     ]
-    for task in found:
-        body.append(
-            f"<tr><td>{e(task.name or task.element)}</td><td>{_link(task.instance)}</td>"
-            f"<td>{e(task.process)}</td><td>{e(task.assignee or '')}</td>"
-            f"<td>{_task_form(task, csrf)}</td></tr>"
-        )
-    body.append("</table>")
-    if not found:
-        body.append("<p>No open user tasks.</p>")
-    return layout("Tasks", "".join(body))
+    head = ("task", "instance", "process", "assignee", "complete")
+    return layout("Tasks", _table(head, rows, "No open user tasks."))
 
 
 def incidents_page(settings: Settings, csrf: str) -> str:
     with engine(settings) as opened:
         found = opened.incidents()
-    body = [
-        "<table><tr><th>incident</th><th>instance</th><th>element</th><th>message</th>"
-        "<th></th></tr>"
-    ]
+    rows = []
     for incident in found:
-        retry = form(
-            f"/ui/instances/{quote(incident.id, safe='')}/retry?back=/incidents",
-            csrf,
-            "",
-            "Retry",
-            inline=True,
-        )
-        body.append(
+        at = f"/ui/instances/{quote(incident.id, safe='')}/retry?back=/incidents"
+        rows.append(
             f"<tr><td>{e(incident.id)}</td><td>{_link(incident.instance)}</td>"
             f"<td>{e(incident.element)}</td><td class=error>{e(incident.message)}</td>"
-            f"<td>{retry}</td></tr>"
+            f"<td>{form(at, csrf, '', 'Retry', inline=True)}</td></tr>"
         )
-    body.append("</table>")
-    if not found:
-        body.append("<p>No open incidents.</p>")
-    return layout("Incidents", "".join(body))
+    head = ("incident", "instance", "element", "message", "")
+    return layout("Incidents", _table(head, rows, "No open incidents."))
 
 
 def _tree(opened: Engine, instance: Instance) -> str:

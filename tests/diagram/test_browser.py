@@ -6,14 +6,12 @@ machine without it the test skips and says so; under CI (`CI` set) a missing bro
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from lxml import etree
 
+from tests.chromium import FLAGS, chromium
 from tests.cli.conftest import Bpmn
 from tests.conftest import ROOT
 
@@ -21,15 +19,6 @@ SVG = "{http://www.w3.org/2000/svg}"
 MODELS = ROOT / "models"
 BLUE = (0x1E, 0x88, 0xE5)  # overlay.ACTIVE: the token badge
 BORDER = (0xDD, 0xDD, 0xDD)  # the page's frame around the diagram
-
-
-def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing: .ci/run installs Debian's chromium package")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    return found
 
 
 def close(pixel: tuple[int, ...], colour: tuple[int, int, int], tolerance: int = 40) -> bool:
@@ -60,13 +49,7 @@ def test_the_token_badge_is_drawn_on_the_waiting_user_task(bpmn: Bpmn, tmp_path:
         [
             browser,
             "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            *FLAGS,
             "--hide-scrollbars",
             f"--user-data-dir={tmp_path / 'profile'}",
             "--window-size=1600,1400",

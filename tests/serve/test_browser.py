@@ -10,39 +10,25 @@ no script.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.chromium import FLAGS, chromium
 from tests.serve.conftest import call, deploy_over_http
 from tests.serve.test_cockpit import HOSTILE, REVIEW
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the test extra's playwright")
 
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ORANGE = "rgb(251, 140, 0)"  # overlay.WAITING
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing: .ci/run installs Debian's chromium package")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+    found = chromium()
     with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=found, args=FLAGS)
+        launched = playwright.chromium.launch(executable_path=found, args=list(FLAGS))
         yield launched
         launched.close()
 
