@@ -36,7 +36,7 @@ td, th { border-bottom: 1px solid #eee; padding: 0.25em 0.8em 0.25em 0; text-ali
   vertical-align: top; }
 .state-failed, .error { color: #c62828; } .state-completed { color: #2e7d32; }
 .state-waiting { color: #ef6c00; }
-form.inline { display: inline; }
+form.inline, label.inline { display: inline; }
 fieldset { border: 1px solid #ddd; margin: 0.6em 0; }
 label { display: block; margin: 0.3em 0; }
 code, pre { font-size: 0.9em; }
@@ -110,8 +110,11 @@ def _shown(value: Any) -> str:
 # --- pages ------------------------------------------------------------------------------
 def instances_page(settings: Settings, query: dict[str, str]) -> str:
     state, process = query.get("state") or None, query.get("process") or None
+    incident = query.get("incident") == "1"
     with engine(settings) as opened:
         rows = opened.instances(state=state, process=process)
+    if incident:  # those with an open incident, failed or with other tokens waiting
+        rows = [row for row in rows if row.get("incident")]
     choices = "".join(
         f'<option value="{s}"{" selected" if s == state else ""}>{s or "any state"}</option>'
         for s in ("", "active", "waiting", "failed", "completed", "terminated")
@@ -120,6 +123,8 @@ def instances_page(settings: Settings, query: dict[str, str]) -> str:
         '<form method="get" action="/">'
         f'<select name="state">{choices}</select> '
         f'<input name="process" placeholder="process id" value="{e(process or "")}"> '
+        f'<label class="inline"><input type="checkbox" name="incident" value="1"'
+        f"{' checked' if incident else ''}> with an incident</label> "
         "<button>Filter</button></form>",
         "<table><tr><th>instance</th><th>process</th><th>business key</th><th>state</th>"
         "<th>incident</th></tr>",
@@ -189,10 +194,11 @@ def tasks_page(settings: Settings, csrf: str) -> str:
     rows = [
         f"<tr><td>{e(task.name or task.element)}</td><td>{_link(task.instance)}</td>"
         f"<td>{e(task.process)}</td><td>{e(task.assignee or '')}</td>"
+        f"<td>{e(', '.join((*task.candidate_groups, *task.candidate_users)))}</td>"
         f"<td>{_task_form(task, csrf)}</td></tr>"
         for task in found
     ]
-    head = ("task", "instance", "process", "assignee", "complete")
+    head = ("task", "instance", "process", "assignee", "candidates", "complete")
     return layout("Tasks", _table(head, rows, "No open user tasks."))
 
 

@@ -15,7 +15,8 @@ REVIEW = diagram(
     "review",
     '<startEvent id="s"/>'
     + flow("s", "check")
-    + '<userTask id="check" name="Check the claim"><extensionElements><camunda:formData>'
+    + '<userTask id="check" name="Check the claim" camunda:candidateGroups="clerks">'
+    "<extensionElements><camunda:formData>"
     '<camunda:formField id="ok" label="Approve?" type="boolean"/>'
     '<camunda:formField id="amount" label="Amount" type="long"/>'
     '<camunda:formField id="level" label="Level" type="enum">'
@@ -60,6 +61,7 @@ def test_a_task_is_seen_waiting_and_completed_from_the_task_list(client: TestCli
 
     tasks = client.get("/tasks").text
     assert "Check the claim" in tasks and 'type="checkbox" name="var.ok"' in tasks
+    assert "<td>clerks</td>" in tasks  # who may take it
     action = re.search(r'action="(/ui/instances/[^"]+/complete[^"]*)"', tasks).group(1)
     form = {"csrf": csrf_of(tasks), "var.ok": "true", "type.ok": "boolean"}
     form |= {"var.amount": "1200", "type.amount": "long", "var.level": "high", "type.level": "enum"}
@@ -81,6 +83,12 @@ def test_an_incident_is_retried_from_its_page(client: TestClient) -> None:
     instance = started(client, "charged")
     incidents = client.get("/incidents").text
     assert "no amount to charge" in incidents
+    deploy(client, ORDER)
+    waiting = started(client, "order")
+    with_incident = client.get("/", params={"incident": "1"}).text
+    assert (
+        f"/instances/{instance}" in with_incident and f"/instances/{waiting}" not in with_incident
+    )
     action = re.search(r'action="(/ui/instances/[^"]+/retry[^"]*)"', incidents).group(1)
     again = client.post(action, data={"csrf": csrf_of(incidents)}, follow_redirects=False)
     assert again.status_code == 303
