@@ -45,21 +45,24 @@ class Guard(BaseHTTPMiddleware):
         self.token = token
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        if request.method not in _SAFE_METHODS:
-            origin = request.headers.get("origin")
-            if origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
-                return error_response(403, f"a request from {origin!r} may not change anything")
-            if self.token is not None and request.url.path != "/login":
-                given = request.headers.get("authorization", "")
-                cookie = request.cookies.get(TOKEN_COOKIE, "")
-                if not (
-                    same(given, f"Bearer {self.token}") or same(cookie, self.token)
-                ):  # fmt: skip
-                    return error_response(401, NEEDS_TOKEN)
-        response = await call_next(request)
+        refused = self.refused(request) if request.method not in _SAFE_METHODS else None
+        response = refused if refused is not None else await call_next(request)
         for name, value in _HEADERS.items():
             response.headers.setdefault(name, value)
         return response
+
+    def refused(self, request: Request) -> Response | None:
+        """Why a change may not be made, or None."""
+        origin = request.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
+            return error_response(403, f"a request from {origin!r} may not change anything")
+        if self.token is None or request.url.path == "/login":
+            return None
+        given = request.headers.get("authorization", "")
+        cookie = request.cookies.get(TOKEN_COOKIE, "")
+        if same(given, f"Bearer {self.token}") or same(cookie, self.token):
+            return None
+        return error_response(401, NEEDS_TOKEN)
 
 
 def same(given: str, expected: str) -> bool:

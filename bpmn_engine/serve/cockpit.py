@@ -40,7 +40,8 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
 def _back(request: Request, fallback: str) -> str:
     """Where a form returns to: a path of this server only (never `//elsewhere`)."""
     back = request.query_params.get("back", "")
-    return back if back.startswith("/") and not back.startswith("//") else fallback
+    local = back.startswith("/") and not back.startswith("//") and "\\" not in back
+    return back if local and back.isprintable() else fallback  # `/\\x` is `//x` to a browser
 
 
 async def _pairs(request: Request) -> list[tuple[str, str]]:
@@ -171,7 +172,7 @@ def cockpit_routes(settings: Settings, token: str | None, simulations: Simulatio
         Route(
             "/simulations/{id}",
             page(
-                lambda _, sims, sid, token: simulation.simulation_page(sims, sid, token),
+                lambda _, sims, sid, form_token: simulation.simulation_page(sims, sid, form_token),
                 "simulations",
                 "id",
                 "csrf",

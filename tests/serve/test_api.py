@@ -153,7 +153,7 @@ def test_another_sites_page_may_not_change_anything(client: TestClient) -> None:
     forged = client.post(
         "/api/signals", json={"name": "go"}, headers={"origin": "http://evil.example"}
     )
-    assert forged.status_code == 403
+    assert forged.status_code == 403 and forged.headers["x-content-type-options"] == "nosniff"
     same = client.post("/api/signals", json={"name": "go"}, headers={"origin": "http://testserver"})
     assert same.status_code == 200
     answer = client.get("/api/instances")
