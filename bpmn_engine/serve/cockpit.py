@@ -121,7 +121,8 @@ def cockpit_routes(settings: Settings, token: str | None, simulations: Simulatio
         if not number.isdigit():
             raise ApiError(400, "which action: a number")
         variables = pages.form_variables({"json": fields.get("json", "")})
-        simulation.step(simulations, path["id"], int(number), variables)
+        element = fields.get("element", "")
+        simulation.step(simulations, path["id"], int(number), element, variables)
         return f"/simulations/{path['id']}"
 
     def choosing(path: dict[str, str], fields: dict[str, Any], pairs: Any) -> str:

@@ -68,8 +68,10 @@ class Simulations:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _scratch(simulation: Simulation) -> Engine:
-    return Engine(str(simulation.path), simulate=True, undo=True)
+def _scratch(path: Path) -> Engine:
+    """An engine on a simulation's database: service tasks with no handler do nothing, and
+    each step keeps its before-images for `back`."""
+    return Engine(str(path), simulate=True, undo=True)
 
 
 def start(settings: Settings, simulations: Simulations, process: str) -> str:
@@ -80,7 +82,7 @@ def start(settings: Settings, simulations: Simulations, process: str) -> str:
             raise ApiError(404, f"no process {process!r} is deployed")
         definitions = served.definitions(active[-1]["definition"])
     path = simulations.folder / f"{secrets.token_hex(8)}.db"
-    scratch = Engine(str(path), simulate=True, undo=True)
+    scratch = _scratch(path)
     try:
         instance = scratch.start(definitions, process)
     finally:
@@ -110,16 +112,24 @@ def _label(instance: Instance, action: Action) -> str:
 
 
 def step(
-    simulations: Simulations, simulation_id: str, number: int, variables: dict[str, Any]
+    simulations: Simulations,
+    simulation_id: str,
+    number: int,
+    element: str,
+    variables: dict[str, Any],
 ) -> None:
+    """Do action `number` of what can happen next, if it is still about `element` (the page
+    it was chosen on may be older than another tab's step: then 409, nothing done)."""
     simulation = simulations.get(simulation_id)
-    scratch = _scratch(simulation)
+    scratch = _scratch(simulation.path)
     try:
         instance = scratch.instance(simulation.instance)
         actions = instance.enabled()
         if not 1 <= number <= len(actions):
             raise ApiError(400, f"no action {number}: there are {len(actions)}")
         action = actions[number - 1]
+        if element and action.element != element:
+            raise ApiError(409, "the simulation moved on meanwhile: look at it again")
         chosen = simulation.choices.get(action.element)
         if chosen is not None:
             instance.choose(action.element, chosen)
@@ -133,7 +143,7 @@ def step(
 
 def choose(simulations: Simulations, simulation_id: str, gateway: str, flows: list[str]) -> None:
     simulation = simulations.get(simulation_id)
-    scratch = _scratch(simulation)
+    scratch = _scratch(simulation.path)
     try:
         scratch.instance(simulation.instance).choose(gateway, flows)  # refuses a wrong one
     finally:
@@ -145,7 +155,7 @@ def back(simulations: Simulations, simulation_id: str) -> None:
     simulation = simulations.get(simulation_id)
     if simulation.steps == 0:
         raise ApiError(400, "nothing to take back: this is where the simulation started")
-    scratch = _scratch(simulation)
+    scratch = _scratch(simulation.path)
     try:
         scratch.rewind(simulation.instance, 1)
         simulation.steps -= 1
@@ -193,7 +203,7 @@ def processes_page(settings: Settings, csrf: str) -> str:
 
 def simulation_page(simulations: Simulations, simulation_id: str, csrf: str) -> str:
     simulation = simulations.get(simulation_id)
-    scratch = _scratch(simulation)
+    scratch = _scratch(simulation.path)
     try:
         instance = scratch.instance(simulation.instance)
         outcome = instance.outcome()
@@ -201,6 +211,7 @@ def simulation_page(simulations: Simulations, simulation_id: str, csrf: str) -> 
         actions = instance.enabled() if outcome.state not in ("completed", "terminated") else []
         labels = [_label(instance, action) for action in actions]
         kinds = [action.kind for action in actions]
+        elements = [action.element for action in actions]
         gateways = _gateways(instance)
         variables = outcome.variables
     finally:
@@ -212,11 +223,16 @@ def simulation_page(simulations: Simulations, simulation_id: str, csrf: str) -> 
         f'<div class="diagram">{svg}</div>',
         "<h2>What can happen next</h2><ol>",
     ]
-    for number, (label, kind) in enumerate(zip(labels, kinds, strict=True), start=1):
+    for number, (label, kind, element) in enumerate(
+        zip(labels, kinds, elements, strict=True), start=1
+    ):
         extra = ""
         if kind is ActionKind.COMPLETE_TASK:
             extra = '<input name="json" placeholder="variables as JSON, optional" size="30"> '
-        inner = f'<input type="hidden" name="number" value="{number}">{extra}'
+        inner = (
+            f'<input type="hidden" name="number" value="{number}">'
+            f'<input type="hidden" name="element" value="{e(element)}">{extra}'
+        )
         body.append(f"<li>{form(here + '/step', csrf, inner, label, inline=True)}</li>")
     body.append("</ol>")
     if not actions:

@@ -90,3 +90,5 @@ def test_an_unknown_simulation_or_process_says_so(client: TestClient) -> None:
     wrong = client.post(chooser, data={"csrf": csrf, "gateway": "which", "flow": "nowhere"})
     assert wrong.status_code == 400 and "no outgoing flow nowhere" in wrong.text
     assert client.post(chooser.replace("/choose", "/back"), data={"csrf": csrf}).status_code == 400
+    stale = {"csrf": csrf, "number": "1", "element": "ask"}  # action 1 is entering s now
+    assert client.post(chooser.replace("/choose", "/step"), data=stale).status_code == 409
