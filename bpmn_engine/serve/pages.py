@@ -20,6 +20,7 @@ from bpmn_engine import Engine, Instance, OpenTask
 from bpmn_engine.diagram import instance_svg
 from bpmn_engine.serve.api import ApiError, Settings, engine
 
+MAX_ROWS = 200  # instances a page lists (it is refreshed every two seconds)
 PAGE_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; "
     "img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
@@ -129,13 +130,17 @@ def instances_page(settings: Settings, query: dict[str, str]) -> str:
         "<table><tr><th>instance</th><th>process</th><th>business key</th><th>state</th>"
         "<th>incident</th></tr>",
     ]
-    for row in reversed(rows):  # the newest first
+    shown = list(reversed(rows))[:MAX_ROWS]  # the newest first
+    for row in shown:
         body.append(
             f"<tr><td>{_link(row['id'])}</td><td>{e(row['process'])}</td>"
             f"<td>{e(row.get('business_key') or '')}</td><td>{_state(row['state'])}</td>"
             f'<td class="error">{e(row.get("incident") or "")}</td></tr>'
         )
     body.append("</table>")
+    if len(rows) > len(shown):
+        more = len(rows) - len(shown)
+        body.append(f"<p>{more} older instance{'s' if more > 1 else ''} not shown: filter.</p>")
     if not rows:
         body.append("<p>No instances yet: deploy and start one (docs/api.md).</p>")
     return layout("Instances", "".join(body))

@@ -155,3 +155,16 @@ def test_with_a_token_the_cockpit_signs_in_first(db: str) -> None:
             f"/ui/instances/{instance}/cancel", data={"csrf": csrf_of(page)}, follow_redirects=False
         )
         assert done.status_code == 303
+
+
+def test_the_instance_list_shows_the_newest_and_says_how_many_more(
+    client: TestClient, monkeypatch
+) -> None:
+    from bpmn_engine.serve import pages
+
+    monkeypatch.setattr(pages, "MAX_ROWS", 2)
+    deploy(client, ORDER)
+    made = [started(client, "order") for _ in range(3)]
+    listed = client.get("/").text
+    assert f"/instances/{made[2]}" in listed and f"/instances/{made[1]}" in listed
+    assert f"/instances/{made[0]}" not in listed and "1 older instance not shown" in listed
