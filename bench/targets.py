@@ -547,11 +547,12 @@ def results(extra: Extra, rows: dict[tuple[str, str], Any], spiff: list[Any]) ->
             continue
         ok = t["completed"] == t["instances"] and t["handlers_once"] == 1.0
         measured = f"{t['rate']:,.0f}/s" + ("" if ok else " (INCOMPLETE)")
+        floor = 1000 if policy == "wait" else 300  # issue 31 states both
         out.append(
             Result(
-                f"throughput, 1 worker, {label}" + (" >= 1,000/s" if policy == "wait" else ""),
+                f"throughput, 1 worker, {label} >= {floor:,}/s",
                 measured,
-                (t["rate"] >= 1000 and ok) if policy == "wait" else (None if ok else False),
+                t["rate"] >= floor and ok,
             )
         )
     m = extra.memory
