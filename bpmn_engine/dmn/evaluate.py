@@ -87,7 +87,10 @@ class Graph:
     def item(self, type_ref: TypeRef) -> ItemDefinition | None:
         if type_ref.name is None:
             return None
-        for namespace in self.visible(type_ref.namespace):
+        own = self.items.get((type_ref.namespace, type_ref.name))
+        if own is not None or not self.unnamed.get(type_ref.namespace):
+            return own  # every type check asks: no walk when nothing is imported unnamed
+        for namespace in self.visible(type_ref.namespace)[1:]:
             found = self.items.get((namespace, type_ref.name))
             if found is not None:
                 return found

@@ -77,10 +77,7 @@ def _scratch(path: Path) -> Engine:
 def start(settings: Settings, simulations: Simulations, process: str) -> str:
     """A new simulation of the deployed `process`, its instance created and not yet run."""
     with engine(settings) as served:
-        active = [d for d in served.deployments() if d["process"] == process]
-        if not active:
-            raise ApiError(404, f"no process {process!r} is deployed")
-        definitions = served.definitions(active[-1]["definition"])
+        definitions = served.deployed_definitions(process)
     path = simulations.folder / f"{secrets.token_hex(8)}.db"
     scratch = _scratch(path)
     try:

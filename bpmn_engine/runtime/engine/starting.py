@@ -187,6 +187,15 @@ class StartsPart(EngineParts):
         version, when; the active one of each process only, unless `active_only` is False."""
         return self.store.deployments(active_only=active_only)
 
+    def deployed_definitions(self, process_id: str) -> Definitions:
+        """The definitions of the active deployment of `process_id`; NotFound if none."""
+        deployed = self.deployments()
+        active = [d for d in deployed if d["process"] == process_id]
+        if not active:
+            known = ", ".join(sorted({d["process"] for d in deployed})) or "none"
+            raise NotFound(f"no process {process_id!r} is deployed (deployed: {known})")
+        return self.definitions(active[-1]["definition"])
+
     def start_deployed(
         self,
         process_id: str,
@@ -198,13 +207,8 @@ class StartsPart(EngineParts):
     ) -> Instance:
         """`start` on the active deployment of `process_id`, without its file: what a
         service that only names the process (the HTTP API) starts. NotFound if none."""
-        active = [d for d in self.deployments() if d["process"] == process_id]
-        if not active:
-            known = ", ".join(sorted({d["process"] for d in self.deployments()})) or "none"
-            raise NotFound(f"no process {process_id!r} is deployed (deployed: {known})")
-        definitions = self.definitions(active[-1]["definition"])
         return self.start(
-            definitions,
+            self.deployed_definitions(process_id),
             process_id,
             variables,
             on_event,
