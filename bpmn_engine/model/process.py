@@ -44,6 +44,10 @@ class FlowScope:
     nodes: Mapping[str, FlowNode]
     flows: Mapping[str, SequenceFlow]
     variables: tuple[str, ...] = ()  # data objects (and a process's properties) it declares
+    # nodes marked asynchronous before / after (Camunda 7's asyncBefore / asyncAfter,
+    # Activiti's async): a checkpoint is taken there (runtime/instance/chain.py)
+    async_before: tuple[str, ...] = ()
+    async_after: tuple[str, ...] = ()
 
     @classmethod
     def build(

@@ -60,6 +60,24 @@ def vendor_attr(element: etree._Element, name: str) -> str | None:
     return None
 
 
+def asynchronous(ext: ElementIndex) -> tuple[bool, bool]:
+    """(before, after): Camunda 7's `asyncBefore` (or the older `async`) and `asyncAfter`,
+    Activiti's and Flowable's `async`: a transaction boundary before or after the element,
+    which the engine honours as a checkpoint (docs/checkpoints.md)."""
+    if not ext.has_vendor_attrs:
+        return False, False
+    attrs = ext.attrs
+    before = after = False
+    for ns in CAMUNDA_LIKE:
+        if attrs.get(f"{{{ns}}}asyncBefore", "").strip() == "true":
+            before = True
+        if attrs.get(f"{{{ns}}}async", "").strip() == "true":
+            before = True
+        if attrs.get(f"{{{ns}}}asyncAfter", "").strip() == "true":
+            after = True
+    return before, after
+
+
 class ElementIndex:
     """An element's attributes, its direct children by tag and the elements under its
     `extensionElements` (at any depth) by tag; `vendor_attr` looks only when it has a

@@ -380,7 +380,7 @@ class _Compiler:
         self.refusals, self.warnings = [], list(self.file_warnings)
         executable = element.get("isExecutable", "true").strip().lower() != "false"
         self.executable = executable
-        nodes, flows = self.scope_contents(element)
+        nodes, flows, marked = self.scope_contents(element)
         index = self.index(element)
         process_listeners = listeners.read(index, "process", self.refuse)
         for where, why in jbpm.refused(index, "process") if self.jbpm else ():
@@ -398,6 +398,7 @@ class _Compiler:
             refused=tuple(self.refusals),
             warned=tuple(self.warnings),
             listeners=process_listeners,
+            **marked,
         )
 
     def audit(self, element: etree._Element, node: FlowNode, ext: extensions.ElementIndex) -> None:
@@ -485,8 +486,9 @@ class _Compiler:
 
     def scope_contents(
         self, container: etree._Element
-    ) -> tuple[dict[str, FlowNode], dict[str, SequenceFlow]]:
-        """Read the nodes and flows directly inside a process or subprocess and check them."""
+    ) -> tuple[dict[str, FlowNode], dict[str, SequenceFlow], dict[str, tuple[str, ...]]]:
+        """Read the nodes and flows directly inside a process or subprocess and check them;
+        and which nodes are marked asynchronous (`async_before`, `async_after`)."""
         index = self.index(container)
         readers = _READERS_BY_TAG
         # one pass over the BPMN children: the flows (with their place among them, which
@@ -517,6 +519,8 @@ class _Compiler:
         flows = self.sequence_flows(flow_elements, defaults, links)
         nodes: dict[str, FlowNode] = {}
         audit = self.audit
+        before: list[str] = []
+        after: list[str] = []
         for element, kind, reader, ext in node_elements:
             if not ext.attrs.get("id"):
                 raise self.error(f"{kind} has no id", element)
@@ -524,6 +528,12 @@ class _Compiler:
             node = reader(self, element, ext, links)
             nodes[node.id] = node
             audit(element, node, ext)
+            if ext.has_vendor_attrs:
+                marks = extensions.asynchronous(ext)
+                if marks[0]:
+                    before.append(node.id)
+                if marks[1]:
+                    after.append(node.id)
         self._index = index  # the container's readers come next (its listeners, activity)
         self.check_scope(container, nodes, flows)
         if self.jbpm:
@@ -538,7 +548,8 @@ class _Compiler:
         linked = compensation.link_handlers(
             _with_boundaries(nodes), self.associations, kind, refuse
         )
-        return linked, flows
+        marked = {"async_before": tuple(before), "async_after": tuple(after)}
+        return linked, flows, marked
 
     def check_scope(
         self,
@@ -1061,13 +1072,14 @@ def _read_task(
 def _read_subprocess(
     c: _Compiler, element: etree._Element, ext: extensions.ElementIndex, flows: _Links
 ) -> SubProcess:
-    nodes, inner_flows = c.scope_contents(element)
+    nodes, inner_flows, marked = c.scope_contents(element)
     scope = FlowScope.build(
         ext.attrs.get("id") or "",
         element.sourceline or 0,
         nodes,
         inner_flows,
         variables=data.declared(ext),
+        **marked,
     )
     return SubProcess(
         *c.activity(element, ext, flows),

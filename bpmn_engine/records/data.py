@@ -243,6 +243,8 @@ class Step:
     __slots__ = (  # every step makes one: slots make it cheaper to build and to read
         "_event_times",
         "at",
+        "called_out",
+        "chained",
         "claimed_messages",
         "correlated",
         "data",
@@ -286,6 +288,11 @@ class Step:
         self.at = 0.0  # when the step was committed (time.time()), for its history rows
         self.undoable = False  # the store keeps its before-images, so it can be rewound
         self._event_times: list[float] | None = None  # per event, once steps are merged
+        # a chain of automatic nodes taken as this one step (`runtime/instance/chain.py`):
+        # how many nodes it finished before the current one, and whether user code (a
+        # listener's handler) ran in it, which a replay of the chain would run again
+        self.chained = 0
+        self.called_out = False
 
     # --- recording changes -------------------------------------------------------------
     def touch_track(self, track: Track) -> Track:

@@ -84,6 +84,18 @@ class Checkpoints:
         if urgent or self._due or self._count >= self.limit:
             self.flush()
 
+    @property
+    def batching(self) -> bool:
+        """Whether steps are kept until the batch ends (the `wait` policy, inside a run)."""
+        return self._batching > 0
+
+    def room(self) -> int:
+        """How many history events the next step may hold before a checkpoint is due (a
+        chain of nodes taken as one step stops there, `chain.py`)."""
+        if self._pending is None or not self._batching:
+            return self.limit
+        return max(self.limit - self._count, 1)
+
     def flush_with_next(self) -> None:
         """Commit what is pending together with the next step, or when the batch ends if no
         step follows: a handler's result and the next job's claim in one transaction."""

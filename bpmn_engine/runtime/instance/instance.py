@@ -79,3 +79,4 @@ class Instance(Reading, StepLoop, Waits, Operations, Modification, Migration, Ca
             ActionKind.TRIGGER: self._trigger_action,
         }
         self._buffered_looks = None
+        self._replays = []

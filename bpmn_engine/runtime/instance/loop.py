@@ -44,7 +44,7 @@ class StepLoop(InstanceParts):
         self.engine.postman.flush(self, on_event)  # what a crash left before its delivery
         with collector.young_only(), self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
-                if self.step_once(on_event):
+                if self.step_once(on_event, chain=True):
                     continue
                 waits = wait_timers > 0 or wait_retries > 0
                 found = self._earliest_timer_in_tree() if waits else None
@@ -80,17 +80,22 @@ class StepLoop(InstanceParts):
             called.run(on_event)
         self.engine.postman.flush(self, on_event)
 
-    def step_once(self, on_event: Listener | None = None) -> bool:
-        """Do the next thing in scheduling order; False when nothing can happen now."""
+    def step_once(self, on_event: Listener | None = None, *, chain: bool = False) -> bool:
+        """Do the next thing in scheduling order; False when nothing can happen now.
+        `chain`: a track entering a node goes on through the automatic nodes after it in
+        the same step (`chain.py`), as `run` and a worker let it."""
         if not self._orphans and not self.scheduler.conditions_dirty:  # the common case
             track = self.data.next_ready()
             if track is not None:
-                self._enter(track, on_event)
+                self._enter(track, on_event, chain=chain)
                 return True
         action = self.scheduler.next()
         if action is None:
             return False
-        self.step(action, on_event=on_event)
+        if chain and action.kind is ActionKind.ENTER:  # as above (the same stack depth)
+            self._enter(self.data.tracks[action.track], on_event, chain=True)
+        else:
+            self.step(action, on_event=on_event)
         return True
 
     def enabled(self) -> list[Action]:

@@ -80,3 +80,5 @@ class InstanceParts:
     _actions: dict[ActionKind, Callable[[Action, Any, Listener | None], None]]
     # message subscriptions that look for a buffered message in turn (`Steps._take_buffered`)
     _buffered_looks: list[Subscription] | None
+    # a failed chain's replay: the most nodes each of the next chains may take (`chain.py`)
+    _replays: list[int]

@@ -22,6 +22,7 @@ from bpmn_engine.runtime.calls import protocol as calls
 from bpmn_engine.runtime.events.errors import throw_error
 from bpmn_engine.runtime.events.trigger import deliver_buffered
 from bpmn_engine.runtime.instance import ghosts, retries
+from bpmn_engine.runtime.instance.chain import Replay, asynchronous, goes_on
 from bpmn_engine.runtime.instance.checkpoints import UnstorableStep
 from bpmn_engine.runtime.instance.ghosts import GhostResult
 from bpmn_engine.runtime.instance.parts import InstanceParts, Listener, StepWork
@@ -31,6 +32,8 @@ from bpmn_engine.runtime.step.context import Incident, StepContext
 def _arrive(ctx: StepContext) -> None:
     behaviour_for(ctx.node).arrive(ctx)
 
+
+UNCHAINED = 1 << 30  # no limit on a chain's nodes but its own rules (`chain.goes_on`)
 
 MAX_INCIDENT = 10_000
 """Characters of an incident's message that are kept: it is stored in the instance row, its
@@ -63,6 +66,10 @@ class Steps(InstanceParts):
         ctx = StepContext(self.engine, self.definitions, self.data, step, track)
         try:
             work(ctx)
+        except Replay as replay:  # a chain's node failed: the nodes before it, then it alone
+            step.rollback()
+            self._replays = [replay.nodes, 1]
+            return None
         except Incident as incident:
             step.rollback()
             self._fail(track.id, incident.element or track.element, incident.message, on_event)
@@ -86,6 +93,9 @@ class Steps(InstanceParts):
         try:
             self._commit(step, on_event)
         except UnstorableStep as error:  # undone with what was pending since the checkpoint
+            if step.chained and not self.checkpoints.batching:  # which node made it? each
+                self._replays = [1] * (step.chained + 1)  # alone now: that one fails
+                return None
             before = self.data.tracks.get(track.id)  # the track as the last checkpoint has it
             if before is None or self.state is not InstanceState.ACTIVE:
                 raise UsageError(f"{track.element}: the step cannot be stored: {error}") from None
@@ -161,11 +171,39 @@ class Steps(InstanceParts):
             if held and not self._condition_holds(subscription):
                 step.touch_subscription(subscription).move(SubscriptionState.WAITING)
 
-    def _enter(self, track: Track, on_event: Listener | None) -> None:
-        """A ready track enters its node (and a service task's handler runs after that step)."""
-        ctx = self._step(track, _arrive, on_event)
-        if ctx is not None and ctx.external is not None:
+    def _enter(self, track: Track, on_event: Listener | None, *, chain: bool = False) -> None:
+        """A ready track enters its node (and a service task's handler runs after that step);
+        `chain`: and goes on through the automatic nodes after it in the same step
+        (`chain.py`), as the run loop lets it."""
+        work = _arrive
+        if chain and not self.engine.undo:
+            limit = self._replays.pop(0) if self._replays else UNCHAINED
+            if limit > 1:
+                work = self._chain(track.scope, limit, self.checkpoints.room())
+        ctx = self._step(track, work, on_event)
+        if ctx is None:
+            return
+        if ctx.external is not None:
             self._run_job(ctx, on_event)
+        elif chain and asynchronous(ctx):  # `asyncAfter` / `asyncBefore`: a checkpoint
+            self.checkpoints.flush()
+
+    @staticmethod
+    def _chain(scope: int, limit: int, events: int) -> StepWork:
+        """The track enters its node, then each next one while `chain.goes_on` (at most
+        `limit` nodes, until it holds `events` events); a node after the first that fails
+        replays the chain up to it."""
+
+        def work(ctx: StepContext) -> None:
+            _arrive(ctx)
+            while goes_on(ctx, scope, limit, events):
+                ctx.next_node()
+                try:
+                    _arrive(ctx)
+                except Exception:
+                    raise Replay(ctx.step.chained) from None
+
+        return work
 
     def _fail(
         self,

@@ -52,6 +52,17 @@ class StepContext(Values, MovingOn):
         # mappings and its outgoing conditions in this step
         self.output: Any = NO_OUTPUT
 
+    def next_node(self) -> None:
+        """The track went on to its next node in this same step (a chain of automatic nodes,
+        `runtime/instance/chain.py`): what the last node's work left here is forgotten."""
+        self.scope_model = self.definitions.node_scopes[self.track.element]
+        self.node = self.scope_model.nodes[self.track.element]
+        self.external = None
+        self.start_inputs = None
+        self.post_scripts_ran = None
+        self.output = NO_OUTPUT
+        self.step.chained += 1
+
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)
 

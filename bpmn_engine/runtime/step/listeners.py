@@ -39,6 +39,7 @@ from bpmn_engine.records.rows import CONSUMED, DELIVERED
 from bpmn_engine.runtime import handlers
 from bpmn_engine.runtime.handlers import ServiceTaskContext
 from bpmn_engine.runtime.step.context import Incident, StepContext
+from bpmn_engine.runtime.step.parts import HandlerInChain
 
 # a track waiting at a gateway that has not fired with it (or a complex gateway's record of
 # a flow that delivered): no start listener ran for it, so no end listener runs
@@ -185,6 +186,10 @@ def _call_handler(
 ) -> dict[str, Any]:
     """A class, bean or job type: the user's handler, called now, inside the step."""
     handler, name = ctx.engine.handler_for(listener)
+    if handler is not None:
+        if ctx.step.chained:  # a replay of the chain would call it again: a step of its own
+            raise HandlerInChain(listener.label)
+        ctx.step.called_out = True  # the chain ends with this node
     if handler is None:
         looked = ", ".join(listener.handler_names)
         ctx.warn(f"{listener.label}: no handler (looked for: {looked}); the listener is skipped")

@@ -36,6 +36,12 @@ class Incident(Exception):
         self.element = element
 
 
+class HandlerInChain(Exception):
+    """A listener's handler would run in a node that a chain of automatic nodes took as part
+    of one step (`runtime/instance/chain.py`): the chain is cut before the call, and the node
+    runs again as a step of its own, so that no handler is ever called twice."""
+
+
 class Behaviour(Protocol[C]):
     """How one BPMN element family runs (`behaviours/base.py` documents the hooks)."""
 

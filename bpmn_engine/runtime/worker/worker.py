@@ -177,7 +177,7 @@ class Worker(Upkeep, Timing):
                         and not self._stopping
                         and instance.state is InstanceState.ACTIVE
                     ):
-                        if not instance.step_once(self._listen):
+                        if not instance.step_once(self._listen, chain=True):
                             break
                         steps += 1
         except GhostResult as ghost:  # refused, never applied: said, and counted
