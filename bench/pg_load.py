@@ -307,36 +307,44 @@ def check(run: Run, conn: psycopg.Connection, log: Path, scenario: str, fault: b
     )
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", type=int, default=200)
-    parser.add_argument("--workers", default="1,2,4")
-    parser.add_argument("--url", help="a PostgreSQL server to use instead of a throwaway one")
-    parser.add_argument("--no-fault", action="store_true")
-    args = parser.parse_args()
-    server = args.url
-    if server is None:
-        sys.path.insert(0, str(ROOT))
-        from tests.postgresql_server import binaries, start_cluster
+def server_or_reason(url: str | None) -> tuple[str | None, str]:
+    """A PostgreSQL server: `url`, else a throwaway cluster from the binaries found here;
+    or None and why not."""
+    if url is not None:
+        return url, ""
+    sys.path.insert(0, str(ROOT))
+    from tests.postgresql_server import binaries, start_cluster
 
-        found = binaries()
-        if found is None:
-            print("no PostgreSQL binaries here (initdb, pg_ctl): give --url", file=sys.stderr)
-            return 2
-        server = start_cluster(found)
+    found = binaries()
+    if found is None:
+        return None, "no PostgreSQL binaries here (initdb, pg_ctl): give --url"
+    return start_cluster(found), ""
+
+
+def measure(
+    server: str,
+    instances: int,
+    counts: list[int],
+    scenarios: tuple[str, ...] = tuple(MODELS),
+    fault: bool = True,
+) -> list[Run]:
+    """Each scenario with each number of workers (and the fault run), printed as it ends."""
     work = Path(mkdtemp(prefix="bpmn-pg-load-"))
     runs: list[Run] = []
-    counts = [int(n) for n in args.workers.split(",")]
-    for scenario in MODELS:
-        for n in counts:
-            runs.append(run_scenario(server, scenario, n, args.instances, work))
+    try:
+        for scenario in scenarios:
+            for n in counts:
+                runs.append(run_scenario(server, scenario, n, instances, work))
+                print_run(runs[-1])
+        if fault:
+            runs.append(run_scenario(server, "three tasks", 2, instances, work, fault=True))
             print_run(runs[-1])
-    if not args.no_fault:
-        runs.append(run_scenario(server, "three tasks", 2, args.instances, work, fault=True))
-        print_run(runs[-1])
-    shutil.rmtree(work, ignore_errors=True)
-    print()
-    print(f"machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} at the end")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return runs
+
+
+def print_table(runs: list[Run]) -> None:
     print("| scenario | workers | instances | seconds | instances/s | conflicts | woken | checks |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for r in runs:
@@ -348,6 +356,24 @@ def main() -> int:
     for r in runs:
         for note in r.notes:
             print(f"- {r.scenario}, {r.workers} workers: {note}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instances", type=int, default=200)
+    parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--url", help="a PostgreSQL server to use instead of a throwaway one")
+    parser.add_argument("--no-fault", action="store_true")
+    args = parser.parse_args()
+    server, why = server_or_reason(args.url)
+    if server is None:
+        print(why, file=sys.stderr)
+        return 2
+    counts = [int(n) for n in args.workers.split(",")]
+    runs = measure(server, args.instances, counts, fault=not args.no_fault)
+    print()
+    print(f"machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} at the end")
+    print_table(runs)
     return 1 if any(r.failures for r in runs) else 0
 
 
@@ -356,6 +382,7 @@ def print_run(run: Run) -> None:
     print(
         f"{run.scenario:>22} N={run.workers}: {run.completed}/{run.instances} in "
         f"{run.seconds:.2f} s = {run.rate:.1f}/s ({status})",
+        file=sys.stderr,
         flush=True,
     )
 

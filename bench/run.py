@@ -1,6 +1,6 @@
 """The runtime benchmark: how the cost of a run grows with the diagram, against the targets.
 
-Run: python bench/run.py [--quick] [--no-spiff] [--sizes KIND=N,N ...] [--keep DIR]
+Run: python bench/run.py [--quick] [--no-spiff] [--no-pg] [--sizes KIND=N,N ...] [--keep DIR]
 
 For each synthetic diagram (see generate.py) it prints parse+compile time, run time (start +
 run to the end), element steps per second (`element.completed` events in the history), peak
@@ -11,14 +11,18 @@ start an instance of a big diagram (first and warm), time to load and resume one
 instance out of many, the scaling ratios, and, when SpiffWorkflow is installed, the same
 diagrams through it. Then the figures of issue 15 (bench/targets.py: start-up of the command
 line, load time per element and reopening, worker throughput, memory per waiting instance) and
-one table of every target of issue 15, met or NOT met. Figures only: nothing here passes or
-fails a build.
+throughput with one to four `bpmn worker` processes on PostgreSQL (bench/pg_load.py's
+three-task scenario, on $BPMN_BENCH_POSTGRESQL or a throwaway cluster), and one table of
+every target of issues 15 and 31, met or NOT met, with SpiffWorkflow's figure beside the
+steps per second where it ran the same kind of diagram. Scaling is reported size by size
+(10k/1k, 100k/10k). Figures only: nothing here passes or fails a build.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import math
 import os
 import statistics
@@ -65,9 +69,9 @@ class Plan:
 
 FULL = Plan(
     sizes={
-        "seq": (1000, 10000),
+        "seq": (1000, 10000, 100000),
         "par": (1000, 10000),
-        "loop": (1000, 10000),
+        "loop": (1000, 10000, 100000),
         "nested": (100, 200, 500),
         "wide_or": (1000,),
     },
@@ -379,7 +383,7 @@ def print_table(rows: list[Row]) -> None:
 
 @dataclass(frozen=True)
 class Scaling:
-    """How run time grew from the smallest to the largest size of one kind, in one mode."""
+    """How run time grew from one size of a kind to the next, in one mode."""
 
     kind: str
     mode: str
@@ -406,16 +410,17 @@ class Scaling:
 
 
 def scaling(rows: list[Row], plan: Plan) -> list[Scaling]:
+    """Each size against the next one of its kind (10k/1k, then 100k/10k: flat per-step cost
+    keeps both at the size ratio)."""
     out = []
     for kind, sizes in plan.sizes.items():
-        if len(sizes) < 2:
-            continue
-        small, big = min(sizes), max(sizes)
+        ordered = sorted(sizes)
         for mode in MODES:
             times = {r.diagram: r.run_s for r in rows if r.mode == mode and r.run_s and not r.error}
-            a, b = times.get(f"{kind}_{small}"), times.get(f"{kind}_{big}")
-            if a and b:
-                out.append(Scaling(kind, mode, small, big, a, b))
+            for small, big in itertools.pairwise(ordered):
+                a, b = times.get(f"{kind}_{small}"), times.get(f"{kind}_{big}")
+                if a and b:
+                    out.append(Scaling(kind, mode, small, big, a, b))
     return out
 
 
@@ -526,6 +531,33 @@ def print_targets(report: Report, plan: Plan, quick: bool) -> None:
         print(f"  {'met    ' if met else 'NOT met'}  {what:<48} {measured:>10}")
 
 
+# --- PostgreSQL, several workers -----------------------------------------------------------
+def measure_postgresql(quick: bool) -> tuple[list[Any], str]:
+    """bench/pg_load.py's three-task scenario with 1, 2 and 4 workers, on the server
+    $BPMN_BENCH_POSTGRESQL names or a throwaway cluster; ([], why) when it cannot run."""
+    try:
+        import pg_load
+    except ImportError as error:
+        return [], f"not measured: {error} (pip install -e '.[postgresql]')"
+    server, why = pg_load.server_or_reason(os.environ.get("BPMN_BENCH_POSTGRESQL"))
+    if server is None:
+        return [], f"not measured: {why}"
+    instances = 100 if quick else 500
+    return pg_load.measure(server, instances, [1, 2, 4], ("three tasks",), fault=False), ""
+
+
+def postgresql_results(runs: list[Any]) -> list[targets.Result]:
+    return [
+        targets.Result(
+            f"throughput, PostgreSQL, {r.workers} worker{'s' if r.workers > 1 else ''}, "
+            f"checkpoint per step ({r.instances} instances)",
+            f"{r.rate:,.0f}/s" + ("" if not r.failures else " (checks FAILED)"),
+            None,
+        )
+        for r in runs
+    ]
+
+
 # --- main ---------------------------------------------------------------------------------------
 def parse_sizes(values: list[str], plan: Plan) -> Plan:
     sizes = dict(plan.sizes)
@@ -541,6 +573,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a quick look")
     parser.add_argument("--no-spiff", action="store_true", help="skip SpiffWorkflow")
+    parser.add_argument("--no-pg", action="store_true", help="skip PostgreSQL with N workers")
     parser.add_argument("--sizes", action="append", default=[], metavar="KIND=N,N")
     parser.add_argument("--keep", type=Path, help="write the diagrams and databases here")
     args = parser.parse_args(argv)
@@ -569,6 +602,10 @@ def main(argv: list[str] | None = None) -> int:
             work,
             lambda text: print(text, file=sys.stderr, flush=True),
         )
+        pg_runs, pg_note = [], "skipped (--no-pg)"
+        if not args.no_pg:
+            print("PostgreSQL with 1, 2 and 4 workers ...", file=sys.stderr, flush=True)
+            pg_runs, pg_note = measure_postgresql(args.quick)
     print(
         f"bpmn-engine benchmark, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
         + (" (--quick)" if args.quick else "")
@@ -576,8 +613,16 @@ def main(argv: list[str] | None = None) -> int:
     print_report(report, plan)
     print_targets(report, plan, args.quick)
     targets.print_extra(extra)
+    print("\n== PostgreSQL: one to four `bpmn worker` processes (bench/pg_load.py, three tasks)")
+    if pg_runs:
+        import pg_load
+
+        pg_load.print_table(pg_runs)
+    else:
+        print("  " + pg_note)
     rows = {(r.diagram, r.mode): r for r in report.rows if not r.error}
-    targets.print_table(targets.results(extra, rows, report.spiff), args.quick)
+    table = targets.results(extra, rows, report.spiff) + postgresql_results(pg_runs)
+    targets.print_table(table, args.quick)
     print(f"\ntotal bench time: {time.perf_counter() - began:,.0f} s")
     return 0
 
