@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bpmn_engine.collection import collector_paused
 from bpmn_engine.errors import LoadError, NotFound, UsageError
 from bpmn_engine.model import (
     Definitions,
@@ -76,15 +77,18 @@ class StartsPart(EngineParts):
                 definitions, process_id, start_event, variables, on_event, business_key
             )
         process = definitions.process(process_id)
-        warnings = self._checked_process(definitions, process)
-        self.deploy(definitions)
-        check_startable(definitions, process, waiting=True)
-        self._check_calls(definitions, process)
-        self.check_decisions(definitions, process)
-        data, step, scope = opening_step(
-            definitions, process, self._new_id(), variables, warnings, business_key
-        )
-        return self._open(definitions, process, data, step, scope, on_event)
+        # the first start of a version walks every element a few times (checks, indexes),
+        # making many objects and no cycles: the collector would walk them all for nothing
+        with collector_paused():
+            warnings = self._checked_process(definitions, process)
+            self.deploy(definitions)
+            check_startable(definitions, process, waiting=True)
+            self._check_calls(definitions, process)
+            self.check_decisions(definitions, process)
+            data, step, scope = opening_step(
+                definitions, process, self._new_id(), variables, warnings, business_key
+            )
+            return self._open(definitions, process, data, step, scope, on_event)
 
     def _start_fired(
         self,
