@@ -84,8 +84,10 @@ class ActivityBehaviour(FlowNodeBehaviour):
     def arrive(self, ctx: StepContext) -> None:
         node = ctx.node
         assert isinstance(node, Activity)
-        if ctx.body_of(ctx.track) is not None:  # an inner instance: the body holds the
-            ctx.activated()  # boundary events, armed once for every instance
+        # an inner instance (only a loop has them): the body holds the boundary events,
+        # armed once for every instance
+        if node.loop and ctx.body_of(ctx.track) is not None:
+            ctx.activated()
             self.execute(ctx)
             return
         if node.loop:
@@ -109,7 +111,7 @@ class ActivityBehaviour(FlowNodeBehaviour):
         """An inner instance of a loop or multi-instance completes into its body. What a
         later compensation may undo is recorded first (`events/compensation.py`)."""
         compensation.record(ctx)
-        if ctx.body_of(ctx.track) is not None:
+        if ctx.node.loop and ctx.body_of(ctx.track) is not None:  # only a loop has a body
             instance_completed(ctx, self)
             return
         super().complete(ctx)
