@@ -23,9 +23,12 @@ from __future__ import annotations
 import argparse
 import gc
 import itertools
+import json
 import math
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -128,6 +131,8 @@ class Report:
     rows: list[Row] = field(default_factory=list)
     spiff: list[SpiffRow] = field(default_factory=list)
     spiff_note: str | None = None
+    node: list[NodeRow] = field(default_factory=list)
+    node_note: str | None = None
     start: dict[str, tuple[float, float]] = field(default_factory=dict)  # mode -> first, warm
     resume: dict[str, float] = field(default_factory=dict)
 
@@ -292,6 +297,46 @@ def spiff_available() -> str | None:
     except ImportError:
         return "SpiffWorkflow is not installed (pip install spiffworkflow): skipped"
     return None
+
+
+NODE = Path(__file__).resolve().parent / "node"  # bench/node: bpmn-engine on Node
+
+
+@dataclass
+class NodeRow:
+    """One diagram through bpmn-engine (paed01) on Node: parse + run, as it gives them."""
+
+    diagram: str
+    ms: float | None = None
+    completed: int = 0
+    error: str | None = None
+
+
+def node_available() -> str | None:
+    """None when node and bench/node's bpmn-engine are there, else why not."""
+    if shutil.which("node") is None:
+        return "node is not installed: skipped"
+    if not (NODE / "node_modules" / "bpmn-engine").is_dir():
+        return "bpmn-engine is not installed (npm install --prefix bench/node): skipped"
+    return None
+
+
+def node_measure(name: str, work: Path) -> NodeRow:
+    """One run in a fresh `node` process (bench/node/run.mjs prints one JSON line)."""
+    path = generate.write(name, work)
+    try:
+        done = subprocess.run(
+            ["node", str(NODE / "run.mjs"), str(path)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        answer = json.loads(done.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError) as error:
+        return NodeRow(name, error=f"no answer: {type(error).__name__}")
+    if "error" in answer:
+        return NodeRow(name, error=str(answer["error"])[:80])
+    return NodeRow(name, float(answer["ms"]) / 1000, int(answer["completed"]))
 
 
 def spiff_measure(name: str, work: Path) -> SpiffRow:
@@ -484,6 +529,22 @@ def print_report(report: Report, plan: Plan) -> None:
         print(line)
 
 
+def print_node(report: Report) -> None:
+    print("\n== bpmn-engine (paed01) on Node side by side (its parse + run / ours; same files)")
+    if report.node_note:
+        print("  " + report.node_note)
+    ours = {(r.diagram, r.mode): r for r in report.rows}
+    for n in report.node:
+        if n.error or n.ms is None:
+            print(f"  {n.diagram:<12} failed: {n.error}")
+            continue
+        line = f"  {n.diagram:<12} parse + run {ms(n.ms)} ms ({n.completed:,} activities ended)"
+        mine = ours.get((n.diagram, BEST_MEMORY))
+        if mine and mine.run_s and mine.parse_s:
+            line += f"; vs {BEST_MEMORY} parse + run: {n.ms / (mine.parse_s + mine.run_s):,.1f}x"
+        print(line)
+
+
 def print_targets(report: Report, plan: Plan, quick: bool) -> None:
     """The issue's targets next to what this run measured."""
     checks: list[tuple[str, str, bool]] = []
@@ -592,6 +653,11 @@ def main(argv: list[str] | None = None) -> int:
         report.start = measure_start(plan.start_size, work)
         print(f"filling {plan.waiting:,} waiting instances ...", file=sys.stderr, flush=True)
         report.resume = measure_resume(plan.waiting, work)
+        report.node_note = "skipped (--no-spiff)" if args.no_spiff else node_available()
+        if report.node_note is None:
+            for name in plan.spiff:
+                print(f"running {name} through bpmn-engine on Node ...", file=sys.stderr)
+                report.node.append(node_measure(name, work))
         report.spiff_note = "skipped (--no-spiff)" if args.no_spiff else spiff_available()
         if report.spiff_note is None:
             for name in plan.spiff:
@@ -611,6 +677,7 @@ def main(argv: list[str] | None = None) -> int:
         + (" (--quick)" if args.quick else "")
     )
     print_report(report, plan)
+    print_node(report)
     print_targets(report, plan, args.quick)
     targets.print_extra(extra)
     print("\n== PostgreSQL: one to four `bpmn worker` processes (bench/pg_load.py, three tasks)")
@@ -621,7 +688,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("  " + pg_note)
     rows = {(r.diagram, r.mode): r for r in report.rows if not r.error}
-    table = targets.results(extra, rows, report.spiff) + postgresql_results(pg_runs)
+    table = targets.results(extra, rows, report.spiff, report.node) + postgresql_results(pg_runs)
     targets.print_table(table, args.quick)
     print(f"\ntotal bench time: {time.perf_counter() - began:,.0f} s")
     return 0

@@ -495,8 +495,11 @@ def measure_all(sizes: Sizes, work: Path, say: Callable[[str], None]) -> Extra:
     return extra
 
 
-def results(extra: Extra, rows: dict[tuple[str, str], Any], spiff: list[Any]) -> list[Result]:
-    """Every target of issue 15 against this run. `rows` are run.py's (diagram, mode) rows."""
+def results(
+    extra: Extra, rows: dict[tuple[str, str], Any], spiff: list[Any], node: list[Any] = ()
+) -> list[Result]:
+    """Every target of issues 15 and 31 against this run. `rows` are run.py's (diagram, mode)
+    rows; `spiff` and `node` its SpiffWorkflow and bpmn-engine (Node) rows."""
     out: list[Result] = []
     base = extra.startup.get("python -c pass")
     for label, limit in (("bpmn --version", 3), ("bpmn --help", 3), ("bpmn run (10 elements)", 5)):
@@ -544,7 +547,11 @@ def results(extra: Extra, rows: dict[tuple[str, str], Any], spiff: list[Any]) ->
                         f"steps/s {diagram} {what} >= {floor:,}",
                         f"{rate:,.0f}",
                         rate >= floor,
-                        spiff_rate(kind, rows, spiff),
+                        "; ".join(
+                            x
+                            for x in (spiff_rate(kind, rows, spiff), node_rate(kind, rows, node))
+                            if x
+                        ),
                     )
                 )
     for policy, label in (("wait", "checkpoints at wait states"), ("step", "checkpoint per step")):
@@ -598,6 +605,19 @@ def spiff_rate(kind: str, rows: dict[tuple[str, str], Any], spiff: list[Any]) ->
     return ""
 
 
+def node_rate(kind: str, rows: dict[tuple[str, str], Any], node: list[Any]) -> str:
+    """bpmn-engine's (Node) element steps per second, parse included, on this kind's diagram."""
+    for n in node:
+        if not n.diagram.startswith(kind + "_"):
+            continue
+        mine = rows.get((n.diagram, "memory-w"))
+        if n.error or not n.ms:
+            return f"bpmn-engine {n.diagram} failed: {n.error}"
+        if mine and mine.steps:
+            return f"bpmn-engine {n.diagram} {mine.steps / n.ms:,.0f}/s (with parse)"
+    return ""
+
+
 def print_extra(extra: Extra) -> None:
     """The details behind the table's figures."""
     print("\n== Start-up (whole process, python -m cli from this checkout; ms)")
@@ -648,7 +668,7 @@ def print_table(table: list[Result], quick: bool) -> None:
     )
     width = max(len(r.target) for r in table)
     mwidth = max(len(r.measured) for r in table)
-    print(f"  {'target':<{width}}  {'measured':>{mwidth}}  verdict   SpiffWorkflow")
+    print(f"  {'target':<{width}}  {'measured':>{mwidth}}  verdict   beside")
     print("  " + "-" * (width + mwidth + 26))
     for r in table:
         verdict = "reported" if r.met is None else ("met" if r.met else "NOT met")
