@@ -63,7 +63,7 @@ def vendor_attr(element: etree._Element, name: str) -> str | None:
 def asynchronous(ext: ElementIndex) -> tuple[bool, bool]:
     """(before, after): Camunda 7's `asyncBefore` (or the older `async`) and `asyncAfter`,
     Activiti's and Flowable's `async`: a transaction boundary before or after the element,
-    which the engine honours as a checkpoint (docs/checkpoints.md)."""
+    which the engine honours as a checkpoint (docs/cli.md, "Checkpoints")."""
     if not ext.has_vendor_attrs:
         return False, False
     attrs = ext.attrs

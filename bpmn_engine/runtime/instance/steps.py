@@ -102,6 +102,8 @@ class Steps(InstanceParts):
             message = f"what the step produced cannot be stored: {error}"
             self._fail(track.id, before.element, message, on_event)
             return None
+        if self.checkpoints.batching and asynchronous(ctx):  # `asyncBefore`/`asyncAfter`:
+            self.checkpoints.flush()  # a checkpoint there under the `wait` policy too
         if step.tasks:
             self._answer_new_tasks(step, on_event)
         return ctx
@@ -185,8 +187,6 @@ class Steps(InstanceParts):
             return
         if ctx.external is not None:
             self._run_job(ctx, on_event)
-        elif chain and asynchronous(ctx):  # `asyncAfter` / `asyncBefore`: a checkpoint
-            self.checkpoints.flush()
 
     @staticmethod
     def _chain(scope: int, limit: int, events: int) -> StepWork:

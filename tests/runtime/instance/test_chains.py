@@ -226,20 +226,22 @@ CRASHING = textwrap.dedent(
     from bpmn_engine import Engine
     from bpmn_engine.runtime.behaviours.tasks import ScriptTaskBehaviour
     db, path, crash = sys.argv[1:4]
+    crash, _, policy = crash.partition(":")
     real = ScriptTaskBehaviour.execute
     def execute(self, ctx):
         if ctx.node.id == crash:
             os._exit(0)
         real(self, ctx)
     ScriptTaskBehaviour.execute = execute
-    Engine(db).start(path, variables={"n": 0}).run()
+    Engine(db, checkpoint=policy).start(path, variables={"n": 0}).run()
     """
 )
 
 
+@pytest.mark.parametrize("policy", ["step", "wait"])
 @pytest.mark.parametrize("marker", ["none", "asyncBefore", "async", "activiti", "asyncAfter"])
 def test_a_crash_in_a_chain_resumes_from_its_start_or_from_an_async_marker(
-    bpmn: Bpmn, tmp_path: Path, marker: str
+    bpmn: Bpmn, tmp_path: Path, marker: str, policy: str
 ):
     # given: S -> A -> B -> C, the process dies in C; B marked asynchronous before (or A
     # after): a checkpoint there, so the crash loses only what follows it
@@ -252,7 +254,7 @@ def test_a_crash_in_a_chain_resumes_from_its_start_or_from_an_async_marker(
         + script("C", "n = n + 1")
         + sequence("A", "B", "C")
     )
-    db = crash_with(tmp_path, CRASHING, path, "C")
+    db = crash_with(tmp_path, CRASHING, path, f"C:{policy}")
     # when
     with Engine(db) as engine:
         [row] = engine.store.list_instances()
