@@ -252,6 +252,7 @@ class Step:
         "events",
         "head_before",
         "joins",
+        "node_began",
         "scopes",
         "sent",
         "stores",
@@ -293,6 +294,7 @@ class Step:
         # listener's handler) ran in it, which a replay of the chain would run again
         self.chained = 0
         self.called_out = False
+        self.node_began = 0  # where the current node's events begin in `events`
 
     # --- recording changes -------------------------------------------------------------
     def touch_track(self, track: Track) -> Track:

@@ -185,8 +185,7 @@ def test_a_workers_own_steps_wake_nobody_and_a_start_from_outside_does(tmp_path:
         # when: a worker drives it through three jobs to its end
         report = Worker(worker_engine, once=True).run()
         # then: nobody was woken for steps only that worker would take
-        # (s and a are one step: the start event goes on into the task, a chain)
-        assert report.instances == {instance.id} and report.steps == 4  # s+a, b, c, e
+        assert report.instances == {instance.id} and report.steps == 5  # s, a, b, c, e
         assert starter.instance(instance.id).state == "completed"
         assert waiting.store.wait_for_work(0.05, never) is False
     finally:

@@ -24,9 +24,11 @@ chain: the whole step is rolled back and replayed with the chain cut just before
 (`Replay`), which then runs as a step of its own and fails there, as it would have without
 chains. The replay is safe because nothing in a chain past its first node reaches outside
 the instance: a listener's handler in such a node stops the chain before it is called
-(`HandlerInChain`). Only `Instance.run` and a worker chain: `bpmn step`, `Instance.step`
-and `step_once` take one node per action, and so does an engine keeping an undo log
-(`back` undoes one node).
+(`HandlerInChain`). Only `Instance.run` and a worker chain (`step_once(chain=N)`, a
+worker's turn counting a chain's nodes): `bpmn step`, `Instance.step` and `step_once`
+take one node per action, and so does an engine keeping an undo log (`back` undoes one
+node). With `--checkpoint wait`, the events of a chain's nodes are told before a
+checkpoint its last node takes, as their own steps' would have been (`Steps._commit`).
 """
 
 from __future__ import annotations

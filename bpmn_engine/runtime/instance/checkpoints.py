@@ -84,6 +84,18 @@ class Checkpoints:
         if urgent or self._due or self._count >= self.limit:
             self.flush()
 
+    def due_at_last_node(self, step: Step, *, urgent: bool = False) -> bool:
+        """Whether committing a chain of nodes taken as one step (`chain.py`) takes the
+        checkpoint that, one step per node, the commit of its last node would have taken:
+        while batching, the limit reached or the last node seen by others (`urgent`), and
+        no handler's result waiting (its checkpoint would have come with the first node).
+        `Steps._commit` then tells the events of the nodes before it first, as their own
+        steps would have been told before that checkpoint."""
+        if not self._batching or self._due:
+            return False
+        count = (self._count if self._pending is not None else 0) + len(step.events)
+        return urgent or count >= self.limit
+
     @property
     def batching(self) -> bool:
         """Whether steps are kept until the batch ends (the `wait` policy, inside a run)."""

@@ -80,3 +80,4 @@ class Instance(Reading, StepLoop, Waits, Operations, Modification, Migration, Ca
         }
         self._buffered_looks = None
         self._replays = []
+        self.nodes_stepped = 0

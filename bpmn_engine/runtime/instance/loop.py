@@ -22,6 +22,7 @@ from bpmn_engine.runtime.instance import collector, retries
 from bpmn_engine.runtime.instance.parts import InstanceParts, Listener
 from bpmn_engine.runtime.instance.reading import Outcome
 from bpmn_engine.runtime.instance.scheduler import Action, ActionKind
+from bpmn_engine.runtime.instance.steps import UNCHAINED
 from bpmn_engine.runtime.step.context import Incident, StepContext
 
 
@@ -44,7 +45,7 @@ class StepLoop(InstanceParts):
         self.engine.postman.flush(self, on_event)  # what a crash left before its delivery
         with collector.young_only(), self.checkpoints.batch():
             while self.data.head.state is InstanceState.ACTIVE:
-                if self.step_once(on_event, chain=True):
+                if self.step_once(on_event, chain=UNCHAINED):
                     continue
                 waits = wait_timers > 0 or wait_retries > 0
                 found = self._earliest_timer_in_tree() if waits else None
@@ -80,10 +81,12 @@ class StepLoop(InstanceParts):
             called.run(on_event)
         self.engine.postman.flush(self, on_event)
 
-    def step_once(self, on_event: Listener | None = None, *, chain: bool = False) -> bool:
+    def step_once(self, on_event: Listener | None = None, *, chain: int = 1) -> bool:
         """Do the next thing in scheduling order; False when nothing can happen now.
-        `chain`: a track entering a node goes on through the automatic nodes after it in
-        the same step (`chain.py`), as `run` and a worker let it."""
+        `chain`: a track entering a node may go on through the automatic nodes after it in
+        the same step, at most this many in all (`chain.py`), as `run` and a worker let
+        it; `nodes_stepped` then says how many nodes that step took."""
+        self.nodes_stepped = 1
         if not self._orphans and not self.scheduler.conditions_dirty:  # the common case
             track = self.data.next_ready()
             if track is not None:
@@ -92,8 +95,8 @@ class StepLoop(InstanceParts):
         action = self.scheduler.next()
         if action is None:
             return False
-        if chain and action.kind is ActionKind.ENTER:  # as above (the same stack depth)
-            self._enter(self.data.tracks[action.track], on_event, chain=True)
+        if chain > 1 and action.kind is ActionKind.ENTER:  # as above (same stack depth)
+            self._enter(self.data.tracks[action.track], on_event, chain=chain)
         else:
             self.step(action, on_event=on_event)
         return True

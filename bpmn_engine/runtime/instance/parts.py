@@ -82,3 +82,5 @@ class InstanceParts:
     _buffered_looks: list[Subscription] | None
     # a failed chain's replay: the most nodes each of the next chains may take (`chain.py`)
     _replays: list[int]
+    # how many nodes the last `step_once` took: more than one for a chain (`chain.py`)
+    nodes_stepped: int

@@ -119,10 +119,20 @@ class Steps(InstanceParts):
             if step.values:
                 self._release_held(step)
         # others look for a thrown or awaited message or signal in the rows: commit it now
-        self.checkpoints.commit(step, new=new, urgent=step.seen_by_others)
+        urgent = step.seen_by_others
+        told = 0
+        if (
+            on_event is not None
+            and step.chained
+            and self.checkpoints.due_at_last_node(step, urgent=urgent)
+        ):  # the nodes before the checkpoint are told before it, as their own steps were
+            told = step.node_began
+            for event in step.events[:told]:
+                on_event(event)
+        self.checkpoints.commit(step, new=new, urgent=urgent)
         self.data.reindex(step.tracks)
         if on_event is not None:
-            for event in step.events:
+            for event in step.events[told:] if told else step.events:
                 on_event(event)
         if step.sent:  # delivered now that they are committed, this instance included
             self.engine.postman.flush(self, on_event)
@@ -173,18 +183,19 @@ class Steps(InstanceParts):
             if held and not self._condition_holds(subscription):
                 step.touch_subscription(subscription).move(SubscriptionState.WAITING)
 
-    def _enter(self, track: Track, on_event: Listener | None, *, chain: bool = False) -> None:
+    def _enter(self, track: Track, on_event: Listener | None, *, chain: int = 1) -> None:
         """A ready track enters its node (and a service task's handler runs after that step);
-        `chain`: and goes on through the automatic nodes after it in the same step
-        (`chain.py`), as the run loop lets it."""
+        `chain`: and goes on through the automatic nodes after it in the same step, at most
+        this many nodes in all (`chain.py`), as the run loop lets it."""
         work = _arrive
-        if chain and not self.engine.undo:
-            limit = self._replays.pop(0) if self._replays else UNCHAINED
+        if chain > 1 and not self.engine.undo:
+            limit = min(self._replays.pop(0), chain) if self._replays else chain
             if limit > 1:
                 work = self._chain(track.scope, limit, self.checkpoints.room())
         ctx = self._step(track, work, on_event)
         if ctx is None:
             return
+        self.nodes_stepped = ctx.step.chained + 1
         if ctx.external is not None:
             self._run_job(ctx, on_event)
 

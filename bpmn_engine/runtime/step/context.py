@@ -62,6 +62,7 @@ class StepContext(Values, MovingOn):
         self.post_scripts_ran = None
         self.output = NO_OUTPUT
         self.step.chained += 1
+        self.step.node_began = len(self.step.events)
 
     def for_track(self, track: Track) -> StepContext:
         return StepContext(self.engine, self.definitions, self.data, self.step, track)

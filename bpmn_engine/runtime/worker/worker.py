@@ -177,9 +177,10 @@ class Worker(Upkeep, Timing):
                         and not self._stopping
                         and instance.state is InstanceState.ACTIVE
                     ):
-                        if not instance.step_once(self._listen, chain=True):
+                        budget = STEPS_PER_TURN - steps  # a chain's nodes count
+                        if not instance.step_once(self._listen, chain=budget):
                             break
-                        steps += 1
+                        steps += instance.nodes_stepped
         except GhostResult as ghost:  # refused, never applied: said, and counted
             self.report.ghosts += 1
             if self.on_error is not None:

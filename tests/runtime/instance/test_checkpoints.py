@@ -112,8 +112,32 @@ def test_a_run_commits_nothing_until_it_waits(bpmn: Bpmn, tmp_path: Path, make_e
 
 
 def test_a_long_run_commits_every_limit_events(bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine):
+    # given: a checkpoint at least every 12 history events (S makes 3, each script task 4)
+    db = tmp_path / "state.db"
+    engine = make_engine(db, checkpoint="wait")
+    instance = engine.start(bpmn(CHAIN), variables={"n": 0})
+    instance.checkpoints.limit = 12
+    committed: list[int] = []
+
+    def watch(event: Event) -> None:
+        if event.event == "element.completed":
+            committed.append(committed_history(db))
+
+    # when
+    outcome = instance.run(on_event=watch)
+    # then: S, A, B, C and E complete; the fourth step is committed before its events are told
+    assert outcome.state == "completed"
+    assert outcome.variables == {"n": 3}
+    first, second = committed[0], committed[3]
+    assert committed == [first] * 3 + [second] * 2
+    assert second > first
+
+
+def test_a_long_chain_commits_every_limit_events(
+    bpmn: Bpmn, tmp_path: Path, make_engine: MakeEngine
+):
     # given: a checkpoint at least every 12 history events (S makes 3, each script task 4),
-    # and a chain of eight script tasks (one step: `chain.py`)
+    # and a chain of eight script tasks (taken as one step: `runtime/instance/chain.py`)
     tasks = [f"T{i}" for i in range(8)]
     body = '<startEvent id="S"/><endEvent id="E"/>' + "".join(script(t, "n = n + 1") for t in tasks)
     flows = zip(["S", *tasks], [*tasks, "E"], strict=True)
