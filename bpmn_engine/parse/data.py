@@ -243,16 +243,20 @@ def _jbpm_assignment(
 ) -> DataAssociation | None:
     """jBPM's assignment: a data input association without a sourceRef gives its input the
     text of the assignment's `from` (`expressions/jbpm.py`); an empty one leaves it unset.
-    jBPM evaluates any other assignment as XPath over the source or the result."""
+    jBPM evaluates any other assignment over the source or the result, as XPath or, where
+    its `from` says so, as MVEL."""
+    assignments = _bpmn_children(element, "assignment")
     if not reading or sources:
+        froms = [f for a in assignments for f in _bpmn_children(a, "from")]
+        mvel = any("mvel" in f.get("language", "").lower() for f in froms)
         refuse(
             element,
             f"{kind} with {'a sourceRef and ' if sources else ''}an assignment: jBPM "
-            "evaluates it as XPath, which is not supported; map the variable with sourceRef "
-            "and targetRef alone",
+            f"evaluates it as {'MVEL' if mvel else 'XPath'} over the "
+            f"{'source' if reading else 'result'}, which is not supported; map the variable "
+            "with sourceRef and targetRef alone",
         )
         return None
-    assignments = _bpmn_children(element, "assignment")
     if len(assignments) > 1:
         refuse(element, f"{kind} with {len(assignments)} assignments: jBPM reads only one")
         return None

@@ -516,7 +516,25 @@ OUT_OF_ORDER = properties("x") + (
         'tns:priority="1"',
     )
 )
+
+
+def assigned_in(language: str) -> str:
+    """A user task whose input is an assignment over a variable (`sourceRef`)."""
+    lang = f' language="{language}"' if language else ""
+    return properties("order") + line(
+        '<bpmn2:userTask id="T">'
+        + io("T", ("City",))
+        + "<bpmn2:dataInputAssociation><bpmn2:sourceRef>order</bpmn2:sourceRef>"
+        "<bpmn2:targetRef>T_CityInputX</bpmn2:targetRef><bpmn2:assignment>"
+        f'<bpmn2:from xsi:type="bpmn2:tFormalExpression"{lang}>address.city</bpmn2:from>'
+        '<bpmn2:to xsi:type="bpmn2:tFormalExpression">.</bpmn2:to>'
+        "</bpmn2:assignment></bpmn2:dataInputAssociation></bpmn2:userTask>"
+    )
+
+
 REFUSED = {
+    "xpath assignment": (assigned_in(""), "", "T", "jBPM evaluates it as XPath over the source"),
+    "mvel assignment": (assigned_in(MVEL), "", "T", "jBPM evaluates it as MVEL over the source"),
     "on-entry script": (
         line(f'<bpmn2:task id="T">{ON_ENTRY}</bpmn2:task>'),
         "",
