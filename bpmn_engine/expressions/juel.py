@@ -196,6 +196,8 @@ class _Parser(TokenParser):
             raise ExpressionError(f"JUEL: names starting with '_' are not allowed ({value!r})")
         if kind == "name" and value == "environment" and self._environment_ahead():
             return self.environment()
+        if kind == "name" and value == "variables" and self._property_ahead():
+            return self.bare_variables()
         if kind == "name" and value not in _RESERVED:
             self.take()
             return ast.Name(id=value, ctx=ast.Load())
@@ -242,6 +244,32 @@ class _Parser(TokenParser):
             )
         self.uses_variables = True
         return ast.Name(id=VARIABLES, ctx=ast.Load())
+
+    def _property_ahead(self) -> bool:
+        tokens = self.tokens[self.index + 1 : self.index + 4]
+        return (
+            len(tokens) >= 2
+            and tokens[0][1] == "."
+            and tokens[1][0] == "name"
+            and (len(tokens) == 2 or tokens[2][1] != "(")
+        )
+
+    def bare_variables(self) -> ast.expr:
+        """`variables.x`: a process variable `variables` if there is one (Camunda reads no
+        other), else bpmn-engine's before v5, the variable x (null when not set)."""
+        self.take()
+        self.take()
+        name = self.take()[1]
+        self.uses_variables = True
+        declared = ast.Compare(
+            left=ast.Constant("variables"),
+            ops=[ast.In()],
+            comparators=[ast.Name(id=VARIABLES, ctx=ast.Load())],
+        )
+        own = ast.Attribute(
+            value=ast.Name(id="variables", ctx=ast.Load()), attr=name, ctx=ast.Load()
+        )
+        return ast.IfExp(test=declared, body=own, orelse=self._variable(name))
 
     def _variable(self, name: str) -> ast.expr:
         """A variable read as `execution.getVariable` reads it: null when not set."""

@@ -245,6 +245,22 @@ def test_bpmn_engine_environment_variables_are_the_variables(
     assert compile_expression(text).evaluate(variables) == value
 
 
+@pytest.mark.parametrize(
+    ("text", "variables", "value"),
+    [
+        ("${variables.x}", {"x": 3}, 3),  # bpmn-engine before v5
+        ("${variables.x}", {}, None),
+        ("${variables.order.total > 10}", {"order": {"total": 12}}, True),
+        ("${variables.x}", {"variables": {"x": "own"}, "x": 1}, "own"),  # a variable wins
+        ("${variables.size()}", {"variables": [1, 2]}, 2),
+    ],
+)
+def test_bare_variables_are_bpmn_engines_unless_a_variable_has_the_name(
+    text: str, variables: dict[str, Any], value: Any
+) -> None:
+    assert compile_expression(text).evaluate(variables) == value
+
+
 def test_bpmn_engine_services_in_an_expression_are_refused_by_name() -> None:
     with pytest.raises(ExpressionError, match=r"environment.services in an expression"):
         compile_expression("${environment.services.isBelow(environment.variables.x, 2)}")
