@@ -5,9 +5,11 @@ Run: python bench/run_rate.py FOLDER [FOLDER...] [--timeout SECONDS] [--show N] 
 Each `.bpmn` file (searched recursively) is run as a user would first try it, in a fresh
 process: `bpmn run FILE --db :memory: --json`, nothing else given. A run that completes, or
 waits where a user or the world must act (a user task, a message, a timer, a job for a
-handler, a trigger), counts as running. The others are grouped by the cause that stopped
-them: the refusal before the first step (exit 2) or the incident (exit 1), with names,
-numbers and quoted values blanked, so that forty files refused for one reason make one line.
+handler, a trigger), counts as running; a wait nothing can ever end (a join waiting for a
+token that ended elsewhere: `"stuck": true`) does not. The others are grouped by the cause
+that stopped them: the refusal before the first step (exit 2) or the incident (exit 1), with
+names, numbers and quoted values blanked, so that forty files refused for one reason make
+one line.
 A crash (a traceback, a signal, no outcome) or a run past the timeout is a failure of the
 engine and is listed by file. Figures only: nothing here passes or fails a build.
 
@@ -60,7 +62,7 @@ def run_one(path: Path, timeout: float) -> tuple[str, str]:
         return "failed", _cause(incident.partition(": ")[2] or incident)  # not the element
     if state in RUNS:
         reasons = sorted({str(w.get("reason") or "user task") for w in last.get("waiting_for", [])})
-        return state, ", ".join(reasons)
+        return "stuck" if last.get("stuck") else state, ", ".join(reasons)
     return state or "unknown", ""
 
 
@@ -127,7 +129,7 @@ def main() -> None:
     running = outcomes["completed"] + outcomes["waiting"]
     print(f"{total} diagrams in {time.perf_counter() - began:.1f} s")
     print(f"run (complete or wait as they should): {running} ({100 * running / total:.1f} %)")
-    for outcome in ("completed", "waiting", "failed", "refused", "crashed", "timeout"):
+    for outcome in ("completed", "waiting", "stuck", "failed", "refused", "crashed", "timeout"):
         if outcomes[outcome]:
             share = 100 * outcomes[outcome] / total
             print(f"  {outcome:<9} {outcomes[outcome]:>5}  {share:5.1f} %")
@@ -135,6 +137,7 @@ def main() -> None:
         "refused": "refused before the first step",
         "failed": "incidents",
         "waiting": "waiting for",
+        "stuck": "stuck (waiting where no token can ever come) at",
     }
     for outcome, title in titles.items():
         if not causes[outcome]:

@@ -554,11 +554,22 @@ def event_listener(
     return Trace(console, instance, engine)
 
 
-def finish(outcome: Outcome, db: str, listener: Callable[[Event], None], options: str = "") -> None:
-    """Print the outcome (as the last JSON line, or a summary) and exit with its code."""
+def finish(
+    outcome: Outcome,
+    db: str,
+    listener: Callable[[Event], None],
+    options: str = "",
+    *,
+    stuck: bool = False,
+) -> None:
+    """Print the outcome (as the last JSON line, or a summary) and exit with its code;
+    `stuck`: the waiting instance can never go on (`Instance.is_stuck`), said in the line."""
     if isinstance(listener, JsonLines):
         if listener.ended_instance != outcome.instance:  # a called instance's end is not it
-            click.echo(json_line(outcome.to_json()))
+            line = outcome.to_json()
+            if stuck:
+                line["stuck"] = True
+            click.echo(json_line(line))
     else:
         outcome_summary(console, outcome, db, options)
     raise SystemExit(int(ExitCode.for_outcome(outcome.state, outcome.incident)))

@@ -230,11 +230,15 @@ def outcome_summary(
         console.print(variables_table(outcome.variables, console.is_terminal))
     db_opt = safe(db_flag(db) + options)
     if stuck:
+        way_on = (
+            ""
+            if db == ":memory:"
+            else f"; see [bold]bpmn show {outcome.instance}{db_opt}[/], end it with [bold]bpmn "
+            f"cancel {outcome.instance}{db_opt}[/]"
+        )
         console.print(
             "[red]stuck:[/] no token can move and nothing it waits for exists (a join waiting "
-            "for a token that ended elsewhere?): it will never go on by itself; see "
-            f"[bold]bpmn show {outcome.instance}{db_opt}[/], end it with [bold]bpmn cancel "
-            f"{outcome.instance}{db_opt}[/]",
+            f"for a token that ended elsewhere?): it will never go on by itself{way_on}",
             highlight=False,
         )
     if db == ":memory:" and outcome.state in ("waiting", "failed"):

@@ -126,13 +126,13 @@ def finish_tree(
     engine: Engine, outcome: Outcome, db: str, listener: Callable[[Event], None], options: str
 ) -> None:
     """The root's outcome, then (for people) what the instances it called wait for."""
+    root = engine.instance(outcome.instance)
+    stuck = outcome.state == "waiting" and root.is_stuck()
     if isinstance(listener, Trace):
-        root = engine.instance(outcome.instance)
-        stuck = outcome.state == "waiting" and db != ":memory:" and root.is_stuck()
         outcome_summary(console, outcome, db, options, root.incident_origin, stuck)
         family_summary(console, engine, outcome.instance, db, options)
         raise SystemExit(int(ExitCode.for_outcome(outcome.state, outcome.incident)))
-    finish(outcome, db, listener, options)
+    finish(outcome, db, listener, options, stuck=stuck)
 
 
 def run_pools(

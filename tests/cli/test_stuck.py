@@ -57,3 +57,22 @@ def test_a_run_that_can_never_go_on_says_it_is_stuck(bpmn: Bpmn, tmp_path: Path)
     review.write_text(REVIEW, encoding="utf-8")
     waiting = bpmn("run", str(review), "--db", db)
     assert waiting.returncode == 3 and "stuck" not in waiting.stdout
+
+
+@pytest.mark.parametrize("db", ["file", ":memory:"])
+def test_a_stuck_run_says_so_in_its_last_json_line_and_in_memory_too(
+    bpmn: Bpmn, tmp_path: Path, db: str
+) -> None:
+    """A run that can never go on was an ordinary wait to a script (and to `:memory:`)."""
+    where = str(tmp_path / "s.db") if db == "file" else db
+    review = tmp_path / "review.bpmn"
+    review.write_text(REVIEW, encoding="utf-8")
+    stuck = bpmn("run", str(STUCK), "--var", "go=false", "--db", where, "--json")
+    waiting = bpmn("run", str(review), "--db", where, "--json")
+    said = bpmn("run", str(STUCK), "--var", "go=false", "--db", where)
+
+    assert stuck.returncode == waiting.returncode == 3
+    assert json.loads(stuck.stdout.splitlines()[-1])["stuck"] is True
+    assert "stuck" not in json.loads(waiting.stdout.splitlines()[-1])
+    assert "stuck: no token can move" in said.stdout
+    assert ("bpmn cancel " in said.stdout) is (db == "file")
