@@ -54,16 +54,19 @@ class UserTaskBehaviour(ActivityBehaviour):
 
 
 class ManualTaskBehaviour(UserTaskBehaviour):
-    """`task` and `manualTask`: nothing for the engine to do, except in a diagram drawn for
-    SpiffWorkflow, whose manual and none tasks wait for a person as its user tasks do."""
+    """`task` and `manualTask`: no work for the engine, except in a diagram drawn for
+    SpiffWorkflow, whose manual and none tasks wait for a person as its user tasks do. Its
+    mappings and data associations still apply, as on any activity (Camunda 7, bpmn-engine)."""
 
     def execute(self, ctx: StepContext) -> None:
         node = ctx.node
         assert isinstance(node, Task)
         if node.waits_for_person:
             super().execute(ctx)
-        else:
-            self.complete(ctx)
+            return
+        if node.io is not None or node.data is not None:
+            self.finish_with(ctx, {}, self.inputs(ctx))
+        self.complete(ctx)
 
 
 class ReceiveTaskBehaviour(ActivityBehaviour):

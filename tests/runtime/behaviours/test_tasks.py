@@ -74,6 +74,25 @@ def test_manual_task_passes_the_token_through(bpmn: Bpmn, engine: Engine):
     assert activated.data == {"type": "manualTask", "name": "Sign"}
 
 
+@pytest.mark.parametrize("kind", ["manualTask", "task"])
+def test_a_task_with_no_work_still_maps_its_inputs_and_outputs(
+    bpmn: Bpmn, engine: Engine, kind: str
+):
+    """Camunda 7 and bpmn-engine map a plain task's inputs and outputs as any activity's (its
+    output mappings were dropped without a word)."""
+    path = bpmn(
+        f'<startEvent id="S"/><{kind} id="M"><extensionElements><camunda:inputOutput>'
+        '<camunda:inputParameter name="who">${name}</camunda:inputParameter>'
+        '<camunda:outputParameter name="greeting">Hello ${who}!</camunda:outputParameter>'
+        "</camunda:inputOutput></extensionElements></" + kind + '><endEvent id="E"/>'
+        + flow("S", "M")
+        + flow("M", "E")
+    )
+    outcome = engine.start(path, variables={"name": "Ann"}).run()
+    assert outcome.state == "completed"
+    assert outcome.variables == {"name": "Ann", "greeting": "Hello Ann!"}  # `who` stays local
+
+
 SPIFF_NS = "http://spiffworkflow.org/bpmn/schema/1.0/core"
 SPIFF_HEADER = HEADER.replace("<definitions ", f'<definitions xmlns:spiffworkflow="{SPIFF_NS}" ')
 
