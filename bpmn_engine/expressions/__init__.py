@@ -11,6 +11,7 @@ failure, at compile or evaluation time, is an ExpressionError.
 
 from __future__ import annotations
 
+import ast
 import functools
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +118,8 @@ def _language(text: str, language: str | None) -> str:
         return "juel"
     if stripped.startswith("="):
         return "feel"
+    if not name and ("${" in stripped or "#{" in stripped) and not _is_python(stripped):
+        return "juel"  # a text with expressions in it (`invoice-${id}`): EL's composite
     if refused_language(name):  # JUEL and FEEL, written as such, win over it (as before)
         raise jvm_refusal(text, language or "")
     if is_javascript(name):
@@ -132,6 +135,15 @@ def _language(text: str, language: str | None) -> str:
             "use python, ${...}, =FEEL or javascript"
         )
     return _LANGUAGES[name]
+
+
+def _is_python(text: str) -> bool:
+    """Whether the text is a Python expression (a `${` in it is then inside a string)."""
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=4096)

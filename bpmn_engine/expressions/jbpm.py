@@ -14,7 +14,6 @@ and property paths, and refuses any other `#{...}` before the first step.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import deferred
 from bpmn_engine.expressions.compiled import CompiledExpression, compile_tree
+from bpmn_engine.expressions.java_text import java_text
 
 PARAMETER = "jbpm-parameter"
 """The language of a jBPM data input value (text with `#{...}` in it): not a language jBPM
@@ -106,7 +106,9 @@ class ParameterText:
         """The text with each `#{name}` replaced by the value's Java text."""
         value = self.text
         for name, path in self.paths:
-            value = value.replace("#{" + name + "}", java_text(path.evaluate(variables), name))
+            value = value.replace(
+                "#{" + name + "}", java_text(path.evaluate(variables), "#{" + name + "}")
+            )
         return value
 
 
@@ -131,26 +133,3 @@ def compile_parameter(text: str) -> ParameterText:
         if name not in dict(paths):
             paths.append((name, _path(name, "#{" + name + "}")))
     return ParameterText(text, value, tuple(paths))
-
-
-def java_text(value: Any, name: str) -> str:
-    """`value` as Java's `toString` writes it, where Python writes it the same way; any
-    other value is refused rather than written differently."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return str(value)
-    if (
-        isinstance(value, float)
-        and math.isfinite(value)
-        and (not value or 1e-3 <= abs(value) < 1e7)
-    ):
-        return repr(value)  # Java's Double.toString in this range: 12.5, 0.001, 1234567.0
-    raise ExpressionError(
-        f"#{{{name}}} is {type(value).__name__} {value!r}: jBPM would write it with Java's "
-        "toString, which bpmn-engine does not imitate for this value; give a string or a number"
-    )

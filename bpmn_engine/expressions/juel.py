@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions.java_text import java_text
 from bpmn_engine.expressions.juel_methods import juel_call, juel_set
 from bpmn_engine.expressions.tokens import ADDITIVE, TokenParser
 
@@ -286,11 +287,91 @@ def _unquote(literal: str) -> str:
     return re.sub(r"\\(.)", r"\1", literal[1:-1], flags=re.DOTALL)
 
 
+def juel_text(value: Any) -> str:
+    """A value in a text with expressions in it, coerced to a String as EL does (null is the
+    empty string, other values as Java's `toString` writes them)."""
+    return java_text(value, "a value written into a ${...} text", "JUEL")
+
+
+HELPERS["_juel_text"] = juel_text
+
+
+def segments(text: str) -> list[tuple[bool, str]]:
+    """A text cut into its literal parts and its `${...}` / `#{...}` expressions' bodies,
+    as (is an expression, text); `\\${` is a literal `${`, as in EL."""
+    found: list[tuple[bool, str]] = []
+    literal, at = "", 0
+    while at < len(text):
+        start = min((i for i in (text.find("${", at), text.find("#{", at)) if i >= 0), default=-1)
+        if start < 0:
+            literal += text[at:]
+            break
+        if start and text[start - 1] == "\\":
+            literal += text[at : start - 1] + text[start : start + 2]
+            at = start + 2
+            continue
+        end = _closing(text, start + 2)
+        if literal + text[at:start]:
+            found.append((False, literal + text[at:start]))
+        literal = ""
+        found.append((True, text[start + 2 : end]))
+        at = end + 1
+    if literal:
+        found.append((False, literal))
+    return found
+
+
+def _closing(text: str, at: int) -> int:
+    """Where the `}` that ends the expression starting at `at` is (quotes and braces skipped)."""
+    depth, quote, escaped = 1, "", False
+    for index in range(at, len(text)):
+        char = text[index]
+        if escaped:
+            escaped = False
+        elif quote:
+            escaped = char == "\\"
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if not depth:
+                return index
+    raise ExpressionError(f"JUEL: {text[at - 2 : at + 30]!r}... has no closing '}}'")
+
+
 def translate(text: str) -> tuple[ast.Expression, dict[str, Any], bool]:
     """`${...}` to a Python expression tree, plus defaults for `execution.getVariable` names,
-    and whether it reads all variables (`execution.getVariables()`)."""
+    and whether it reads all variables (`execution.getVariables()`). A text with expressions
+    in it (`invoice-${id}`, `${first} ${last}`) is EL's composite expression: the text, each
+    expression's value written into it."""
     stripped = text.strip()
-    wrapped = stripped[:2] in ("${", "#{") and stripped.endswith("}")
-    parser = _Parser(stripped[2:-1] if wrapped else stripped)  # language="juel" without ${}
-    tree = ast.Expression(body=parser.parse())
-    return tree, parser.defaults, parser.uses_variables
+    parts = segments(stripped)
+    if not any(is_expression for is_expression, _ in parts):
+        parts = [(True, stripped)]  # language="juel" without ${}
+    defaults: dict[str, Any] = {}
+    uses_variables = False
+    pieces: list[ast.expr] = []
+    for is_expression, part in parts:
+        if not is_expression:
+            pieces.append(ast.Constant(part))
+            continue
+        parser = _Parser(part)
+        pieces.append(parser.parse())
+        defaults.update(parser.defaults)
+        uses_variables = uses_variables or parser.uses_variables
+    if len(pieces) == 1:
+        return ast.Expression(body=pieces[0]), defaults, uses_variables
+    texts = [
+        p if isinstance(p, ast.Constant) else ast.Call(_name("_juel_text"), [p], []) for p in pieces
+    ]
+    body = texts[0]
+    for piece in texts[1:]:
+        body = ast.BinOp(left=body, op=ast.Add(), right=piece)
+    return ast.Expression(body=body), defaults, uses_variables
+
+
+def _name(name: str) -> ast.Name:
+    return ast.Name(id=name, ctx=ast.Load())

@@ -94,7 +94,8 @@ def test_juel_language_without_braces() -> None:
         "${_juel_variables}",
         "${_juel_call(x, 'size')}",
         "${a instanceof b}",
-        "${x} ${y}",
+        "${_juel_text(x)}",
+        "${x} ${y",  # a text with expressions in it: each one closed
         "${x; y}",
         "${__import__}",
         "${_juel_empty}",
@@ -108,6 +109,31 @@ def test_juel_language_without_braces() -> None:
 def test_outside_the_subset_fails_at_compile_time(text: str) -> None:
     with pytest.raises(ExpressionError):
         compile_expression(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "variables", "value"),
+    [
+        ("${x} ${y}", {"x": 1, "y": "b"}, "1 b"),
+        ("Hello ${name}!", {"name": "Ann"}, "Hello Ann!"),
+        ("invoice-${id}", {"id": 7}, "invoice-7"),
+        ("${ok}/${none}/${rate}", {"ok": True, "none": None, "rate": 2.5}, "true//2.5"),
+        ("${x == '}' ? 'brace' : 'no'}!", {"x": "}"}, "brace!"),
+        ("cost \\${x}: ${x}", {"x": 3}, "cost ${x}: 3"),
+        ("#{a}-#{b}", {"a": "p", "b": 2}, "p-2"),
+        ("x == '${y}'", {"x": "${y}"}, True),  # Python, the ${ inside its string
+    ],
+)
+def test_a_text_with_expressions_in_it_is_els_composite_expression(
+    text: str, variables: dict[str, Any], value: Any
+) -> None:
+    # given: Camunda 7 writes text and ${...} together (a message name, a mapping)
+    assert compile_expression(text).evaluate(variables) == value
+
+
+def test_a_composite_text_refuses_a_value_java_would_write_otherwise() -> None:
+    with pytest.raises(ExpressionError, match="Java's toString"):
+        compile_expression("items: ${items}").evaluate({"items": ["a", "b"]})
 
 
 def test_compile_error_says_what_was_not_understood() -> None:
