@@ -84,7 +84,9 @@ def test_a_task_with_no_work_still_maps_its_inputs_and_outputs(
         f'<startEvent id="S"/><{kind} id="M"><extensionElements><camunda:inputOutput>'
         '<camunda:inputParameter name="who">${name}</camunda:inputParameter>'
         '<camunda:outputParameter name="greeting">Hello ${who}!</camunda:outputParameter>'
-        "</camunda:inputOutput></extensionElements></" + kind + '><endEvent id="E"/>'
+        "</camunda:inputOutput></extensionElements></"
+        + kind
+        + '><endEvent id="E"/>'
         + flow("S", "M")
         + flow("M", "E")
     )
