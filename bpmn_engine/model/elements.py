@@ -133,6 +133,9 @@ class EventDefinition:
     reads: tuple[DataAssociation, ...] = ()
     writes: tuple[DataAssociation, ...] = ()
     io: IoMapping | None = None  # Camunda/Zeebe: a throw's inputs, a catch's outputs
+    # the name an engine's extension gives in place of the message's (Activiti's and
+    # Flowable's `messageExpression`), an expression evaluated when the event is reached
+    name: str | None = None
 
 
 @spec

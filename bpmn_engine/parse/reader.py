@@ -910,7 +910,7 @@ class _Compiler:
         if not (index.attrs.get("name") or "").strip() and not self.awaits_trigger(
             element, definitions
         ):
-            kinds = {d.kind for d in definitions if not d.ref}
+            kinds = {d.kind for d in definitions if not (d.ref or d.name)}
             if "message" in kinds:
                 self.refuse(element, _NO_MESSAGE)
             if "signal" in kinds:
@@ -930,7 +930,7 @@ class _Compiler:
         [definition] = definitions
         named = bool((element.get("name") or "").strip())
         if definition.kind in ("message", "signal"):
-            return not definition.ref and not named
+            return not (definition.ref or definition.name) and not named
         if definition.kind == "timer":
             return not (definition.timer and definition.timer[1].strip())
         if definition.kind == "conditional":
@@ -990,8 +990,10 @@ class _Compiler:
         condition = None
         for child in _children(element, "condition"):
             condition = self.expression(child)
-        payload, message_variable = None, None
+        payload, message_variable, name = None, None, None
         if kind == "message":
+            for namespace in (extensions.ACTIVITI, extensions.FLOWABLE):
+                name = name or (element.get(f"{{{namespace}}}messageExpression") or "").strip()
             for child in extensions.extension_children(element, extensions.SPIFF, "messagePayload"):
                 if _text(child):
                     payload = Expression(_text(child), self.language, child.sourceline or 0)
@@ -1010,6 +1012,7 @@ class _Compiler:
             wait_for_completion=element.get("waitForCompletion", "true").strip() != "false",
             payload=payload,
             message_variable=message_variable,
+            name=name or None,
         )
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bpmn_engine.model import EventDefinition, FlowNode
+from bpmn_engine.errors import ExpressionError
+from bpmn_engine.expressions.java_text import java_text
+from bpmn_engine.model import EventDefinition, Expression, FlowNode
 from bpmn_engine.records.lifecycle import STILL_WAITING, TimerState
 from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.step.context import Incident, StepContext
@@ -17,6 +19,24 @@ def addressed_name(names: Mapping[str, str], ref: str | None, event: FlowNode) -
     if ref:
         return names.get(ref, ref)
     return event.name or None
+
+
+def spoken(ctx: StepContext, kind: str, name: str, event: FlowNode) -> str:
+    """The name a message or signal goes by where a token reaches its event: a name with an
+    expression in it is evaluated now, over the token's variables (Camunda 7's
+    `invoice-${id}`, Activiti's and Flowable's `messageExpression`, Zeebe's `=` FEEL); the
+    others as written. A process's own start events keep theirs as written, as Camunda's."""
+    text = name.strip()
+    if not (text.startswith("=") or "${" in text or "#{" in text):
+        return name
+    value = ctx.evaluate(Expression(text, None, event.line), what=f"the {kind} name")
+    try:
+        spoken_name = java_text(value, f"the {kind} name {text!r}", "the engine")
+    except ExpressionError as error:
+        raise Incident(str(error), event.id) from None
+    if not spoken_name:
+        raise Incident(f"the {kind} name {text!r} (line {event.line}) is empty here", event.id)
+    return spoken_name
 
 
 class EventDefinitionKind:

@@ -25,6 +25,7 @@ from bpmn_engine.runtime.data import data_associations
 from bpmn_engine.runtime.events.definition import (
     EventDefinitionKind,
     addressed_name,
+    spoken,
     subscribe,
 )
 from bpmn_engine.runtime.step.context import Incident, StepContext
@@ -140,8 +141,11 @@ class MessageKind(EventDefinitionKind):
     kind = "message"
 
     def awaited(self, ctx: StepContext, event: FlowNode, definition: EventDefinition | None) -> str:
-        """The message's name (a receive task names its message itself: no definition)."""
-        name = message_name(ctx.definitions, _ref(event, definition), event)
+        """The message's name as written (a receive task names its message itself: no
+        definition; Activiti's and Flowable's `messageExpression` stands for it)."""
+        name = (definition and definition.name) or message_name(
+            ctx.definitions, _ref(event, definition), event
+        )
         if not name:
             raise Incident(
                 f"{event.kind} (line {event.line}) names no message to wait for", event.id
@@ -151,7 +155,7 @@ class MessageKind(EventDefinitionKind):
     def arm(
         self, ctx: StepContext, event: FlowNode, definition: EventDefinition | None, host: str
     ) -> Subscription:
-        name = self.awaited(ctx, event, definition)
+        name = spoken(ctx, "message", self.awaited(ctx, event, definition), event)
         ref = _ref(event, definition)
         key = zeebe_key(ctx, ref, event.line)
         if key is None:
@@ -275,9 +279,10 @@ class MessageKind(EventDefinitionKind):
         correlation property's retrieval expression for this message over the payload (over
         the sender's variables when the message declares no payload); Zeebe's over the
         sender's variables. A sender that cannot compute it sends without a key."""
-        name = message_name(ctx.definitions, ref, ctx.node)
+        name = (definition and definition.name) or message_name(ctx.definitions, ref, ctx.node)
         if not name:
             raise Incident(f"{ctx.node.kind} (line {ctx.node.line}) names no message", ctx.node.id)
+        name = spoken(ctx, "message", name, ctx.node)
         if definition is not None:
             payload = self._payload(ctx, definition)
         try:

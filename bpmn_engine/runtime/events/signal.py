@@ -8,6 +8,7 @@ from bpmn_engine.records.rows import Sent, Subscription
 from bpmn_engine.runtime.events.definition import (
     EventDefinitionKind,
     addressed_name,
+    spoken,
     subscribe,
 )
 from bpmn_engine.runtime.events.payloads import thrown
@@ -34,12 +35,14 @@ class SignalKind(EventDefinitionKind):
     def arm(
         self, ctx: StepContext, event: FlowNode, definition: EventDefinition, host: str
     ) -> Subscription:
-        return subscribe(ctx, event, host, "signal", self.awaited(ctx, event, definition))
+        name = spoken(ctx, "signal", self.awaited(ctx, event, definition), event)
+        return subscribe(ctx, event, host, "signal", name)
 
     def throw(self, ctx: StepContext, definition: EventDefinition) -> None:
         name = signal_name(ctx.definitions, definition.ref, ctx.node)
         if not name:
             raise Incident(f"signal throw (line {ctx.node.line}) names no signal", ctx.node.id)
+        name = spoken(ctx, "signal", name, ctx.node)
         ctx.step.sent.append(Sent("signal", name, None, thrown(ctx, definition)))
         ctx.emit("signal.thrown", name=name)
 
