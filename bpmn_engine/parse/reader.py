@@ -924,8 +924,13 @@ class _Compiler:
         nothing to wait for, in a file drawn for no engine (bpmn-js, the token simulator,
         bpmn-engine): a wait the API triggers, as the token simulator waits for a click
         (`Event.awaits_trigger`). A message or signal named by the event's own name waits
-        for that name instead."""
-        if self.platform or len(definitions) != 1 or not _catches_alone(element):
+        for that name instead. So does a boundary event with no definition at all (bpmn-js
+        draws one so until a kind is chosen)."""
+        if self.platform or not _catches_alone(element):
+            return False
+        if not definitions:
+            return _local(element) == "boundaryEvent"
+        if len(definitions) != 1:
             return False
         [definition] = definitions
         named = bool((element.get("name") or "").strip())

@@ -16,7 +16,7 @@ Behaviours raise `Incident` to fail the step; they never write to the store them
 
 from __future__ import annotations
 
-from bpmn_engine.model import Activity, SequenceFlow
+from bpmn_engine.model import Activity, EventDefinition, SequenceFlow
 from bpmn_engine.records.rows import Subscription, Timer
 from bpmn_engine.runtime.behaviours.multi_instance import instance_completed, start_body
 from bpmn_engine.runtime.data import data_associations
@@ -129,7 +129,10 @@ class ActivityBehaviour(FlowNodeBehaviour):
             # errors, escalations, cancels and compensations are looked for by their thrower
             searched = [d for d in definitions if d.kind in SEARCHED]
             waited = [d for d in definitions if d.kind in KINDS and d.kind != "link"]
-            if definitions and len(searched) + len(waited) == len(definitions):
+            if not definitions and getattr(boundary, "awaits_trigger", False):
+                none = EventDefinition("none", boundary.line)  # drawn with no kind: a click
+                waits.append(arming(boundary, none).arm(ctx, boundary, none, node.id))
+            elif definitions and len(searched) + len(waited) == len(definitions):
                 # thrown errors and escalations look for their catchers (events/errors.py);
                 # every other trigger of a (multiple) boundary event waits from now on
                 waits += [arming(boundary, d).arm(ctx, boundary, d, node.id) for d in waited]

@@ -296,6 +296,7 @@ NAMING_NOTHING = {
     "signal": "<signalEventDefinition/>",
     "timer": "<timerEventDefinition/>",
     "conditional": "<conditionalEventDefinition/>",
+    "none": "",  # bpmn-js draws a boundary event so until a kind is chosen (it was not armed)
 }
 
 
