@@ -138,11 +138,16 @@ def _language(text: str, language: str | None) -> str:
 
 
 def _is_python(text: str) -> bool:
-    """Whether the text is a Python expression (a `${` in it is then inside a string)."""
+    """Whether the text is a Python expression (a `${` in it is then inside a string). Too
+    deep to parse counts as Python: its parse then says so (`parse_python`)."""
+    if len(text) > MAX_SOURCE_LENGTH:
+        return True  # refused by its length, whatever it is
     try:
         ast.parse(text, mode="eval")
     except (SyntaxError, ValueError):
         return False
+    except (RecursionError, MemoryError):
+        return True
     return True
 
 

@@ -293,7 +293,12 @@ def juel_text(value: Any) -> str:
     return java_text(value, "a value written into a ${...} text", "JUEL")
 
 
-HELPERS["_juel_text"] = juel_text
+def juel_concat(*values: Any) -> str:
+    """The text of a composite expression: its literal parts and its values, in order."""
+    return "".join(juel_text(value) for value in values)
+
+
+HELPERS["_juel_concat"] = juel_concat
 
 
 def segments(text: str) -> list[tuple[bool, str]]:
@@ -364,12 +369,7 @@ def translate(text: str) -> tuple[ast.Expression, dict[str, Any], bool]:
         uses_variables = uses_variables or parser.uses_variables
     if len(pieces) == 1:
         return ast.Expression(body=pieces[0]), defaults, uses_variables
-    texts = [
-        p if isinstance(p, ast.Constant) else ast.Call(_name("_juel_text"), [p], []) for p in pieces
-    ]
-    body = texts[0]
-    for piece in texts[1:]:
-        body = ast.BinOp(left=body, op=ast.Add(), right=piece)
+    body = ast.Call(_name("_juel_concat"), pieces, [])  # flat: no depth however many parts
     return ast.Expression(body=body), defaults, uses_variables
 
 

@@ -94,7 +94,7 @@ def test_juel_language_without_braces() -> None:
         "${_juel_variables}",
         "${_juel_call(x, 'size')}",
         "${a instanceof b}",
-        "${_juel_text(x)}",
+        "${_juel_concat(x)}",
         "${x} ${y",  # a text with expressions in it: each one closed
         "${x; y}",
         "${__import__}",
@@ -129,6 +129,14 @@ def test_a_text_with_expressions_in_it_is_els_composite_expression(
 ) -> None:
     # given: Camunda 7 writes text and ${...} together (a message name, a mapping)
     assert compile_expression(text).evaluate(variables) == value
+
+
+def test_a_hostile_text_with_expressions_fails_cleanly_or_runs_flat() -> None:
+    # too deep for Python's parser, while deciding whether it is Python (a MemoryError once)
+    with pytest.raises(ExpressionError, match="too deeply nested"):
+        compile_expression("-" * 90_000 + "1 ${x}")
+    # many parts make no deep tree
+    assert compile_expression("${x}" * 20_000).evaluate({"x": 1}) == "1" * 20_000
 
 
 def test_a_composite_text_refuses_a_value_java_would_write_otherwise() -> None:
