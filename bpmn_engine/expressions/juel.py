@@ -301,16 +301,20 @@ def juel_concat(*values: Any) -> str:
 HELPERS["_juel_concat"] = juel_concat
 
 
+_OPEN = re.compile(r"[$#]\{")
+
+
 def segments(text: str) -> list[tuple[bool, str]]:
     """A text cut into its literal parts and its `${...}` / `#{...}` expressions' bodies,
     as (is an expression, text); `\\${` is a literal `${`, as in EL."""
     found: list[tuple[bool, str]] = []
     literal, at = "", 0
     while at < len(text):
-        start = min((i for i in (text.find("${", at), text.find("#{", at)) if i >= 0), default=-1)
-        if start < 0:
+        found_open = _OPEN.search(text, at)
+        if found_open is None:
             literal += text[at:]
             break
+        start = found_open.start()
         if start and text[start - 1] == "\\":
             literal += text[at : start - 1] + text[start : start + 2]
             at = start + 2
