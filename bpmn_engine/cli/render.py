@@ -108,6 +108,9 @@ class Trace:
         elif kind == "data_store.written":
             shown = f"data store {data.get('store')} = {short(data.get('value'))}"
             line = f"    [dim]{safe(shown)}[/]"
+        elif kind == "script.printed":
+            text = str(data.get("text", "")).rstrip("\n")
+            line = "\n".join(f"    [dim]│ {safe(row)}[/]" for row in text.split("\n"))
         elif kind == "warning":
             line = f"  [yellow]⚠ {safe(str(data.get('message')))}[/] [dim]{safe(event.element)}[/]"
         elif kind == "job.failed":

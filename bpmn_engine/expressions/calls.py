@@ -122,6 +122,32 @@ def _sandbox_reversed(items: Any) -> list[Any]:
     return list(reversed(items))
 
 
+MAX_PRINTED = 10_000
+"""Characters a script may print in one run; the rest is dropped, and said."""
+
+
+def _sandbox_print(*values: Any, sep: Any = " ", end: Any = "\n", **_: Any) -> None:
+    """A script's `print`, kept for the step's history (`script.printed`), never written to
+    the engine's own output; an expression's goes nowhere."""
+    printed = CURRENT.get().printed
+    if printed is None:
+        return
+    text = str(sep).join(_sandbox_str(value) for value in values) + str(end)
+    charge(len(text) // 10 + 1)
+    keep_printed(printed, text)
+
+
+def keep_printed(printed: list[str], text: str) -> None:
+    """Add what a script printed, up to `MAX_PRINTED` characters in all."""
+    room = MAX_PRINTED - sum(map(len, printed))
+    if room <= 0:
+        return
+    if len(text) > room:
+        text = text[:room] + f"… (printing stops at {MAX_PRINTED:,} characters)\n"
+    printed.append(text)
+
+
+_sandbox_print.__name__ = _sandbox_print.__qualname__ = "print"
 _sandbox_str.__name__ = _sandbox_str.__qualname__ = "str"
 _sandbox_sum.__name__ = _sandbox_sum.__qualname__ = "sum"
 _sandbox_round.__name__ = _sandbox_round.__qualname__ = "round"
@@ -157,6 +183,7 @@ SAFE_BUILTINS: dict[str, Any] = {
     # as SpiffArena's script engine: constructed, added, compared; stored as ISO 8601 text
     "datetime": dt.datetime,
     "timedelta": dt.timedelta,
+    "print": _sandbox_print,
 }
 _CALLABLE = {id(f): f for f in SAFE_BUILTINS.values() if callable(f)}
 _LAZY_CALLS = frozenset({id(_sandbox_zip), id(enumerate), id(range)})

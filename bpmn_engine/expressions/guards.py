@@ -68,12 +68,13 @@ CURRENT: ContextVar[Budget] = ContextVar("bpmn_expression_budget")
 class Budget:
     """The work an evaluation has spent; every charge checks the step limit and the clock."""
 
-    __slots__ = ("deadline", "mutated", "steps")
+    __slots__ = ("deadline", "mutated", "printed", "steps")
 
-    def __init__(self) -> None:
+    def __init__(self, printed: list[str] | None = None) -> None:
         self.steps = 0
         self.deadline = time.monotonic() + MAX_SECONDS
         self.mutated = False  # a script changed a container in place: see `guard_touch`
+        self.printed = printed  # where a script's `print` writes (None: nowhere)
 
     def fail(self) -> None:
         if self.steps > MAX_STEPS:

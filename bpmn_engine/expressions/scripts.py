@@ -19,6 +19,7 @@ from typing import Any
 
 from bpmn_engine.errors import ExpressionError
 from bpmn_engine.expressions import guards
+from bpmn_engine.expressions.calls import keep_printed
 from bpmn_engine.expressions.compiled import Program, compile_tree, explain, parse_python
 from bpmn_engine.expressions.temporal import PRELUDE
 
@@ -94,14 +95,16 @@ class CompiledScript:
     program: Program | None = field(default=None, repr=False, compare=False)
     code: CodeType | None = field(default=None, repr=False, compare=False)
 
-    def run(self, variables: Mapping[str, Any]) -> dict[str, Any]:
+    def run(self, variables: Mapping[str, Any], printed: list[str] | None = None) -> dict[str, Any]:
+        """The variables it set; what it prints goes to `printed` (else nowhere), never to
+        the engine's own output (`--json` lines)."""
         if self.trusted:
-            return self._run_trusted(variables)
+            return self._run_trusted(variables, printed)
         program = self.program
         assert program is not None
         namespace = _copy_variables(variables, program.names)
         namespace.update(program.globals)
-        token = guards.CURRENT.set(guards.Budget())
+        token = guards.CURRENT.set(guards.Budget(printed))
         try:
             exec(program.code, namespace)
             changed = _changes(variables, namespace, program.names)
@@ -111,18 +114,32 @@ class CompiledScript:
         finally:
             guards.CURRENT.reset(token)
 
-    def _run_trusted(self, variables: Mapping[str, Any]) -> dict[str, Any]:
+    def _run_trusted(
+        self, variables: Mapping[str, Any], printed: list[str] | None
+    ) -> dict[str, Any]:
         namespace = {**PRELUDE, **_copy_variables(variables, list(variables))}
+        namespace["print"] = _kept_print(printed)
         try:
             exec(self.code, namespace)  # the user trusts this diagram: full Python
         except (Exception, SystemExit) as error:
             raise ExpressionError(f"{type(error).__name__}: {error}") from None
-        names = [name for name in namespace if name != "__builtins__"]
+        names = [name for name in namespace if name not in ("__builtins__", "print")]
         changed = _changes(variables, namespace, names)
         for name in variables:  # `del x`: SpiffWorkflow's scripts clean up their data so
             if name not in namespace and not name.startswith("_"):
                 changed[name] = DELETED
         return changed
+
+
+def _kept_print(printed: list[str] | None) -> Any:
+    """A trusted script's `print`: kept as a sandboxed one's is (`calls.keep_printed`), so
+    that it never writes into the engine's own output."""
+
+    def print_(*values: Any, sep: Any = " ", end: Any = "\n", **_: Any) -> None:
+        if printed is not None:
+            keep_printed(printed, str(sep).join(map(str, values)) + str(end))
+
+    return print_
 
 
 def compile_python_script(text: str, trusted: bool) -> CompiledScript:

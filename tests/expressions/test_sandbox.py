@@ -124,7 +124,7 @@ ESCAPES = [
     "object()",
     "memoryview(b'')",
     "classmethod(len)",
-    "print(1)",
+    "print.__self__",  # print itself is the sandbox's: kept for the step, never written out
     "iter([])",
     "isinstance(x, int)",
     "x.__dict__",

@@ -213,3 +213,30 @@ def test_trusted_script_errors_name_the_exception() -> None:
         run("x = {}['k']", trusted=True)
     with pytest.raises(ExpressionError, match="syntax error"):
         compile_script("x = (", trusted=True)
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_print_is_kept_for_the_caller_never_written_out(
+    trusted: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # given: SpiffWorkflow's scripts print as they please (it was refused in the sandbox)
+    script = compile_script(
+        "print('total', n, sep='=')\nprint('done', end='')\nm = n", None, trusted=trusted
+    )
+    printed: list[str] = []
+    assert script.run({"n": 3}, printed) == {"m": 3}
+    assert "".join(printed) == "total=3\ndone"
+    assert capsys.readouterr().out == ""  # the engine's own output (--json lines) stays clean
+    assert script.run({"n": 3}) == {"m": 3}  # nowhere to print: it goes nowhere
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_what_a_script_prints_is_capped(trusted: bool) -> None:
+    script = compile_script("for i in range(5000):\n    print('x' * 10)", None, trusted=trusted)
+    printed: list[str] = []
+    script.run({}, printed)
+    text = "".join(printed)
+    assert text.startswith("xxxxxxxxxx\n") and text.endswith(
+        "(printing stops at 10,000 characters)\n"
+    )
+    assert len(text) < 10_100

@@ -164,7 +164,11 @@ class Values(StepParts):
         try:
             script = compile_script(text, script_format, trusted=self.engine.trust_scripts)
             if not isinstance(script, JavaScriptScript):
-                return script.run(self.variables(extra)), {}
+                printed: list[str] = []
+                changes = script.run(self.variables(extra), printed)
+                if printed:  # SpiffWorkflow's scripts print as they please
+                    self.emit("script.printed", text="".join(printed))
+                return changes, {}
             outcome = script.execute(
                 self.variables(extra), self.facts(extra), result=bool(result_variable)
             )
