@@ -44,3 +44,22 @@ def test_bpmn_run_shows_what_a_script_printed_escaped(bpmn: Bpmn, tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert "│ total 42" in done.stdout
     assert "\x1b[31m" not in done.stdout and "[bold]" in done.stdout  # data, not markup
+
+
+def test_a_spiffworkflow_pre_script_prints_too(bpmn: Bpmn, tmp_path: Path) -> None:
+    path = tmp_path / "spiff.bpmn"
+    path.write_text(
+        PRINTING.replace(
+            "<definitions ",
+            '<definitions xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core" ',
+        ).replace(
+            '<scriptTask id="c" scriptFormat="python">',
+            '<scriptTask id="c" scriptFormat="python"><extensionElements><spiffworkflow:preScript>'
+            "print('before', n)</spiffworkflow:preScript></extensionElements>",
+        ),
+        encoding="utf-8",
+    )
+    code, lines = bpmn.json_lines("run", str(path), "--db", ":memory:", "--var", "n=1")
+    assert code == 0
+    texts = [line["text"] for line in lines if line["event"] == "script.printed"]
+    assert texts == ["before 1\n", "total 2\n[bold]\x1b[31mred\n"]

@@ -161,7 +161,12 @@ def _run_one(
                 # a listener has no scope of its own: `setVariableLocal` sets as `setVariable`
                 changed = {**changed_by(outcome), **outcome.locals}
             else:
-                changed = compiled.run(ctx.variables(extra))
+                printed: list[str] = []
+                changed = compiled.run(ctx.variables(extra), printed)
+                if printed:
+                    ctx.step.record(
+                        "script.printed", where, ctx.track.id, {"text": "".join(printed)}
+                    )
         except ExpressionError as error:
             raise _incident(ctx, where, f"{listener.label} failed: {error}") from None
         return changed
