@@ -5,7 +5,8 @@ Languages: `${...}` / `#{...}` is JUEL (Camunda 7), `=...` is FEEL (Camunda 8), 
 `javascript.py`), anything else is a sandboxed Python subset (see `sandbox.py`) unless the
 diagram names another language, which is refused at compile time. jBPM's MVEL is evaluated
 only as a variable path `#{order.total}`, and Java and Drools rules are refused by name
-(`jbpm.py`). Python scripts are sandboxed, or full Python when the user trusts them. Every
+(`jbpm.py`); Java, MVEL and Groovy scripts run when they only print and set variables
+(`jvm_scripts.py`). Python scripts are sandboxed, or full Python when the user trusts them. Every
 failure, at compile or evaluation time, is an ExpressionError.
 """
 
@@ -38,6 +39,12 @@ from bpmn_engine.expressions.jbpm import (
     jvm_refusal,
     refused_language,
 )
+from bpmn_engine.expressions.jvm_scripts import (
+    JvmScript,
+    UnsupportedScript,
+    compile_jvm_script,
+    jvm_dialect,
+)
 from bpmn_engine.expressions.scripts import (
     CompiledScript,
     TrustedExpression,
@@ -56,7 +63,7 @@ if TYPE_CHECKING:
         | TrustedExpression
         | ParameterText
     )
-    Script = CompiledScript | JavaScriptScript
+    Script = CompiledScript | JavaScriptScript | JvmScript
 
 __all__ = [
     "CompiledExpression",
@@ -205,18 +212,37 @@ def _compile_script(text: str, script_format: str | None, trusted: bool) -> Scri
             raise ExpressionError(f"the script is longer than {MAX_SOURCE_LENGTH:,} characters")
         return compile_javascript_script(text)
     if name in _JVM_SCRIPTS:
-        raise ExpressionError(
-            f"script format {script_format!r} is a JVM language, which this engine does not "
-            "run: rewrite the script in Python or JavaScript (scriptFormat python or "
-            "javascript), or give its work to a --handlers function (a service task, or a "
-            "listener with a class)"
-        )
+        if len(text) > MAX_SOURCE_LENGTH:
+            raise ExpressionError(f"the script is longer than {MAX_SOURCE_LENGTH:,} characters")
+        return _jvm_script(text, script_format or "")
     if name not in _PYTHON:
         raise ExpressionError(
             f"script format {script_format!r} is not supported; scripts must be python "
             "or javascript"
         )
     return compile_python_script(text, trusted)
+
+
+def _jvm_script(text: str, script_format: str) -> JvmScript:
+    way_on = (
+        "rewrite the script in Python or JavaScript (scriptFormat python or javascript), or "
+        "give its work to a --handlers function (a service task, or a listener with a class)"
+    )
+    if jvm_dialect(script_format) is None:
+        raise ExpressionError(
+            f"script format {script_format!r} is a JVM language, which this engine does not "
+            f"run: {way_on}"
+        )
+    try:
+        return compile_jvm_script(text, script_format)
+    except RecursionError:
+        raise ExpressionError("the script is too deeply nested") from None
+    except UnsupportedScript as error:
+        raise ExpressionError(
+            f"script format {script_format!r} is a JVM language: of its scripts only those "
+            "that print and set variables run here (System.out.println, setVariable, "
+            f"getVariable, + of text), and this one {error}: {way_on}"
+        ) from None
 
 
 def compile_script(text: str, script_format: str | None = None, *, trusted: bool = False) -> Script:

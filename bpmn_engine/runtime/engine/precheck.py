@@ -210,6 +210,8 @@ def control_expressions(node: FlowNode) -> list[tuple[str, Expression]]:
         for definition in node.definitions:
             if definition.payload is not None:
                 found.append(("messagePayload", definition.payload))
+            if definition.condition is not None:  # a conditional event's
+                found.append(("condition", definition.condition))
             associations += [*definition.reads, *definition.writes]
         for association in associations:
             if association.transformation is not None:

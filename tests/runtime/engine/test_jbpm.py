@@ -454,12 +454,57 @@ def test_a_script_task_without_a_script_format_is_mvel_and_refused(
     jbpm: Jbpm, engine: Engine
 ) -> None:
     body = line('<bpmn2:scriptTask id="T"><bpmn2:script>x = 1</bpmn2:script></bpmn2:scriptTask>')
-    # (a JVM language: refused, where it would have run as python)
+    # (MVEL beyond printing and variables: refused, where it would have run as python)
     with pytest.raises(
-        LoadError, match=re.escape("script format 'http://www.mvel.org/2.0'")
+        LoadError, match=re.escape("script format 'http://www.mvel.org/2.0'") + ".*assigns x"
     ) as error:
         engine.start(jbpm(body))
     assert error.value.element_id == "T"
+
+
+def script_task(task_id: str, script: str, script_format: str | None = None) -> str:
+    fmt = f' scriptFormat="{script_format}"' if script_format else ""
+    text = script.replace("&", "&amp;").replace("<", "&lt;")
+    return (
+        f'<bpmn2:scriptTask id="{task_id}"{fmt}><bpmn2:script>{text}</bpmn2:script>'
+        "</bpmn2:scriptTask>"
+    )
+
+
+@pytest.mark.parametrize("script_format", [None, MVEL, "http://www.java.com/java"])
+def test_scripts_that_print_and_set_variables_run(
+    jbpm: Jbpm, engine: Engine, script_format: str | None
+) -> None:
+    # given: jBPM's Hello World, and a script that reads and sets variables with kcontext
+    body = properties("name", "greeting") + line(
+        script_task("Hello", 'System.out.println("Hello World");', script_format),
+        script_task(
+            "Greet",
+            'String g = "Hello " + name + "!";\n'
+            'kcontext.setVariable("greeting", g);\n'
+            'System.out.println(kcontext.getVariable("greeting"));',
+            script_format,
+        ),
+    )
+    # when
+    instance = engine.start(jbpm(body), variables={"name": "Ada"})
+    outcome = instance.run()
+    # then
+    assert outcome.state == "completed"
+    assert instance.variables["greeting"] == "Hello Ada!"
+    printed = [
+        (e.element, e.data["text"]) for e in instance.history() if e.event == "script.printed"
+    ]
+    assert printed == [("Hello", "Hello World\n"), ("Greet", "Hello Ada!\n")]
+
+
+def test_a_script_that_does_arithmetic_stops_with_an_incident_saying_so(
+    jbpm: Jbpm, engine: Engine
+) -> None:
+    body = properties("n") + line(script_task("T", 'kcontext.setVariable("n", n + 1);', MVEL))
+    outcome = engine.start(jbpm(body), variables={"n": 1}).run()
+    assert outcome.state == "failed"
+    assert "arithmetic" in str(outcome.incident) and "is not imitated" in str(outcome.incident)
 
 
 # -- jBPM's namespace ------------------------------------------------------------------------
@@ -633,3 +678,19 @@ def test_validate_warns_of_the_renamed_flow_as_run_does(jbpm: Jbpm, tmp_path: Pa
     rows = [row for row in result.stdout.splitlines() if "executable" in row]
     assert any("warning" in row and "[T-line4]" in row for row in rows), result.stdout
     assert "duplicate id" not in result.stdout and "Traceback" not in result.stderr
+
+
+def test_a_conditional_event_in_a_jvm_language_is_refused_before_the_first_step(
+    jbpm: Jbpm, engine: Engine
+) -> None:
+    # given: jBPM's conditional event, its condition a Drools rule (it was an incident
+    # when a token reached the event)
+    event = (
+        '<bpmn2:intermediateCatchEvent id="C"><bpmn2:conditionalEventDefinition>'
+        '<bpmn2:condition xsi:type="bpmn2:tFormalExpression"'
+        ' language="http://www.jboss.org/drools/rule">Person( name == "Jack" )</bpmn2:condition>'
+        "</bpmn2:conditionalEventDefinition></bpmn2:intermediateCatchEvent>"
+    )
+    with pytest.raises(LoadError, match=r"C: Drools rule expression .*needs a JVM") as error:
+        engine.start(jbpm(line(event)))
+    assert error.value.element_id == "C" and error.value.line
