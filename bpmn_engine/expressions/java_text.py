@@ -20,7 +20,10 @@ def java_text(value: Any, expression: str, engine: str = "jBPM") -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, int):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError:  # over Python's digit limit for int-to-text
+            raise ExpressionError(f"{expression} is a whole number too long to write") from None
     if (
         isinstance(value, float)
         and math.isfinite(value)

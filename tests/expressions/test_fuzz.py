@@ -260,3 +260,31 @@ def test_garbage(prefix: str, body: str) -> None:
     text = prefix + body + ("}" if prefix.endswith("{") else "")
     check(lambda: compile_expression(text).evaluate(VARIABLES))
     check(lambda: compile_script(body).run(VARIABLES))
+
+
+# --- JVM scripts that print and set variables ------------------------------------------------
+JVM_PIECES = st.sampled_from(
+    [
+        "System.out.println(", "System.out.print(", "println ", "kcontext.setVariable(",
+        "execution.setVariable(", "kcontext.getVariable(", "execution.getVariable(", "String ",
+        "def ", '"x"', "'y'", '"\\u0041\\n"', '"\\', "1", "2147483647", "1.5", "0.1f", "007",
+        "n", "s", "d", "items", "none", "big", "t", " + ", ".toString()", "(", ")", ",", ";",
+        "\n", "=", " ", "// c\n", "/* c */", "if", "{", "}", "throw new X()", "$", "'", '"',
+    ]
+)  # fmt: skip
+
+
+@FUZZ
+@given(
+    st.lists(JVM_PIECES, max_size=25),
+    st.sampled_from(["http://www.java.com/java", "http://www.mvel.org/2.0", "groovy"]),
+)
+def test_jvm_scripts(pieces: list[str], script_format: str) -> None:
+    text = "".join(pieces)
+    check(lambda: compile_script(text, script_format).run(VARIABLES, []))
+
+
+@FUZZ
+@given(st.text(max_size=80), st.sampled_from(["http://www.java.com/java", "mvel", "groovy"]))
+def test_jvm_garbage(text: str, script_format: str) -> None:
+    check(lambda: compile_script(text, script_format).run(VARIABLES, []))

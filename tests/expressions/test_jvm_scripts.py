@@ -175,3 +175,7 @@ def test_hostile_scripts_are_bounded() -> None:
     big = "x" * (MAX_SIZE // 2 + 1)
     assert "longer than" in failure('System.out.println(s + s + "!");', JAVA, {"s": big})
     assert run("System.out.println(s);", JAVA, {"s": "y" * 20_000})[1].startswith("y" * 9_000)
+
+
+def test_a_number_too_long_to_write_is_an_error_not_a_crash() -> None:
+    assert "too long to write" in failure('System.out.println("a" + n);', JAVA, {"n": 10**5000})
