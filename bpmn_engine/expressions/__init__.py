@@ -241,7 +241,8 @@ def _jvm_script(text: str, script_format: str) -> JvmScript:
         raise ExpressionError(
             f"script format {script_format!r} is a JVM language: of its scripts only those "
             "that print and set variables run here (System.out.println, setVariable, "
-            f"getVariable, + of text), and this one {error}: {way_on}"
+            f"getVariable, + of text; in Groovy a throw of a BpmnError), and this one {error}: "
+            f"{way_on}"
         ) from None
 
 

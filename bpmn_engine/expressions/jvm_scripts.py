@@ -15,6 +15,10 @@ What runs, per statement (`;` ends one; a line break too in MVEL and Groovy):
   `execution.setVariable("name", x)` (Groovy: Camunda's, Activiti's, Flowable's
   `execution`); `....getVariable("name")` reads one (null when there is none).
 - A local: `String s = x;` (Java, MVEL), `def s = x` (Groovy).
+- In Groovy, as its last statement, `throw new org.camunda.bpm.engine.delegate.BpmnError(
+  "code"[, "message"])` (or Operaton's, Activiti's, Flowable's `BpmnError`): a BPMN error
+  thrown at the script task, as those engines throw it. Only locals may come before it:
+  what a script printed or set before throwing is kept there, and is not imitated.
 
 An expression is a string literal, a whole number, `true`, `false`, `null`, a variable (a
 process variable by name, as these engines bind them, or a local), `getVariable`, `x.toString()`
@@ -32,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bpmn_engine.errors import ExpressionError
+from bpmn_engine.errors import BpmnError, ExpressionError
 from bpmn_engine.expressions.calls import keep_printed
 from bpmn_engine.expressions.guards import MAX_SIZE
 from bpmn_engine.expressions.java_text import java_text
@@ -63,6 +67,16 @@ _TOKEN = re.compile(
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 _ESCAPE = re.compile(r"\\(u+[0-9a-fA-F]{4}|.)", re.DOTALL)
 _KEYWORDS = frozenset({"true", "false", "null"})
+_BPMN_ERRORS = frozenset(
+    f"{package}.BpmnError"
+    for package in (
+        "org.camunda.bpm.engine.delegate",
+        "org.operaton.bpm.engine.delegate",
+        "org.activiti.engine.delegate",
+        "org.flowable.engine.delegate",
+    )
+)
+"""The BPMN error classes of the engines whose Groovy scripts may throw one."""
 _CONTROL = frozenset(
     {"if", "else", "for", "while", "do", "switch", "return", "throw", "try", "new", "import"}
     | {"synchronized", "assert", "break", "continue", "class", "final", "static", "var"}
@@ -124,6 +138,12 @@ class _Local:
     value: Any
 
 
+@dataclass(frozen=True)
+class _Throw:
+    code: Any
+    message: Any  # None: no message
+
+
 class _Parser:
     def __init__(self, text: str, dialect: str) -> None:
         self.dialect = dialect
@@ -168,7 +188,17 @@ class _Parser:
             if self.is_(";") or self.is_("\n"):
                 self.at += 1
                 continue
-            statements.append(self.statement())
+            token = self.peek()
+            if statements and isinstance(statements[-1], _Throw):
+                raise self.unsupported(token, "has a statement after its throw")
+            statement = self.statement()
+            if isinstance(statement, _Throw) and not all(isinstance(s, _Local) for s in statements):
+                raise self.unsupported(
+                    token,
+                    "prints or sets variables before it throws a BPMN error (the engine "
+                    "it was written for keeps those effects; they are not imitated)",
+                )
+            statements.append(statement)
             self.end_of_statement()
         return tuple(statements)
 
@@ -188,6 +218,8 @@ class _Parser:
         assert token is not None
         if token.kind != "name":
             raise self.unsupported(token)
+        if token.text == "throw" and self.dialect == GROOVY:
+            return self.throw()
         if token.text in _CONTROL:
             raise self.unsupported(token)
         words = self.dotted()
@@ -211,6 +243,18 @@ class _Parser:
             self.locals.add(name.text)
             return _Local(name.text, value)
         raise self.unsupported(token, self._naming(words))
+
+    def throw(self) -> _Throw:
+        """`throw new ...BpmnError("code"[, "message"])`; any other throw is refused."""
+        token = self.take("throw")
+        if not self.is_("new"):
+            raise self.unsupported(token)
+        self.at += 1
+        words = self.dotted()
+        if ".".join(words) not in _BPMN_ERRORS or not self.is_("("):
+            raise self.unsupported(token, f"throws {'.'.join(words)}")
+        arguments = self.arguments(1, 2)
+        return _Throw(arguments[0], arguments[1] if len(arguments) > 1 else None)
 
     def _naming(self, words: list[str]) -> str:
         said = ".".join(words)
@@ -239,10 +283,10 @@ class _Parser:
                 found.append(self.expression())
         closing = self.take(")")
         if not least <= len(found) <= most:
-            raise self.unsupported(closing, f"{len(found)} arguments")
+            raise self.unsupported(closing, f"gives {len(found)} arguments")
         if most == 1:
             return found[0] if found else None
-        return tuple(found)
+        return tuple(found)  # `least` to `most` of them
 
     # --- expressions --------------------------------------------------------------------
 
@@ -374,8 +418,14 @@ class JvmScript:
     statements: tuple[Any, ...] = field(repr=False, compare=False)
     trusted: bool = False  # nothing in it reaches beyond its variables
 
+    @property
+    def throws(self) -> bool:
+        """Whether it ends by throwing a BPMN error (`BpmnError` from `run`)."""
+        return bool(self.statements) and isinstance(self.statements[-1], _Throw)
+
     def run(self, variables: Mapping[str, Any], printed: list[str] | None = None) -> dict[str, Any]:
-        """The variables it set; what it prints goes to `printed` (else nowhere)."""
+        """The variables it set; what it prints goes to `printed` (else nowhere). A script
+        that throws a BPMN error raises it (`BpmnError`), having done nothing else."""
         run = _Run(self.dialect, variables)
         for statement in self.statements:
             if isinstance(statement, _Print):
@@ -383,6 +433,8 @@ class JvmScript:
                 text += "\n" if statement.newline else ""
                 if printed is not None:
                     keep_printed(printed, text)
+            elif isinstance(statement, _Throw):
+                raise run.bpmn_error(statement)
             elif isinstance(statement, _SetVariable):
                 name = run.value(statement.name)
                 if not isinstance(name, str):
@@ -452,6 +504,13 @@ class _Run:
             if len(total) > MAX_SIZE:
                 raise ExpressionError(f"a text longer than {MAX_SIZE:,} characters")
         return total
+
+    def bpmn_error(self, statement: _Throw) -> BpmnError:
+        code = self.value(statement.code)
+        message = "" if statement.message is None else self.value(statement.message)
+        if not isinstance(code, str) or not isinstance(message, str):
+            raise ExpressionError(f"BpmnError needs text, not {code!r}, {message!r}")
+        return BpmnError(code, message)
 
     def text(self, value: Any) -> str:
         """`value` as string concatenation and println write it (null as "null")."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bpmn_engine.errors import ExpressionError
+from bpmn_engine.errors import BpmnError, ExpressionError
 from bpmn_engine.expressions import compile_script
 from bpmn_engine.expressions.guards import MAX_SIZE
 
@@ -141,7 +141,7 @@ def test_each_language_has_its_own_context() -> None:
     [
         ("x = 5 / 0", "groovy", "assigns x"),
         ("def x = 5 / 0", "groovy", "uses '/'"),
-        ('throw new org.flowable.engine.delegate.BpmnError("e");', "groovy", "uses 'throw'"),
+        ('throw new java.lang.Exception("e");', "groovy", "throws java.lang.Exception"),
         ('if (x == null) { throw new Exception("e"); }', JAVA, "uses 'if'"),
         ('System.out.println("n " + person.getName());', MVEL, "calls person.getName(...)"),
         ('kcontext.setVariable("x", Integer.parseInt(y));', MVEL, "calls Integer.parseInt"),
@@ -179,3 +179,51 @@ def test_hostile_scripts_are_bounded() -> None:
 
 def test_a_number_too_long_to_write_is_an_error_not_a_crash() -> None:
     assert "too long to write" in failure('System.out.println("a" + n);', JAVA, {"n": 10**5000})
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "org.camunda.bpm.engine.delegate",
+        "org.operaton.bpm.engine.delegate",
+        "org.activiti.engine.delegate",
+        "org.flowable.engine.delegate",
+    ],
+)
+def test_groovy_throws_a_bpmn_error(package: str) -> None:
+    script = compile_script(
+        f'def code = "REJECTED"\nthrow new {package}.BpmnError(code, "no credit " + n)', "groovy"
+    )
+    assert script.throws
+    with pytest.raises(BpmnError) as thrown:
+        script.run({"n": 3}, [])
+    assert (thrown.value.code, thrown.value.message) == ("REJECTED", "no credit 3")
+    bare = compile_script(f'throw new {package}.BpmnError("E")', "groovy")
+    with pytest.raises(BpmnError) as thrown:
+        bare.run({}, [])
+    assert (thrown.value.code, thrown.value.message) == ("E", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ('println "x"\nthrow new org.camunda.bpm.engine.delegate.BpmnError("E")', "before it"),
+        (
+            'execution.setVariable("a", 1)\n'
+            'throw new org.camunda.bpm.engine.delegate.BpmnError("E")',
+            "before it",
+        ),
+        ('throw new org.camunda.bpm.engine.delegate.BpmnError("E"); println "x"', "after its"),
+        ('throw new RuntimeException("x")', "throws RuntimeException"),
+        ('throw new BpmnError("E")', "throws BpmnError"),  # unresolved without an import
+        ("throw new org.camunda.bpm.engine.delegate.BpmnError()", "gives 0 arguments"),
+    ],
+)
+def test_other_throws_are_refused(text: str, named: str) -> None:
+    assert named in refusal(text, "groovy")
+
+
+def test_only_groovy_throws() -> None:
+    # jBPM has no BpmnError class of these engines
+    said = refusal('throw new org.camunda.bpm.engine.delegate.BpmnError("E");', JAVA)
+    assert "uses 'throw'" in said

@@ -25,6 +25,7 @@ from bpmn_engine.errors import BpmnError, ExpressionError
 from bpmn_engine.expressions import JavaScriptScript, compile_expression, compile_script
 from bpmn_engine.expressions.javascript import changed as changed_by
 from bpmn_engine.expressions.juel_methods import collected_writes
+from bpmn_engine.expressions.jvm_scripts import JvmScript
 from bpmn_engine.model import (
     Activity,
     FlowNode,
@@ -52,7 +53,13 @@ def compile_listener(listener: Listener, trusted: bool) -> None:
     first step by `bpmn run` and by `bpmn validate`."""
     try:
         if listener.script is not None:
-            compile_script(listener.script.text, listener.script.language, trusted=trusted)
+            script = compile_script(listener.script.text, listener.script.language, trusted=trusted)
+            if isinstance(script, JvmScript) and script.throws:
+                raise ExpressionError(
+                    "it throws a BPMN error, which is run from a script task's script only "
+                    "(whether the engine it was written for catches one from a listener "
+                    "script is not imitated): throw it from a script task, or an error end event"
+                )
         if listener.expression is not None:
             expression = listener.expression
             compile_expression(expression.text, expression.language, trusted=trusted)

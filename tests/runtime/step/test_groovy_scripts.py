@@ -10,7 +10,7 @@ import pytest
 
 from bpmn_engine import Engine, LoadError
 from bpmn_engine.validate import validate
-from tests.runtime.conftest import Bpmn, flow
+from tests.runtime.conftest import HEADER, Bpmn, flow
 
 SET_IN_SCRIPT = """
 // Using def in Groovy makes the variable script-local
@@ -62,3 +62,43 @@ def test_validate_passes_a_groovy_script_that_runs(bpmn: Bpmn, tmp_path: Path) -
     path = bpmn(around(script_task(SET_IN_SCRIPT)))
     findings = [f for f in validate([path]).findings if f.rule == "executable"]
     assert findings == []
+
+
+THROWING = 'def code = "REJECTED"\nthrow new org.camunda.bpm.engine.delegate.BpmnError(code)'
+
+
+def test_a_bpmn_error_thrown_by_a_groovy_script_is_caught_by_a_boundary(
+    tmp_path: Path, engine: Engine
+) -> None:
+    # given: Camunda's documented way to throw a business error from a script task
+    body = (
+        around(script_task(THROWING))
+        + '<boundaryEvent id="B" attachedToRef="T"><errorEventDefinition errorRef="err"/>'
+        "</boundaryEvent>" + flow("B", "Rejected") + '<endEvent id="Rejected"/>'
+    )
+    path = tmp_path / "throwing.bpmn"
+    path.write_text(
+        f'<?xml version="1.0"?>\n{HEADER}<error id="err" errorCode="REJECTED"/>'
+        f'<process id="p" isExecutable="true">{body}</process></definitions>',
+        encoding="utf-8",
+    )
+    # when
+    instance = engine.start(path)
+    outcome = instance.run()
+    # then
+    assert (outcome.state, outcome.end_event) == ("completed", "Rejected")
+    thrown = [e.data for e in instance.history() if e.event == "error.thrown"]
+    assert thrown == [{"code": "REJECTED", "message": ""}]
+
+
+def test_a_groovy_listener_script_that_throws_is_refused(bpmn: Bpmn, engine: Engine) -> None:
+    listener = (
+        '<task id="T"><extensionElements><camunda:executionListener event="end">'
+        f'<camunda:script scriptFormat="groovy">{THROWING}'
+        "</camunda:script></camunda:executionListener></extensionElements></task>"
+    )
+    with pytest.raises(LoadError) as refused:
+        engine.start(bpmn(around(listener)))
+    assert "throws a BPMN error, which is run from a script task's script only" in (
+        refused.value.message
+    )
