@@ -208,6 +208,12 @@ def main() -> None:
     # started in the background by a shell without job control, the process inherits SIGINT
     # ignored: `kill -INT` (and a test runner's Ctrl-C) could not stop it
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    for stream in (sys.stdout, sys.stderr):
+        # text the terminal's encoding cannot take (a lone surrogate from a script, anything
+        # beyond ASCII on an ASCII terminal) is written as \u escapes, never a crash; in a
+        # --json line that is still JSON
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         code = cli.main(standalone_mode=False)
     except (Exception, KeyboardInterrupt) as error:

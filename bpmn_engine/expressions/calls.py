@@ -142,6 +142,8 @@ def keep_printed(printed: list[str], text: str) -> None:
     room = MAX_PRINTED - sum(map(len, printed))
     if room <= 0:
         return
+    if not text.isascii():  # a lone surrogate is no text to show or store: its escape is
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if len(text) > room:
         text = text[:room] + f"… (printing stops at {MAX_PRINTED:,} characters)\n"
     printed.append(text)

@@ -7,7 +7,7 @@ Their meaning is fixed by the language, so they are run here exactly as the JVM 
 them, and any script with anything else in it is refused before the first step, naming what
 it uses (`UnsupportedScript`): a method call, arithmetic, a control statement, a cast...
 
-What runs, per statement (`;` ends one; a line break too in MVEL and Groovy):
+What runs, per statement (`;` ends one; in Groovy a line break too):
 
 - `System.out.println(x)` and `System.out.print(x)`; Groovy's `println x` and `print x`.
   The text is a `script.printed` event, as a Python script's `print` is.
@@ -150,7 +150,6 @@ class _Parser:
         self.context = _CONTEXT[dialect]
         self.tokens = _tokens(text, dialect)
         self.at = 0
-        self.locals: set[str] = set()
 
     # --- tokens -------------------------------------------------------------------------
 
@@ -239,9 +238,7 @@ class _Parser:
             if name.text in _KEYWORDS or name.text == self.context:
                 raise self.unsupported(name)
             self.take("=")
-            value = self.expression()
-            self.locals.add(name.text)
-            return _Local(name.text, value)
+            return _Local(name.text, self.expression())
         raise self.unsupported(token, self._naming(words))
 
     def throw(self) -> _Throw:
@@ -384,7 +381,11 @@ def _string(token: _Token, dialect: str) -> str:
             f"uses the escape \\{escape} (line {token.line}, column {token.column})"
         )
 
-    return _ESCAPE.sub(unescape, body)
+    text = _ESCAPE.sub(unescape, body)
+    if any("\ud800" <= c <= "\udfff" for c in text):  # Java's text is UTF-16: a pair of
+        pairs = text.encode("utf-16-le", "surrogatepass")  # surrogates is one character
+        text = pairs.decode("utf-16-le", "surrogatepass")
+    return text
 
 
 def _number(token: _Token, dialect: str) -> int | float:
@@ -441,7 +442,7 @@ class JvmScript:
                     raise ExpressionError(f"setVariable needs a name, not {name!r}")
                 run.changes[name] = copy.deepcopy(run.value(statement.value))
             else:
-                run.locals[statement.name] = run.value(statement.value)
+                run.locals[statement.name] = run.local(statement)
         return run.changes
 
 
@@ -467,6 +468,17 @@ class _Run:
                 )
             return self.changes[name]
         return self.variables.get(name, _MISSING)
+
+    def local(self, statement: _Local) -> Any:
+        """A local's value; a `String` local (Java, MVEL) must be given text or null."""
+        value = self.value(statement.value)
+        if self.dialect != GROOVY and value is not None and not isinstance(value, str):
+            raise ExpressionError(
+                f"String {statement.name} is given {type(value).__name__} {value!r}: "
+                f"{self.dialect} does not take it as a String, and what it would do is not "
+                "imitated"
+            )
+        return value
 
     def get_variable(self, name: Any) -> Any:
         """`getVariable`: the process's variable (what the script set is seen), or null."""

@@ -131,3 +131,37 @@ def test_a_line_written_without_rich_is_the_line_rich_would_print() -> None:
                 )
             printed.append(out.getvalue())
         assert printed[0] == printed[1], outside
+
+
+LONE_SURROGATE = """<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="p" isExecutable="true">
+    <startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="c"/>
+    <scriptTask id="c" scriptFormat="python"><script>print('half \\ud83d of a pair')
+SCRIPT</script></scriptTask>
+    <sequenceFlow id="f2" sourceRef="c" targetRef="e"/><endEvent id="e"/>
+  </process>
+</definitions>
+"""
+
+
+def test_a_lone_surrogate_from_a_script_is_shown_escaped_and_never_stored(
+    bpmn: Bpmn, tmp_path: Path
+) -> None:
+    # given: a script prints half of a surrogate pair (it was an internal error: no terminal
+    # and no UTF-8 writer takes it), and one stores it in a variable
+    printing = tmp_path / "printing.bpmn"
+    printing.write_text(LONE_SURROGATE.replace("SCRIPT", "done = True"), encoding="utf-8")
+    storing = tmp_path / "storing.bpmn"
+    storing.write_text(LONE_SURROGATE.replace("SCRIPT", "x = '\\ud83d'"), encoding="utf-8")
+    # when / then: what it printed is shown as its escape, in words and in --json
+    shown = clean(bpmn("run", str(printing), "--db", ":memory:"), 0)
+    assert "half \\ud83d of a pair" in shown
+    done = bpmn("run", str(printing), "--db", ":memory:", "--json")
+    clean(done, 0)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    [printed] = [line["text"] for line in lines if line["event"] == "script.printed"]
+    assert printed == "half \\ud83d of a pair\n"
+    # a variable holding it: an incident naming it, in the database and on the terminal
+    failed = clean(bpmn("run", str(storing), "--db", str(tmp_path / "runs.db")), 1)
+    assert "variable 'x' holds text that is not Unicode (a lone surrogate, \\ud83d)" in failed

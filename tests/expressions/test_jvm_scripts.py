@@ -227,3 +227,16 @@ def test_only_groovy_throws() -> None:
     # jBPM has no BpmnError class of these engines
     said = refusal('throw new org.camunda.bpm.engine.delegate.BpmnError("E");', JAVA)
     assert "uses 'throw'" in said
+
+
+def test_a_string_local_takes_text_only() -> None:
+    assert run('String s = "a"; String t = null; System.out.print(s + t);', JAVA)[1] == "anull"
+    assert "String n is given int 5" in failure("String n = 5;", JAVA)
+    assert run("def n = 5\nprint 'n=' + n", "groovy")[1] == "n=5"
+
+
+def test_a_surrogate_pair_is_one_character_as_in_java() -> None:
+    printed = run(r'System.out.print("\uD83D\uDE00");', JAVA)[1]
+    assert printed == "\U0001f600"
+    lone = run(r'System.out.print("\uD83D");', JAVA)[1]  # no text: shown as its escape
+    assert lone == "\\ud83d"

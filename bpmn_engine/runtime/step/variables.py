@@ -30,8 +30,12 @@ def storable(name: str, value: Any) -> Any:
     if not isinstance(name, str) or not name:
         raise ValueError(f"variable name {name!r} must be a non-empty string")
     kind = type(value)
-    if kind is str and len(value) > MAX_SIZE:
-        raise ValueError(_too_long(name, "a string", len(value)))
+    if kind is str:
+        if len(value) > MAX_SIZE:
+            raise ValueError(_too_long(name, "a string", len(value)))
+        if not value.isascii():
+            _check_unicode(name, value)
+        return value
     if kind in _SCALARS or (kind is float and math.isfinite(value)):
         return value  # most writes: a counter, a flag, a name
     if kind is int:
@@ -43,14 +47,28 @@ def storable(name: str, value: Any) -> Any:
         return value
     try:
         # a date or duration (a script's `datetime`) as its ISO 8601 text, as FEEL's
-        text = json.dumps(value, allow_nan=False, default=stored_text)
+        text = json.dumps(value, allow_nan=False, default=stored_text, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError) as error:
         kind = type(value).__name__
         why = "it is nested too deep" if isinstance(error, RecursionError) else str(error)
         raise ValueError(f"variable {name!r} ({kind}) cannot be stored as JSON: {why}") from None
     if len(text) > MAX_SIZE:
         raise ValueError(_too_long(name, f"a {kind.__name__} whose JSON is", len(text)))
+    if not text.isascii():
+        _check_unicode(name, text)
     return json.loads(text)
+
+
+def _check_unicode(name: str, text: str) -> None:
+    """Text with a lone surrogate in it (`'\\ud83d'` from a script) is not Unicode: UTF-8,
+    PostgreSQL and every terminal refuse it, so no variable holds it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        bad = text[error.start : error.end].encode("unicode_escape").decode("ascii")
+        raise ValueError(
+            f"variable {name!r} holds text that is not Unicode (a lone surrogate, {bad})"
+        ) from None
 
 
 def _too_long(name: str, what: str, length: int) -> str:
