@@ -420,6 +420,10 @@ class JvmScript:
     trusted: bool = False  # nothing in it reaches beyond its variables
 
     @property
+    def sets_variables(self) -> bool:
+        return any(isinstance(s, _SetVariable) for s in self.statements)
+
+    @property
     def throws(self) -> bool:
         """Whether it ends by throwing a BPMN error (`BpmnError` from `run`)."""
         return bool(self.statements) and isinstance(self.statements[-1], _Throw)

@@ -27,11 +27,9 @@ from collections.abc import Mapping, Sequence
 
 from lxml import etree
 
-from bpmn_engine.expressions.javascript import is_javascript
-from bpmn_engine.expressions.jbpm import MVEL, refused_language
+from bpmn_engine.expressions.jbpm import MVEL
 from bpmn_engine.model.kinds import BPMN
 from bpmn_engine.parse.extensions import ElementIndex
-from bpmn_engine.parse.xml import local_name
 
 DROOLS = "http://www.jboss.org/drools"
 DEFAULT_LANGUAGE = "http://www.mvel.org/2.0"  # of a condition or script that names none
@@ -161,10 +159,7 @@ def refused(ext: ElementIndex, kind: str) -> list[tuple[etree._Element, str]]:
                     "a --handlers function for the task",
                 )
             )
-    if ext.has_extensions:
-        for tag in ("onEntry-script", "onExit-script"):
-            for script in ext.extension_children(DROOLS, tag):
-                found += _script(script, tag)
+    if ext.has_extensions:  # (on-entry and on-exit scripts: `parse/listeners.py`)
         for meta in ext.extension_children(DROOLS, "metaData"):
             name = (meta.get("name") or "").strip()
             value = "".join(meta.itertext()).strip().lower()
@@ -181,24 +176,6 @@ def refused(ext: ElementIndex, kind: str) -> list[tuple[etree._Element, str]]:
                     )
                 )
     return found
-
-
-def _script(script: etree._Element, tag: str) -> list[tuple[etree._Element, str]]:
-    text = "".join("".join(s.itertext()) for s in script if local_name(s) == "script").strip()
-    if not text:
-        return []  # an empty script does nothing
-    fmt = (script.get("scriptFormat") or "").strip()
-    language = refused_language(fmt) or ("MVEL" if fmt.lower() in MVEL or not fmt else fmt)
-    if is_javascript(fmt):
-        language = "JavaScript"
-    return [
-        (
-            script,
-            f"drools:{tag} ({language}): jBPM runs it with its kcontext API in a JVM, "
-            "bpmn-engine does not; use a camunda:executionListener with a python or "
-            "javascript script",
-        )
-    ]
 
 
 def priority_refusal(flows: Sequence[etree._Element]) -> str | None:

@@ -1,10 +1,11 @@
 """Listeners and pre-/post-scripts kept in vendor namespaces, compiled to `model.Listener`.
 
 Camunda 7 (and Activiti/Flowable) `executionListener` and `taskListener`, Zeebe
-`executionListeners` and `taskListeners`, and SpiffWorkflow `preScript`/`postScript` run code
-on an element's lifecycle events. What the engine can run becomes a `Listener`; what it
-cannot (an event it has no moment for, a script kept in another file) is handed to `refuse`
-with the reason, so runs and `bpmn validate` refuse it before the first step.
+`executionListeners` and `taskListeners`, SpiffWorkflow `preScript`/`postScript` and jBPM
+`onEntry-script`/`onExit-script` run code on an element's lifecycle events. What the engine
+can run becomes a `Listener`; what it cannot (an event it has no moment for, a script kept in
+another file) is handed to `refuse` with the reason, so runs and `bpmn validate` refuse it
+before the first step.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from collections.abc import Callable
 
 from lxml import etree
 
+from bpmn_engine.expressions.javascript import is_javascript
+from bpmn_engine.expressions.jvm_scripts import UnsupportedScript, compile_jvm_script, jvm_dialect
 from bpmn_engine.model.elements import Expression, Listener
 from bpmn_engine.parse.extensions import CAMUNDA_LIKE, SPIFF, ZEEBE, ElementIndex
+from bpmn_engine.parse.jbpm import DEFAULT_LANGUAGE, DROOLS
 from bpmn_engine.parse.xml import local_name as _local
 
 Refuse = Callable[[etree._Element, str], None]
@@ -59,6 +63,9 @@ def read(ext: ElementIndex, kind: str, refuse: Refuse) -> tuple[Listener, ...]:
     for tag, event in (("preScript", "start"), ("postScript", "end")):
         for child in ext.extension_children(SPIFF, tag):
             found.append((child, _spiff(child, f"spiffworkflow:{tag}", event, kind, refuse)))
+    for tag, event in (("onEntry-script", "start"), ("onExit-script", "end")):
+        for child in ext.extension_children(DROOLS, tag):
+            found.append((child, _jbpm(child, f"drools:{tag}", event, kind, refuse)))
     listeners = [(child, listener) for child, listener in found if listener is not None]
     if listeners and element.get("triggeredByEvent") == "true":
         refuse(element, "listeners on an event subprocess are not run yet")
@@ -216,6 +223,47 @@ def _spiff(
     if not text.strip():
         return None  # an empty script does nothing (Spiff's modeler writes them)
     return Listener(event, line, source, script=Expression(text, "python", line))
+
+
+def _jbpm(
+    child: etree._Element, source: str, event: str, kind: str, refuse: Refuse
+) -> Listener | None:
+    """jBPM's on-entry and on-exit scripts: run as start and end listeners when they only
+    print and set variables (`expressions/jvm_scripts.py`); an on-entry script may not set
+    any (jBPM runs it before the node reads its data inputs, a start listener runs after)."""
+    if kind in ("sequenceFlow", "process"):
+        refuse(child, f"{source}: on-entry and on-exit scripts belong on flow nodes")
+        return None
+    line = child.sourceline or 0
+    text = "".join("".join(s.itertext()) for s in child if _local(s) == "script")
+    if not text.strip():
+        return None  # an empty script does nothing
+    script_format = (child.get("scriptFormat") or "").strip() or DEFAULT_LANGUAGE
+    dialect = jvm_dialect(script_format)
+    way_on = "use a camunda:executionListener with a python or javascript script"
+    if dialect is None:
+        language = "JavaScript" if is_javascript(script_format) else script_format
+        refuse(child, f"{source} ({language}): jBPM runs it with its kcontext API; {way_on}")
+        return None
+    try:
+        compiled = compile_jvm_script(text, script_format)
+    except UnsupportedScript as error:
+        refuse(
+            child,
+            f"{source} ({dialect}): jBPM runs it with its kcontext API in a JVM, and of its "
+            f"scripts only those that print and set variables run here; this one {error}: "
+            f"{way_on}",
+        )
+        return None
+    if event == "start" and compiled.sets_variables:
+        refuse(
+            child,
+            f"{source} ({dialect}) sets variables: jBPM runs it before the node reads its data "
+            "inputs, a start listener here runs after them, which is not imitated; set them "
+            "in a script task before the node, or in its drools:onExit-script",
+        )
+        return None
+    return Listener(event, line, source, script=Expression(text, script_format, line))
 
 
 def _unique(*names: str) -> tuple[str, ...]:

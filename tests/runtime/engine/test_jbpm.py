@@ -539,11 +539,15 @@ def test_attributes_that_change_nothing_run(jbpm: Jbpm, engine: Engine) -> None:
     assert outcome.state == "completed" and outcome.end_event == "Big"
 
 
-ON_ENTRY = (
-    '<bpmn2:extensionElements><drools:onEntry-script scriptFormat="http://www.java.com/java">'
-    '<drools:script>System.out.println("in");</drools:script></drools:onEntry-script>'
-    "</bpmn2:extensionElements>"
-)
+def on(tag: str, script: str, script_format: str = "http://www.java.com/java") -> str:
+    """A drools:onEntry-script or onExit-script (`tag`) holding `script`."""
+    return (
+        f'<bpmn2:extensionElements><drools:{tag}-script scriptFormat="{script_format}">'
+        f"<drools:script>{script}</drools:script></drools:{tag}-script>"
+        "</bpmn2:extensionElements>"
+    )
+
+
 OUT_OF_ORDER = properties("x") + (
     '<bpmn2:startEvent id="S"/><bpmn2:exclusiveGateway id="G" gatewayDirection="Diverging"/>'
     '<bpmn2:endEvent id="A"/><bpmn2:endEvent id="B"/>'
@@ -580,11 +584,29 @@ def assigned_in(language: str) -> str:
 REFUSED = {
     "xpath assignment": (assigned_in(""), "", "T", "jBPM evaluates it as XPath over the source"),
     "mvel assignment": (assigned_in(MVEL), "", "T", "jBPM evaluates it as MVEL over the source"),
-    "on-entry script": (
-        line(f'<bpmn2:task id="T">{ON_ENTRY}</bpmn2:task>'),
+    "on-entry script that throws": (
+        line(f'<bpmn2:task id="T">{on("onEntry", "throw new RuntimeException();")}</bpmn2:task>'),
         "",
         "T",
-        r"drools:onEntry-script \(Java\)",
+        r"drools:onEntry-script \(Java\): .*uses 'throw'",
+    ),
+    "on-entry script that sets variables": (
+        line(
+            f'<bpmn2:task id="T">{on("onEntry", "kcontext.setVariable(&quot;x&quot;, 1);")}'
+            "</bpmn2:task>"
+        ),
+        "",
+        "T",
+        r"drools:onEntry-script \(Java\) sets variables",
+    ),
+    "javascript on-exit script": (
+        line(
+            f'<bpmn2:task id="T">{on("onExit", "print(1)", "http://www.javascript.com/javascript")}'
+            "</bpmn2:task>"
+        ),
+        "",
+        "T",
+        r"drools:onExit-script \(JavaScript\)",
     ),
     "ad-hoc process": (line('<bpmn2:task id="T"/>'), 'drools:adHoc="true"', "p", "adHoc"),
     "flow priorities": (OUT_OF_ORDER, "", "G", "drools:priority"),
@@ -618,7 +640,7 @@ def test_what_changes_how_jbpm_runs_is_refused_before_the_first_step(
     assert error.value.element_id == element and error.value.line
 
 
-@pytest.mark.parametrize("case", ["on-entry script", "flow priorities"])
+@pytest.mark.parametrize("case", ["on-entry script that sets variables", "flow priorities"])
 def test_validate_reports_the_refusals_of_the_jbpm_dialect(
     jbpm: Jbpm, tmp_path: Path, case: str
 ) -> None:
@@ -694,3 +716,23 @@ def test_a_conditional_event_in_a_jvm_language_is_refused_before_the_first_step(
     with pytest.raises(LoadError, match=r"C: Drools rule expression .*needs a JVM") as error:
         engine.start(jbpm(line(event)))
     assert error.value.element_id == "C" and error.value.line
+
+
+def test_on_entry_and_on_exit_scripts_that_print_and_set_variables_run(
+    jbpm: Jbpm, engine: Engine
+) -> None:
+    # given: jBPM's on-entry and on-exit scripts (Java; MVEL when none is named)
+    entry = on("onEntry", 'System.out.println("entering " + kcontext.getVariable("x"));')
+    exit_ = on("onExit", 'kcontext.setVariable("x", "done"); System.out.println("left")', "")
+    body = properties("x") + line(
+        f'<bpmn2:task id="T">{entry.replace("</bpmn2:extensionElements>", "")}'
+        f"{exit_.replace('<bpmn2:extensionElements>', '')}</bpmn2:task>"
+    )
+    # when
+    instance = engine.start(jbpm(body), variables={"x": "x0"})
+    outcome = instance.run()
+    # then
+    assert outcome.state == "completed"
+    assert instance.variables["x"] == "done"
+    printed = [e.data["text"] for e in instance.history() if e.event == "script.printed"]
+    assert printed == ["entering x0\n", "left\n"]
