@@ -907,6 +907,8 @@ class _Compiler:
         definitions = tuple(self.event_definition(d) for d in found)
         if any(d.kind == "message" for d in definitions):
             definitions = self._message_data(index, definitions)
+            if _local(element) in ("intermediateThrowEvent", "endEvent"):
+                self._implemented_throw(element, index, found)
         if not (index.attrs.get("name") or "").strip() and not self.awaits_trigger(
             element, definitions
         ):
@@ -916,6 +918,38 @@ class _Compiler:
             if "signal" in kinds:
                 self.refuse(element, _NO_SIGNAL)
         return definitions
+
+    def _implemented_throw(
+        self,
+        element: etree._Element,
+        index: extensions.ElementIndex,
+        definitions: list[etree._Element],
+    ) -> None:
+        """A message throw or end event implemented as a service task is (Camunda 7's
+        `camunda:class`, `delegateExpression`, `expression`, `type="external"` on its message
+        definition; Zeebe's `zeebe:taskDefinition`): those engines call the implementation
+        instead of sending the message. Running it here would send the message and skip the
+        call, so it is refused."""
+        prefixes = tuple(
+            zip(extensions.CAMUNDA_LIKE, ("camunda", "activiti", "flowable"), strict=True)
+        )
+        named = [
+            f"{prefix}:{attr}"
+            for definition in definitions
+            for ns, prefix in prefixes
+            for attr in ("class", "delegateExpression", "expression", "type")
+            if definition.get(f"{{{ns}}}{attr}")
+        ]
+        if index.has_extensions and index.extension_children(extensions.ZEEBE, "taskDefinition"):
+            named.append("zeebe:taskDefinition")
+        if named:
+            self.refuse(
+                element,
+                f"a message {_local(element)} implemented by {', '.join(named)}: its engine "
+                "calls that implementation, as a service task's, instead of sending the "
+                "message, which is not run here; draw a send or service task with it, followed "
+                "by a none event",
+            )
 
     def awaits_trigger(
         self, element: etree._Element, definitions: tuple[EventDefinition, ...]

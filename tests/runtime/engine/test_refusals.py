@@ -28,6 +28,23 @@ def around(element: str, element_id: str = "T") -> str:
 
 
 REFUSED = {
+    # a message throw implemented as a service task: its engine calls the implementation
+    # instead of sending the message (it was sent, and the implementation never called)
+    "camunda class on a message throw": (
+        '<intermediateThrowEvent id="T" name="notify"><messageEventDefinition'
+        ' camunda:class="org.example.Notify"/></intermediateThrowEvent>',
+        "a message intermediateThrowEvent implemented by camunda:class",
+    ),
+    "camunda external message throw": (
+        '<intermediateThrowEvent id="T" name="notify"><messageEventDefinition'
+        ' camunda:type="external" camunda:topic="notify"/></intermediateThrowEvent>',
+        "implemented by camunda:type",
+    ),
+    "zeebe job on a message throw": (
+        '<intermediateThrowEvent id="T" name="notify"><extensionElements><zeebe:taskDefinition'
+        ' type="notify"/></extensionElements><messageEventDefinition/></intermediateThrowEvent>',
+        "implemented by zeebe:taskDefinition",
+    ),
     "script resource": (
         '<scriptTask id="T" scriptFormat="python" camunda:resource="classpath://calc.py"/>',
         "script resource 'classpath://calc.py'",
@@ -180,3 +197,18 @@ def test_a_jvm_script_is_refused_naming_the_language_and_the_way_on(
     assert "Python or JavaScript" in refused.value.message and "--handlers" in refused.value.message
     findings = [f for f in validate([path]).findings if f.rule == "executable"]
     assert [f.element for f in findings if "is a JVM language" in f.message] == ["T"]
+
+
+def test_a_message_end_event_implemented_by_an_expression_is_refused(bpmn: Bpmn) -> None:
+    # given: Activiti's (and Camunda's) message end event with an implementation
+    path = bpmn(
+        '<startEvent id="S"/>'
+        + flow("S", "E")
+        + '<endEvent id="E" name="done"><messageEventDefinition xmlns:activiti='
+        '"http://activiti.org/bpmn" activiti:expression="${notifier.send(execution)}"/>'
+        "</endEvent>"
+    )
+    with Engine(scratch_db()) as engine, pytest.raises(LoadError) as error:
+        engine.start(path)
+    assert error.value.element_id == "E"
+    assert "a message endEvent implemented by activiti:expression" in error.value.message
