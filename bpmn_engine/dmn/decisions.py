@@ -37,6 +37,7 @@ from bpmn_engine.dmn.model import (
     Where,
 )
 from bpmn_engine.dmn.reader import Source, compile_sources, read_files
+from bpmn_engine.dmn.tables import FIRST_MATCH
 from bpmn_engine.dmn.types import NonConforming, conform, instance_of, known
 from bpmn_engine.errors import ExpressionError, LoadError, NotFound, UsageError
 from bpmn_engine.expressions import guards
@@ -448,6 +449,14 @@ class Decisions:
             f"no decision {name_or_id!r} in {', '.join(self.paths)} (decisions: {known_names})"
         )
 
+    def table(self, name_or_id: str) -> DecisionTable | None:
+        """The decision table of a decision, if its logic is one (a decision service's, a
+        literal expression's: None)."""
+        found = self.find(name_or_id)
+        decision = self.graph.decisions.get(found.ref) if found.kind == "decision" else None
+        logic = decision.logic if decision is not None else None
+        return logic if isinstance(logic, DecisionTable) else None
+
     def has(self, name_or_id: str) -> bool:
         try:
             self.find(name_or_id)
@@ -461,15 +470,19 @@ class Decisions:
         ]
 
     # --- evaluating -------------------------------------------------------------------------
-    def evaluate(self, name_or_id: str, inputs: Mapping[str, Any] | None = None) -> DecisionResult:
+    def evaluate(
+        self, name_or_id: str, inputs: Mapping[str, Any] | None = None, *, first_match: bool = False
+    ) -> DecisionResult:
         """Evaluate a decision (its required decisions first) or a decision service over
-        `inputs` (by input data name; ints and floats are read as Decimal)."""
+        `inputs` (by input data name; ints and floats are read as Decimal). `first_match`:
+        UNIQUE and ANY tables take the first matching rule, as SpiffWorkflow reads them."""
         found = self.find(name_or_id)
         values = {
             str(k): to_feel(v) if not _feel_value(v) else v for k, v in (inputs or {}).items()
         }
         evaluation = Evaluation(self.graph, values)
         token = guards.CURRENT.set(guards.Budget())
+        first = FIRST_MATCH.set(first_match)
         types = ITEM_TYPES.set(
             lambda name, value, assigned: self._instance_of(found.ref[0], name, value, assigned)
         )
@@ -495,6 +508,7 @@ class Decisions:
             value, entries, error = None, (), f"{found.name!r}: {failure}"
         finally:
             guards.CURRENT.reset(token)
+            FIRST_MATCH.reset(first)
             ITEM_TYPES.reset(types)
         if error is None:
             error = evaluation.failures.get(found.ref)

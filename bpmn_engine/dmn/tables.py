@@ -8,6 +8,7 @@ SUM, MIN, MAX or COUNT one value), RULE ORDER, OUTPUT ORDER (by the output value
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from bpmn_engine.dmn.model import DecisionTable, OutputClause, Rule
@@ -17,6 +18,10 @@ from bpmn_engine.expressions.feel.functions import lists
 from bpmn_engine.expressions.feel.values import FeelError, equal, text
 
 Conform = Callable[[Any, Any, str], Any]
+
+FIRST_MATCH: ContextVar[bool] = ContextVar("FIRST_MATCH", default=False)
+"""SpiffWorkflow's reading of a single-hit table (`Decisions.evaluate(first_match=True)`):
+UNIQUE and ANY take the first matching rule in rule order, where DMN fails the decision."""
 
 
 class DecisionFailed(ExpressionError):
@@ -151,6 +156,8 @@ def _apply_policy(
     if policy in ("UNIQUE", "ANY", "FIRST", "PRIORITY"):
         if not hits:
             return _defaults(table, scope, warnings, conform)
+        if FIRST_MATCH.get() and policy in ("UNIQUE", "ANY"):
+            return _shape(table, hits[0][1]), [hits[0][1]]
         if policy == "UNIQUE" and len(hits) > 1:
             names = ", ".join(_rule_name(table, rule) for rule, _ in hits)
             raise DecisionFailed(f"hit policy UNIQUE, but {len(hits)} rules match: {names}")

@@ -248,8 +248,9 @@ class Activity(FlowNode):
 class DecisionCall:
     """A business rule task's DMN decision: Camunda 7 `camunda:decisionRef` (with
     `resultVariable` and `mapDecisionResult`) or Zeebe `zeebe:calledDecision` (`decisionId`,
-    `resultVariable`). `mapping` is Camunda's (singleEntry, singleResult, collectEntries,
-    resultList) or "value" (Zeebe: the decision's value as it is)."""
+    `resultVariable`) or SpiffWorkflow `spiffworkflow:calledDecisionId`. `mapping` is
+    Camunda's (singleEntry, singleResult, collectEntries, resultList), "value" (Zeebe: the
+    decision's value as it is) or "spiff" (the outputs become variables by name)."""
 
     decision: str
     result_variable: str | None

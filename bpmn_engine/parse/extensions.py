@@ -634,6 +634,12 @@ def decision_call(ext: ElementIndex) -> tuple[DecisionCall | None, str | None]:
         if not result:
             return None, "zeebe:calledDecision has no resultVariable to hold the decision's value"
         return DecisionCall(decision, result, "value", line), None
+    spiff = ext.extension_children(SPIFF, "calledDecisionId") if ext.has_extensions else []
+    if spiff:  # SpiffWorkflow's: the outputs become variables (`runtime/data/decisions.py`)
+        decision = "".join(spiff[0].itertext()).strip()
+        if not decision:
+            return None, "spiffworkflow:calledDecisionId names no decision"
+        return DecisionCall(decision, None, "spiff", line), None
     ref = (ext.vendor_attr("decisionRef") or "").strip()
     if not ref:
         return None, None

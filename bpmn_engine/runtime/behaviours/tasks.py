@@ -13,7 +13,7 @@ from bpmn_engine.records.lifecycle import TaskState
 from bpmn_engine.records.rows import JOB
 from bpmn_engine.runtime.behaviours.base import ActivityBehaviour
 from bpmn_engine.runtime.data.assignments import assigned
-from bpmn_engine.runtime.data.decisions import mapped
+from bpmn_engine.runtime.data.decisions import mapped, spiff_outputs
 from bpmn_engine.runtime.events.message import MESSAGE
 from bpmn_engine.runtime.events.trigger import settle
 from bpmn_engine.runtime.handlers import ServiceTaskContext
@@ -192,7 +192,9 @@ class BusinessRuleTaskBehaviour(ServiceTaskBehaviour):
             )
         inputs = self.inputs(ctx)
         try:
-            result = decisions.evaluate(call.decision, ctx.variables(inputs))
+            result = decisions.evaluate(
+                call.decision, ctx.variables(inputs), first_match=call.mapping == "spiff"
+            )
             for warning in result.warnings:
                 ctx.warn(warning)
             if result.error is not None:
@@ -201,7 +203,13 @@ class BusinessRuleTaskBehaviour(ServiceTaskBehaviour):
         except BpmnEngineError as error:
             raise Incident(f"decision {call.decision!r}: {error}", node.id) from None
         ctx.emit("decision.evaluated", decision=result.id, name=result.decision, value=value)
-        if call.result_variable:
+        if call.mapping == "spiff":
+            try:
+                table = decisions.table(call.decision)
+                results = spiff_outputs(result, table, ctx.variables(inputs))
+            except BpmnEngineError as error:
+                raise Incident(f"decision {call.decision!r}: {error}", node.id) from None
+        elif call.result_variable:
             results = {call.result_variable: value}
         else:
             ctx.warn("the business rule task has no resultVariable: its result is not kept")

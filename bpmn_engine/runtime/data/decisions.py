@@ -12,6 +12,15 @@ rule's outputs as a map, `collectEntries` the one output of each rule as a list,
 (the default) every rule's outputs, a list of maps. More than one rule, or more than one
 output, where the mapping expects one is an incident, as Camunda raises an exception. Zeebe
 stores the decision's value as it is.
+
+SpiffWorkflow (`spiffworkflow:calledDecisionId`) has no result variable: the first matched
+rule's outputs become variables by their names (nothing when none matched), and under COLLECT
+each output becomes the list of its values over the matched rules (`spiff_outputs`). UNIQUE
+and ANY take the first matching rule, as SpiffWorkflow reads them (`first_match`): its users
+end a UNIQUE table with a catch-all rule. Where SpiffWorkflow would answer otherwise still
+(PRIORITY and OUTPUT ORDER, which it reads as rule order; COLLECT's aggregation and default
+output values, which it ignores; a map or list output it deep-merges into a variable that
+already holds one) the task stops with an incident saying so.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from bpmn_engine.runtime.storage import Store
 
 if TYPE_CHECKING:
     from bpmn_engine.dmn import DecisionResult, Decisions
+    from bpmn_engine.dmn.model import DecisionTable
 
 
 class DecisionRegistry:
@@ -67,7 +77,7 @@ def mapped(call: DecisionCall, result: DecisionResult) -> Any:
     if call.mapping == "value":
         return deferred.dmn_decisions.plain(result.value)
     entries = [deferred.dmn_decisions.plain(entry) for entry in result.entries]
-    if call.mapping == "resultList":
+    if call.mapping in ("resultList", "spiff"):  # (SpiffWorkflow's: `spiff_outputs`)
         return entries
     if call.mapping in ("singleEntry", "singleResult") and len(entries) > 1:
         raise UsageError(
@@ -86,3 +96,56 @@ def mapped(call: DecisionCall, result: DecisionResult) -> Any:
     if call.mapping == "singleEntry":
         return values[0] if values else None
     return values  # collectEntries
+
+
+# hit policies whose answer is the first matching rule in rule order, as SpiffWorkflow's is
+_FIRST_IN_RULE_ORDER = frozenset({"UNIQUE", "FIRST", "ANY", "RULE ORDER"})
+
+
+def spiff_outputs(
+    result: DecisionResult, table: DecisionTable | None, variables: dict[str, Any]
+) -> dict[str, Any]:
+    """The variables a SpiffWorkflow business rule task sets, or UsageError why they would
+    differ from what SpiffWorkflow sets."""
+    if table is None:
+        raise UsageError(
+            f"decision {result.decision!r} is not a decision table: SpiffWorkflow runs decision "
+            "tables only"
+        )
+    if any(clause.default is not None for clause in table.outputs):
+        raise UsageError(
+            f"decision {result.decision!r} has default output values, which SpiffWorkflow "
+            "ignores when no rule matches; not imitated"
+        )
+    entries = [deferred.dmn_decisions.plain(entry) for entry in result.entries]
+    if table.hit_policy == "COLLECT":
+        if table.aggregation:
+            raise UsageError(
+                f"decision {result.decision!r}: SpiffWorkflow ignores COLLECT's aggregation "
+                f"({table.aggregation}) and sets the list of values; not imitated"
+            )
+        outputs: dict[str, Any] = {}
+        for entry in entries:
+            for name, value in entry.items():
+                outputs.setdefault(name, []).append(value)
+    elif table.hit_policy in _FIRST_IN_RULE_ORDER:
+        outputs = entries[0] if entries else {}
+    else:
+        raise UsageError(
+            f"decision {result.decision!r}: hit policy {table.hit_policy}: SpiffWorkflow takes "
+            "the first matching rule in rule order, DMN another; not imitated"
+        )
+    for name, value in outputs.items():
+        if "." in name:
+            raise UsageError(
+                f"decision {result.decision!r}: output {name!r}: SpiffWorkflow's reading of a "
+                "dotted output name is not imitated; name it without a dot"
+            )
+        before = variables.get(name)
+        merged = isinstance(before, dict) and isinstance(value, dict)
+        if (merged or (isinstance(before, list) and isinstance(value, list))) and before != value:
+            raise UsageError(
+                f"decision {result.decision!r}: output {name!r}: SpiffWorkflow deep-merges it "
+                "into the variable's value, which is not imitated; clear the variable first"
+            )
+    return outputs

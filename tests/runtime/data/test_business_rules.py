@@ -231,3 +231,90 @@ def test_the_files_given_win_over_the_deployed_ones(
     assert engine.start(path, variables={"x": 1}).run().variables["y"] == "deployed"
     engine.add_decisions(load_decisions(new))
     assert engine.start(path, variables={"x": 1}).run().variables["y"] == "given"
+
+
+# --- SpiffWorkflow: spiffworkflow:calledDecisionId -------------------------------------------
+SPIFF_NS = 'xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core"'
+
+
+def spiff_task(decision: str = "decision") -> str:
+    return rule_task(
+        SPIFF_NS,
+        "<extensionElements><spiffworkflow:calledDecisionId>"
+        f"{decision}</spiffworkflow:calledDecisionId></extensionElements>",
+    )
+
+
+# SpiffWorkflow's idiom: a UNIQUE table ending with a catch-all rule
+ANSWERS = table_xml(
+    "UNIQUE",
+    ["question"],
+    ["answer", "score"],
+    [(['"X"'], ['"Y"', "1"]), (['"A"'], ['"B"', "2"]), (["-"], ['"unknown"', "0"])],
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("X", {"answer": "Y", "score": 1}), ("Q", {"answer": "unknown", "score": 0})],
+)
+def test_spiff_outputs_become_variables_the_first_match_winning(
+    bpmn: Bpmn, engine: Engine, tmp_path: Path, question: str, expected: dict
+) -> None:
+    # given: "X" matches the first rule and the catch-all: DMN's UNIQUE fails, SpiffWorkflow
+    # takes the first (it was a job waiting for a handler, the decision never evaluated)
+    rules = decision_file(tmp_path, ANSWERS)
+    variables = run(engine, bpmn(spiff_task()), rules, {"question": question})
+    assert variables == {"question": question, **expected}
+
+
+def test_spiff_collect_makes_a_list_per_output_and_no_match_sets_nothing(
+    bpmn: Bpmn, engine: Engine, tmp_path: Path
+) -> None:
+    collect = table_xml(
+        "COLLECT",
+        ["n"],
+        ["tag"],
+        [(["> 1"], ['"big"']), (["> 5"], ['"huge"']), (["< 0"], ['"neg"'])],
+    )
+    rules = decision_file(tmp_path, collect)
+    assert run(engine, bpmn(spiff_task()), rules, {"n": 9})["tag"] == ["big", "huge"]
+    first = table_xml("FIRST", ["n"], ["tag"], [(["< 0"], ['"neg"'])])
+    other = decision_file(tmp_path, first, name="other.dmn")
+    assert run(engine, bpmn(spiff_task()), other, {"n": 9}) == {"n": 9}
+
+
+@pytest.mark.parametrize(
+    ("logic", "variables", "why"),
+    [
+        (
+            table_xml(
+                "PRIORITY", ["n"], [("tag", '"a","b"')], [(["> 1"], ['"b"']), (["> 5"], ['"a"'])]
+            ),
+            {"n": 9},
+            "hit policy PRIORITY",
+        ),
+        (
+            table_xml("COLLECT", ["n"], ["v"], [(["> 1"], ["1"])], aggregation="SUM"),
+            {"n": 9},
+            "aggregation (SUM)",
+        ),
+        (
+            table_xml("UNIQUE", ["n"], ["tag"], [(["< 0"], ['"neg"'])], defaults={0: '"none"'}),
+            {"n": 9},
+            "default output values",
+        ),
+        (
+            table_xml("UNIQUE", ["n"], ["tag"], [(["> 1"], ['{"a": 1}'])]),
+            {"n": 9, "tag": {"b": 2}},
+            "deep-merges",
+        ),
+    ],
+)
+def test_where_spiffworkflow_answers_otherwise_it_is_an_incident(
+    bpmn: Bpmn, engine: Engine, tmp_path: Path, logic: str, variables: dict, why: str
+) -> None:
+    engine.add_decisions(load_decisions(decision_file(tmp_path, logic)))
+    outcome = engine.start(bpmn(spiff_task()), variables=variables).run()
+    assert outcome.state == "failed"
+    assert why in str(outcome.incident) and "not imitated" in str(outcome.incident)
