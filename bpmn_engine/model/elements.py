@@ -136,6 +136,10 @@ class EventDefinition:
     # the name an engine's extension gives in place of the message's (Activiti's and
     # Flowable's `messageExpression`), an expression evaluated when the event is reached
     name: str | None = None
+    # Camunda 7's variables a catch puts what it caught in: `errorCodeVariable` (and
+    # `escalationCodeVariable`), `errorMessageVariable`
+    code_variable: str | None = None
+    error_message_variable: str | None = None
 
 
 @spec

@@ -1052,6 +1052,10 @@ class _Compiler:
             payload=payload,
             message_variable=message_variable,
             name=name or None,
+            code_variable=extensions.vendor_attr(element, f"{kind}CodeVariable"),
+            error_message_variable=extensions.vendor_attr(element, "errorMessageVariable")
+            if kind == "error"
+            else None,
         )
 
 

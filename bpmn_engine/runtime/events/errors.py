@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bpmn_engine.model import Activity, BoundaryEvent, StartEvent, SubProcess
+from bpmn_engine.model import Activity, BoundaryEvent, FlowNode, StartEvent, SubProcess
 from bpmn_engine.records.lifecycle import ScopeState
 from bpmn_engine.records.rows import Track
 from bpmn_engine.runtime.calls import protocol as calls
@@ -82,16 +82,31 @@ def _catch(
     if len(catcher) == 3:
         scope_id, node, start = catcher
         ctx.step.emit(f"{kind}.caught", start.id, ctx.track.id, **data)
-        ctx.set_variables(caught(ctx, start, carried), scope_id)
+        ctx.set_variables({**caught(ctx, start, carried), **_named(start, kind, data)}, scope_id)
         subprocesses.start(ctx, scope_id, node, start, trigger=kind)
         return
     track, boundary = catcher
     ctx.step.emit(f"{kind}.caught", boundary.id, track.id, **data)
-    ctx.set_variables(caught(ctx.for_track(track), boundary, carried), track.scope)
+    came = caught(ctx.for_track(track), boundary, carried)
+    ctx.set_variables({**came, **_named(boundary, kind, data)}, track.scope)
     if boundary.cancel_activity:
         interrupt(ctx, track, boundary, trigger=kind)
     else:
         branch_off(ctx, track, boundary, trigger=kind)
+
+
+def _named(catcher: FlowNode, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """Camunda 7's `errorCodeVariable` / `escalationCodeVariable` and `errorMessageVariable`
+    on the catching definition: the code and message caught (null when there is none)."""
+    named: dict[str, Any] = {}
+    for definition in getattr(catcher, "definitions", ()):
+        if definition.kind != kind:
+            continue
+        if definition.code_variable:
+            named[definition.code_variable] = data.get("code")
+        if definition.error_message_variable:
+            named[definition.error_message_variable] = data.get("message") or None
+    return named
 
 
 def throw_error(

@@ -149,3 +149,74 @@ def test_a_boundary_for_another_code_does_not_catch(tmp_path: Path) -> None:
     outcome = Engine(scratch_db(), handlers={"charge": charge}).start(write(tmp_path, body)).run()
     assert outcome.state == "failed"
     assert "OUT_OF_STOCK" in outcome.incident
+
+
+def test_camunda_error_code_and_message_variables_hold_what_was_caught(tmp_path: Path) -> None:
+    # given: Camunda 7's errorCodeVariable and errorMessageVariable on the catching definition
+    # (they were ignored: a condition reading them failed, or read an older value)
+    body = """
+      <startEvent id="s"/>
+      <sequenceFlow id="f1" sourceRef="s" targetRef="charge"/>
+      <serviceTask id="charge" camunda:type="external" camunda:topic="charge"/>
+      <boundaryEvent id="declined" attachedToRef="charge"><errorEventDefinition
+        camunda:errorCodeVariable="code" camunda:errorMessageVariable="why"/></boundaryEvent>
+      <sequenceFlow id="f2" sourceRef="charge" targetRef="paid"/>
+      <sequenceFlow id="f3" sourceRef="declined" targetRef="check"/>
+      <exclusiveGateway id="check" default="f5"/>
+      <sequenceFlow id="f4" sourceRef="check" targetRef="retry">
+        <conditionExpression>${code == 'CARD_DECLINED'}</conditionExpression></sequenceFlow>
+      <sequenceFlow id="f5" sourceRef="check" targetRef="other"/>
+      <endEvent id="paid"/><endEvent id="retry"/><endEvent id="other"/>
+    """
+
+    def charge(ctx):
+        raise BpmnError("CARD_DECLINED", "insufficient funds")
+
+    with Engine(scratch_db(), handlers={"charge": charge}) as engine:
+        instance = engine.start(write(tmp_path, body), variables={"code": "old"})
+        outcome = instance.run()
+    assert (outcome.state, outcome.end_event) == ("completed", "retry")
+    assert outcome.variables["code"] == "CARD_DECLINED"
+    assert outcome.variables["why"] == "insufficient funds"
+
+
+def test_an_event_subprocess_error_start_sets_the_code_variable_too(tmp_path: Path) -> None:
+    body = """
+      <startEvent id="s"/>
+      <sequenceFlow id="f1" sourceRef="s" targetRef="fail"/>
+      <endEvent id="fail"><errorEventDefinition errorRef="Err_Stock"/></endEvent>
+      <subProcess id="on_error" triggeredByEvent="true">
+        <startEvent id="es"><errorEventDefinition errorRef="Err_Stock"
+          camunda:errorCodeVariable="code" camunda:errorMessageVariable="why"/></startEvent>
+        <sequenceFlow id="ef" sourceRef="es" targetRef="ee"/><endEvent id="ee"/>
+      </subProcess>
+    """
+    with Engine(scratch_db()) as engine:
+        outcome = engine.start(write(tmp_path, body)).run()
+    assert outcome.state == "completed"
+    assert outcome.variables["code"] == "OUT_OF_STOCK" and outcome.variables["why"] is None
+
+
+def test_camunda_escalation_code_variable(tmp_path: Path) -> None:
+    body = """
+      <startEvent id="s"/>
+      <sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
+      <subProcess id="sub">
+        <startEvent id="ss"/><sequenceFlow id="sf" sourceRef="ss" targetRef="up"/>
+        <endEvent id="up"><escalationEventDefinition escalationRef="Esc"/></endEvent>
+      </subProcess>
+      <boundaryEvent id="b" attachedToRef="sub"><escalationEventDefinition
+        escalationRef="Esc" camunda:escalationCodeVariable="raised"/></boundaryEvent>
+      <sequenceFlow id="f2" sourceRef="sub" targetRef="e"/><endEvent id="e"/>
+      <sequenceFlow id="f3" sourceRef="b" targetRef="eb"/><endEvent id="eb"/>
+    """
+    path = write(tmp_path, body)
+    path.write_text(
+        path.read_text().replace(
+            "<process ", '<escalation id="Esc" escalationCode="LATE"/><process '
+        )
+    )
+    with Engine(scratch_db()) as engine:
+        outcome = engine.start(path).run()
+    assert (outcome.state, outcome.end_event) == ("completed", "eb")
+    assert outcome.variables["raised"] == "LATE"
