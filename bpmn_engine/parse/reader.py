@@ -16,6 +16,7 @@ from lxml import etree
 
 from bpmn_engine.collection import collector_paused
 from bpmn_engine.errors import LoadError
+from bpmn_engine.expressions.javascript import is_javascript
 from bpmn_engine.model.elements import (
     Activity,
     AdHocSubProcess,
@@ -1087,6 +1088,13 @@ def _read_task(
     if zeebe and script is None:
         script, result_variable = zeebe
         script_format = "feel"
+    if script and is_javascript(script_format) and ext.vendor_attr("autoStoreVariables") == "true":
+        c.refuse(
+            element,
+            'autoStoreVariables="true": Activiti and Flowable store every variable a JavaScript '
+            "script declares (`var x = 1`) as a process variable, which is not imitated; set "
+            "them with execution.setVariable",
+        )
     work_item = jbpm.work_item(attrs) if c.jbpm else None
     handler_names = extensions.handler_names(ext)
     if c.jbpm:  # jBPM's work item handler or service operation, by its name

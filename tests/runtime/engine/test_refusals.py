@@ -28,6 +28,11 @@ def around(element: str, element_id: str = "T") -> str:
 
 
 REFUSED = {
+    "auto-stored javascript variables": (
+        '<scriptTask id="T" scriptFormat="javascript" xmlns:flowable="http://flowable.org/bpmn"'
+        ' flowable:autoStoreVariables="true"><script>var x = 1;</script></scriptTask>',
+        'autoStoreVariables="true"',
+    ),
     # a message throw implemented as a service task: its engine calls the implementation
     # instead of sending the message (it was sent, and the implementation never called)
     "camunda class on a message throw": (
