@@ -1025,6 +1025,14 @@ class _Compiler:
             for child in _children(element, timer_kind):
                 timer = (timer_kind, _text(child))
                 timer_language = child.get("language") or self.language
+        calendar = extensions.vendor_attr(element, "businessCalendarName") if timer else None
+        if calendar:
+            self.refuse(
+                element,
+                f"businessCalendarName {calendar!r}: the engine's business calendar (Java "
+                "configuration) computes when the timer is due, which is not imitated; remove "
+                "it to count plain time",
+            )
         if self.jbpm and timer is not None and timer[0] == "timeDuration":
             timer = (timer[0], jbpm.iso_duration(timer[1]) or timer[1])  # jBPM's `5m`
         condition = None

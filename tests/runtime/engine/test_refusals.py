@@ -28,6 +28,12 @@ def around(element: str, element_id: str = "T") -> str:
 
 
 REFUSED = {
+    "business calendar": (
+        '<intermediateCatchEvent id="T"><timerEventDefinition xmlns:activiti='
+        '"http://activiti.org/bpmn" activiti:businessCalendarName="custom"><timeDuration>PT1H'
+        "</timeDuration></timerEventDefinition></intermediateCatchEvent>",
+        "businessCalendarName 'custom'",
+    ),
     "auto-stored javascript variables": (
         '<scriptTask id="T" scriptFormat="javascript" xmlns:flowable="http://flowable.org/bpmn"'
         ' flowable:autoStoreVariables="true"><script>var x = 1;</script></scriptTask>',
